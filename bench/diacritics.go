@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/najdi/najdi/text"
+	"github.com/najdi/najdi/text/diacritics"
+)
+
+// ErrNoSentences is returned when a workload finds no input sentences.
+var ErrNoSentences = errors.New("bench: no sentences")
+
+// DiacriticsConfig configures RunDiacritics.
+type DiacriticsConfig struct {
+	// Files are CoNLL-U files whose "# text =" lines are the test
+	// sentences; required.
+	Files []string
+	// MaxSentences limits the sentences used; 0 means all.
+	MaxSentences int
+	// Errors is how many wrongly restored words to print; 0 prints none.
+	Errors int
+}
+
+// Validate checks the configuration.
+func (c DiacriticsConfig) Validate() error {
+	if len(c.Files) == 0 {
+		return errors.New("diacritics config: no input files")
+	}
+	if c.MaxSentences < 0 || c.Errors < 0 {
+		return errors.New("diacritics config: negative limit")
+	}
+	return nil
+}
+
+// DiacriticsResult holds word accuracies of a restoration run.
+type DiacriticsResult struct {
+	Sentences, Words, Accented int
+	// Correct counts restored words equal to the original; CorrectAccented
+	// counts those among words that carry diacritics; Baseline counts
+	// words that are right with no restoration at all.
+	Correct, CorrectAccented, Baseline int
+	Elapsed                            time.Duration
+}
+
+// Accuracy is the share of words restored exactly.
+func (r DiacriticsResult) Accuracy() float64 { return ratio(r.Correct, r.Words) }
+
+// AccentedAccuracy is the accuracy on words that carry diacritics.
+func (r DiacriticsResult) AccentedAccuracy() float64 { return ratio(r.CorrectAccented, r.Accented) }
+
+// BaselineAccuracy is the accuracy of leaving the stripped text unchanged.
+func (r DiacriticsResult) BaselineAccuracy() float64 { return ratio(r.Baseline, r.Words) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// StripDiacritics removes combining marks from s keeping letter case.
+func StripDiacritics(s string) string {
+	var sb strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// ReadCoNLLUText returns the "# text = " lines of a CoNLL-U file.
+func ReadCoNLLUText(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sentences: %w", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if s, ok := strings.CutPrefix(sc.Text(), "# text = "); ok {
+			out = append(out, s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return out, nil
+}
+
+// EvalDiacritics strips the diacritics of each sentence, restores them with
+// r and compares word by word with the original.
+func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, maxErrs int) DiacriticsResult {
+	var res DiacriticsResult
+	start := time.Now()
+	for _, orig := range sentences {
+		stripped := StripDiacritics(orig)
+		restored, _ := r.Restore(stripped)
+		ow, sw, rw := text.Words(orig), text.Words(stripped), text.Words(restored)
+		if len(ow) != len(sw) || len(ow) != len(rw) {
+			continue // segmentation changed: cannot align
+		}
+		res.Sentences++
+		for i := range ow {
+			o := orig[ow[i].Start:ow[i].End]
+			s := stripped[sw[i].Start:sw[i].End]
+			g := restored[rw[i].Start:rw[i].End]
+			res.Words++
+			accented := o != s
+			if accented {
+				res.Accented++
+			} else {
+				res.Baseline++
+			}
+			if g == o {
+				res.Correct++
+				if accented {
+					res.CorrectAccented++
+				}
+			} else if errs != nil && maxErrs > 0 {
+				maxErrs--
+				fmt.Fprintf(errs, "  %s → %s (want %s)\n", s, g, o)
+			}
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+// RunDiacritics evaluates diacritics restoration on the sentences of
+// cfg.Files and writes a report to w.
+func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var sents []string
+	for _, f := range cfg.Files {
+		s, err := ReadCoNLLUText(f)
+		if err != nil {
+			return err
+		}
+		sents = append(sents, s...)
+	}
+	if cfg.MaxSentences > 0 && len(sents) > cfg.MaxSentences {
+		sents = sents[:cfg.MaxSentences]
+	}
+	if len(sents) == 0 {
+		return ErrNoSentences
+	}
+	t0 := time.Now()
+	r, err := diacritics.Default()
+	if err != nil {
+		return fmt.Errorf("load restorer: %w", err)
+	}
+	load := time.Since(t0)
+	if cfg.Errors > 0 {
+		fmt.Fprintln(w, "errors (stripped → restored, want original):")
+	}
+	res := EvalDiacritics(r, sents, w, cfg.Errors)
+	fmt.Fprintf(w, "sentences %d  words %d  accented %d  (lexicon load %v)\n", res.Sentences, res.Words, res.Accented, load.Round(time.Millisecond))
+	fmt.Fprintf(w, "word accuracy            %.4f\n", res.Accuracy())
+	fmt.Fprintf(w, "accented-word accuracy   %.4f\n", res.AccentedAccuracy())
+	fmt.Fprintf(w, "do-nothing baseline      %.4f\n", res.BaselineAccuracy())
+	fmt.Fprintf(w, "time per sentence        %v\n", (res.Elapsed / time.Duration(res.Sentences)).Round(time.Microsecond))
+	return nil
+}

@@ -1,0 +1,623 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/nlu"
+	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
+	"github.com/najdi/najdi/nlu/phrase"
+)
+
+// Defaults of NLUConfig.
+const (
+	// DefaultNLUPerIntent is how many SNIPS training utterances per intent
+	// the classifier sees (the first ones of train_<Intent>_full.json).
+	DefaultNLUPerIntent = 100
+	// DefaultNLULatencyRuns is how many analyses the latency workload times.
+	DefaultNLULatencyRuns = 300
+	// DefaultNLUPhrases is the size of the synthetic phrase set.
+	DefaultNLUPhrases = 100000
+)
+
+// NLUConfig configures RunNLU.
+type NLUConfig struct {
+	// DataDir is shared/data; required.
+	DataDir string
+	// PerIntent caps SNIPS training utterances per intent; 0 means
+	// DefaultNLUPerIntent.
+	PerIntent int
+	// LatencyRuns is the number of timed analyses; 0 means
+	// DefaultNLULatencyRuns.
+	LatencyRuns int
+	// Phrases is the size of the synthetic phrase set; 0 means
+	// DefaultNLUPhrases.
+	Phrases int
+	// Embedder optionally adds sentence embeddings to the intent classifier.
+	Embedder intent.Embedder
+}
+
+// Validate checks the configuration.
+func (c NLUConfig) Validate() error {
+	if c.DataDir == "" {
+		return errors.New("nlu config: no data directory")
+	}
+	if c.PerIntent < 0 || c.LatencyRuns < 0 || c.Phrases < 0 {
+		return errors.New("nlu config: negative count")
+	}
+	return nil
+}
+
+func (c NLUConfig) withDefaults() NLUConfig {
+	if c.PerIntent == 0 {
+		c.PerIntent = DefaultNLUPerIntent
+	}
+	if c.LatencyRuns == 0 {
+		c.LatencyRuns = DefaultNLULatencyRuns
+	}
+	if c.Phrases == 0 {
+		c.Phrases = DefaultNLUPhrases
+	}
+	return c
+}
+
+// RunNLU measures the NLU quality and latency figures and prints them to w:
+// SNIPS intent accuracy, CoNLL-2003 English NER P/R/F1, Czech name tagging
+// on UD Czech-CAC, Czech closed-entity matching on cs_restaurant, analysis
+// latency of a builtin-ner + closed-ner + intent-classifier pipeline, and
+// phrase-matcher speed on a large synthetic set.
+func RunNLU(cfg NLUConfig, w io.Writer) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	train, valid, err := nluSnips(cfg.DataDir, cfg.PerIntent)
+	if err != nil {
+		return err
+	}
+	if err := nluIntents(cfg, train, valid, w); err != nil {
+		return err
+	}
+	if err := nluEnglishNER(cfg.DataDir, w); err != nil {
+		return err
+	}
+	if err := nluCzechNER(cfg.DataDir, w); err != nil {
+		return err
+	}
+	sets, err := nluRestaurantSets(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if err := nluClosed(cfg.DataDir, sets, w); err != nil {
+		return err
+	}
+	if err := nluLatency(cfg, train, valid, sets, w); err != nil {
+		return err
+	}
+	return nluPhraseScale(cfg.Phrases, w)
+}
+
+var nluSnipsIntents = []string{"AddToPlaylist", "BookRestaurant", "GetWeather", "PlayMusic", "RateBook", "SearchCreativeWork", "SearchScreeningEvent"}
+
+type nluLabeled struct{ text, intent string }
+
+func nluSnipsFile(path, intentName string, limit int) ([]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(raw) { // PlayMusic's train file is Latin-1
+		rs := make([]rune, len(raw))
+		for i, b := range raw {
+			rs[i] = rune(b)
+		}
+		raw = []byte(string(rs))
+	}
+	var doc map[string][]struct {
+		Data []struct {
+			Text string `json:"text"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []string
+	for _, u := range doc[intentName] {
+		var b strings.Builder
+		for _, d := range u.Data {
+			b.WriteString(d.Text)
+		}
+		out = append(out, b.String())
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func nluSnips(dataDir string, perIntent int) (map[string][]string, []nluLabeled, error) {
+	train := map[string][]string{}
+	var valid []nluLabeled
+	for _, in := range nluSnipsIntents {
+		dir := filepath.Join(dataDir, "intents", "snips", in)
+		tr, err := nluSnipsFile(filepath.Join(dir, "train_"+in+"_full.json"), in, perIntent)
+		if err != nil {
+			return nil, nil, err
+		}
+		train[in] = tr
+		va, err := nluSnipsFile(filepath.Join(dir, "validate_"+in+".json"), in, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, v := range va {
+			valid = append(valid, nluLabeled{v, in})
+		}
+	}
+	return train, valid, nil
+}
+
+func nluRatio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w io.Writer) error {
+	ctx := context.Background()
+	start := time.Now()
+	c, err := intent.Train(ctx, train, intent.Options{Embedder: cfg.Embedder})
+	if err != nil {
+		return err
+	}
+	trainTime := time.Since(start)
+	type counts struct{ tp, fp, fn int }
+	per := map[string]*counts{}
+	for _, in := range nluSnipsIntents {
+		per[in] = &counts{}
+	}
+	correct := 0
+	confOK, confBad := 0.0, 0.0
+	nBad := 0
+	start = time.Now()
+	for _, v := range valid {
+		got, err := c.Classify(ctx, v.text)
+		if err != nil {
+			return err
+		}
+		if got[0].Intent == v.intent {
+			correct++
+			per[v.intent].tp++
+			confOK += got[0].Probability
+		} else {
+			per[v.intent].fn++
+			per[got[0].Intent].fp++
+			confBad += got[0].Probability
+			nBad++
+		}
+	}
+	perText := time.Since(start) / time.Duration(len(valid))
+	fmt.Fprintf(w, "== intent classifier: SNIPS, %d train utterances per intent, %d validation utterances (embeddings: %v)\n", cfg.PerIntent, len(valid), cfg.Embedder != nil)
+	fmt.Fprintf(w, "accuracy %.4f  (train %v, classify %v/utterance, temperature %.2f)\n", nluRatio(correct, len(valid)), trainTime.Round(time.Millisecond), perText.Round(time.Microsecond), c.Temperature())
+	fmt.Fprintf(w, "mean top confidence: correct %.3f, wrong %.3f (%d wrong)\n", confOK/float64(max(correct, 1)), confBad/float64(max(nBad, 1)), nBad)
+	macro := 0.0
+	for _, in := range nluSnipsIntents {
+		k := per[in]
+		p, r := nluRatio(k.tp, k.tp+k.fp), nluRatio(k.tp, k.tp+k.fn)
+		f := 0.0
+		if p+r > 0 {
+			f = 2 * p * r / (p + r)
+		}
+		macro += f
+		fmt.Fprintf(w, "  %-22s P %.3f R %.3f F1 %.3f\n", in, p, r, f)
+	}
+	fmt.Fprintf(w, "macro F1 %.4f\n\n", macro/float64(len(nluSnipsIntents)))
+	return nil
+}
+
+func nluEnglishNER(dataDir string, w io.Writer) error {
+	f, err := os.Open(filepath.Join(dataDir, "ner", "conll2003", "valid.txt"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sents, err := ner.ReadCoNLL(f)
+	if err != nil {
+		return err
+	}
+	t, err := ner.English()
+	if err != nil {
+		return err
+	}
+	var gold, pred [][]string
+	start := time.Now()
+	tokens := 0
+	for _, s := range sents {
+		gold = append(gold, s.Tags)
+		pred = append(pred, t.Tag(s.Words))
+		tokens += len(s.Words)
+	}
+	el := time.Since(start)
+	sc := ner.Evaluate(gold, pred, []string{"PER", "LOC", "ORG"})
+	fmt.Fprintf(w, "== English NER: CoNLL-2003 valid.txt (%d sentences, %d tokens), entity-level exact match\n", len(sents), tokens)
+	for _, k := range []string{"PER", "LOC", "ORG", ""} {
+		name := k
+		if k == "" {
+			name = "micro"
+		}
+		fmt.Fprintf(w, "  %-5s P %.4f R %.4f F1 %.4f (tp %d fp %d fn %d)\n", name, sc[k].P(), sc[k].R(), sc[k].F1(), sc[k].TP, sc[k].FP, sc[k].FN)
+	}
+	fmt.Fprintf(w, "tagging speed %.0f tokens/s\n\n", float64(tokens)/el.Seconds())
+	return nil
+}
+
+func nluCzechNER(dataDir string, w io.Writer) error {
+	fmt.Fprintf(w, "== Czech names: UD Czech-CAC, word-level vs NameType (Giv/Sur=person, Geo=location, Com=organization)\n")
+	for _, name := range []string{"cs_cac-ud-dev.conllu", "cs_cac-ud-test.conllu"} {
+		f, err := os.Open(filepath.Join(dataDir, "czech", "ud_czech_cac", name))
+		if err != nil {
+			return err
+		}
+		sents, err := ner.ReadUDNames(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		sc := ner.EvaluateCzechWords(sents)
+		fmt.Fprintf(w, "  %s (%d sentences)\n", name, len(sents))
+		for _, k := range []string{"person", "location", "organization", ""} {
+			n := k
+			if k == "" {
+				n = "micro"
+			}
+			fmt.Fprintf(w, "    %-12s P %.3f R %.3f F1 %.3f (tp %d fp %d fn %d)\n", n, sc[k].P(), sc[k].R(), sc[k].F1(), sc[k].TP, sc[k].FP, sc[k].FN)
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// nluSet is one cs_restaurant slot as a phrase set: values with their
+// lemmas as synonyms, and the inflected forms to find.
+type nluSet struct {
+	slot   string
+	values []string
+	syn    [][]string
+	forms  [][]string // per value
+}
+
+func nluRestaurantSets(dataDir string) ([]nluSet, error) {
+	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "surface_forms.json"))
+	if err != nil {
+		return nil, err
+	}
+	var sf map[string]map[string][]string
+	if err := json.Unmarshal(raw, &sf); err != nil {
+		return nil, fmt.Errorf("surface_forms.json: %w", err)
+	}
+	var out []nluSet
+	for _, slot := range sortedKeysOf(sf) {
+		if slot == "price" || slot == "postcode" { // "_ Kč" placeholders
+			continue
+		}
+		s := nluSet{slot: slot, values: sortedKeysOf(sf[slot])}
+		for _, v := range s.values {
+			lemmas := []string{v}
+			var forms []string
+			for _, line := range sf[slot][v] {
+				parts := strings.Split(line, "\t")
+				if len(parts) < 2 {
+					continue
+				}
+				forms = append(forms, parts[1])
+				if !slices.Contains(lemmas, parts[0]) {
+					lemmas = append(lemmas, parts[0])
+				}
+			}
+			s.syn = append(s.syn, lemmas)
+			s.forms = append(s.forms, forms)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s nluSet) body() []byte {
+	type ph struct {
+		Text     string   `json:"text"`
+		Value    string   `json:"value"`
+		Synonyms []string `json:"synonyms,omitempty"`
+	}
+	var phrases []ph
+	for i, v := range s.values {
+		phrases = append(phrases, ph{Text: v, Value: v, Synonyms: s.syn[i][1:]})
+	}
+	b, _ := json.Marshal(map[string]any{"name": s.slot, "language": "cs", "phrases": phrases})
+	return b
+}
+
+// nluClosed measures closed-entity matching: every inflected surface form
+// must be found as its slot value (recall; precision counts every other
+// match), and on the devel.json sentences the slot values of the dialogue
+// act must be found.
+func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
+	fmt.Fprintf(w, "== Czech closed-entity matching: cs_restaurant (phrase sets = slot values + lemmas)\n")
+	allTP, allFP, allFN := 0, 0, 0
+	matchers := map[string]*phrase.Matcher{}
+	for _, s := range sets {
+		var es []phrase.Entry
+		for i, lemmas := range s.syn {
+			for _, l := range lemmas {
+				es = append(es, phrase.Entry{Text: l, Ref: i})
+			}
+		}
+		m, err := phrase.Compile(es, phrase.Options{Language: "cs"})
+		if err != nil {
+			return fmt.Errorf("slot %s: %w", s.slot, err)
+		}
+		matchers[s.slot] = m
+		tp, fp, fn := 0, 0, 0
+		for i, forms := range s.forms {
+			for _, f := range forms {
+				ok := false
+				for _, mm := range m.Match(f) {
+					if mm.Ref == i && mm.Start == 0 && mm.End == utf8.RuneCountInString(f) {
+						ok = true
+					} else {
+						fp++
+					}
+				}
+				if ok {
+					tp++
+				} else {
+					fn++
+				}
+			}
+		}
+		allTP, allFP, allFN = allTP+tp, allFP+fp, allFN+fn
+		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
+	}
+	fmt.Fprintf(w, "surface forms: P %.4f R %.4f (%d forms)\n", nluRatio(allTP, allTP+allFP), nluRatio(allTP, allTP+allFN), allTP+allFN)
+
+	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "devel.json"))
+	if err != nil {
+		return err
+	}
+	var items []struct {
+		DA   string `json:"da"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return fmt.Errorf("devel.json: %w", err)
+	}
+	values := map[string][]string{}
+	for _, s := range sets {
+		values[s.slot] = s.values
+	}
+	tp, fp, fn := 0, 0, 0
+	for _, it := range items {
+		gold := map[string]bool{}
+		for _, sv := range nluParseDA(it.DA) {
+			if _, ok := matchers[sv[0]]; ok && slices.Contains(values[sv[0]], sv[1]) {
+				gold[sv[0]+"="+sv[1]] = true
+			}
+		}
+		pred := map[string]bool{}
+		for slot, m := range matchers {
+			for _, mm := range m.Match(it.Text) {
+				pred[slot+"="+values[slot][mm.Ref]] = true
+			}
+		}
+		for k := range pred {
+			if gold[k] {
+				tp++
+			} else {
+				fp++
+			}
+		}
+		for k := range gold {
+			if !pred[k] {
+				fn++
+			}
+		}
+	}
+	fmt.Fprintf(w, "devel.json sentences (%d): slot values of the dialogue act found: P %.4f R %.4f (tp %d fp %d fn %d)\n", len(items), nluRatio(tp, tp+fp), nluRatio(tp, tp+fn), tp, fp, fn)
+	fmt.Fprintf(w, "  (precision counts values mentioned in the text but absent from the act, e.g. alternatives, as wrong)\n\n")
+	return nil
+}
+
+// nluParseDA returns the slot=value pairs of a dialogue act like
+// "inform(name='Pivo & Basilico',area='Žižkov or Vinohrady')"; acts are
+// joined by "&" outside quotes and parentheses, and alternative values
+// ("a or b") become one pair each.
+func nluParseDA(da string) [][2]string {
+	var out [][2]string
+	var acts []string
+	depth, inQ, last := 0, false, 0
+	for i := 0; i < len(da); i++ {
+		switch c := da[i]; {
+		case c == '\'':
+			inQ = !inQ
+		case inQ:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '&' && depth == 0:
+			acts = append(acts, da[last:i])
+			last = i + 1
+		}
+	}
+	acts = append(acts, da[last:])
+	for _, act := range acts {
+		open := strings.IndexByte(act, '(')
+		if open < 0 || !strings.HasSuffix(act, ")") {
+			continue
+		}
+		body := act[open+1 : len(act)-1]
+		var parts []string
+		inQ, last = false, 0
+		for i := 0; i < len(body); i++ {
+			switch body[i] {
+			case '\'':
+				inQ = !inQ
+			case ',':
+				if !inQ {
+					parts = append(parts, body[last:i])
+					last = i + 1
+				}
+			}
+		}
+		parts = append(parts, body[last:])
+		for _, p := range parts {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok {
+				continue
+			}
+			for _, alt := range strings.Split(strings.Trim(v, "'"), " or ") {
+				out = append(out, [2]string{k, alt})
+			}
+		}
+	}
+	return out
+}
+
+func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, sets []nluSet, w io.Writer) error {
+	ctx := context.Background()
+	svc, err := nlu.NewService(&nlu.MemStore{}, nlu.Options{Embedder: cfg.Embedder})
+	if err != nil {
+		return err
+	}
+	var setIDs []string
+	for _, s := range sets {
+		ps, err := svc.CreatePhraseSet(ctx, "bench", s.body())
+		if err != nil {
+			return err
+		}
+		setIDs = append(setIDs, ps.PhraseSetID)
+	}
+	examples, _ := json.Marshal(map[string]any{"examples": train})
+	ic, err := svc.CreateModel(ctx, "bench", []byte(`{"name": "snips", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", "config": `+string(examples)+`}}`))
+	if err != nil {
+		return err
+	}
+	ids, _ := json.Marshal(setIDs)
+	var csTexts []string
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "entities", "cs_restaurant", "devel.json"))
+	if err != nil {
+		return err
+	}
+	var items []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return err
+	}
+	for _, it := range items {
+		csTexts = append(csTexts, it.Text)
+	}
+	var enTexts []string
+	for _, v := range valid {
+		enTexts = append(enTexts, v.text)
+	}
+	fmt.Fprintf(w, "== analysis latency: pipeline builtin-ner + closed-ner (%d cs_restaurant sets) + intent-classifier (SNIPS), %d runs, one goroutine\n", len(setIDs), cfg.LatencyRuns)
+	for _, lang := range []struct {
+		code  string
+		texts []string
+	}{{"en", enTexts}, {"cs", csTexts}} {
+		for _, mode := range []string{"sequential", "parallel"} {
+			body := fmt.Sprintf(`{"name": "bench", "type": "pipeline", "mode": %q, "pipeline": {"models": [{"name": "builtin-ner", "language": %q}, {"name": "closed-ner", "phrase_set_ids": %s}, %q]}}`, mode, lang.code, ids, ic.ModelID)
+			p, err := svc.CreateModel(ctx, "bench", []byte(body))
+			if err != nil {
+				return err
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			// Warm up (lazy model loading) before timing.
+			if _, err := svc.Analyze(ctx, "bench", p.ModelID, lang.texts[0]); err != nil {
+				return err
+			}
+			lat := make([]time.Duration, cfg.LatencyRuns)
+			runes := 0
+			for i := range lat {
+				text := lang.texts[rng.IntN(len(lang.texts))]
+				runes += utf8.RuneCountInString(text)
+				start := time.Now()
+				if _, err := svc.Analyze(ctx, "bench", p.ModelID, text); err != nil {
+					return err
+				}
+				lat[i] = time.Since(start)
+			}
+			slices.Sort(lat)
+			q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
+			fmt.Fprintf(w, "  %s %-10s texts of %.0f chars on average: p50 %v p90 %v p99 %v\n", lang.code, mode, float64(runes)/float64(len(lat)), q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond))
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// nluPhraseScale compiles n synthetic two- and three-word Czech-like
+// phrases and measures compile time and matching throughput.
+func nluPhraseScale(n int, w io.Writer) error {
+	rng := rand.New(rand.NewPCG(42, 42))
+	syll := []string{"ka", "ro", "vě", "li", "na", "pra", "hou", "bel", "má", "ště", "ne", "do", "zá", "kop", "tře", "ví", "mu", "sla", "ře", "chy"}
+	word := func() string {
+		k := 2 + rng.IntN(3)
+		var b strings.Builder
+		for range k {
+			b.WriteString(syll[rng.IntN(len(syll))])
+		}
+		return b.String()
+	}
+	entries := make([]phrase.Entry, n)
+	for i := range entries {
+		words := []string{word(), word()}
+		if rng.IntN(3) == 0 {
+			words = append(words, word())
+		}
+		entries[i] = phrase.Entry{Text: strings.Join(words, " "), Ref: i}
+	}
+	start := time.Now()
+	m, err := phrase.Compile(entries, phrase.Options{Language: "cs"})
+	if err != nil {
+		return err
+	}
+	compile := time.Since(start)
+	// Text: random words with a phrase every ~10 words.
+	var b strings.Builder
+	for b.Len() < 1<<20 {
+		if rng.IntN(10) == 0 {
+			b.WriteString(entries[rng.IntN(n)].Text)
+		} else {
+			b.WriteString(word())
+		}
+		b.WriteByte(' ')
+	}
+	text := b.String()
+	start = time.Now()
+	found := len(m.Match(text))
+	el := time.Since(start)
+	fmt.Fprintf(w, "== phrase matcher: %d phrases (%d compiled), compile %v; matching %.1f MB/s (%d matches in %d KiB)\n", n, m.Len(), compile.Round(time.Millisecond), float64(len(text))/el.Seconds()/1e6, found, len(text)>>10)
+	return nil
+}

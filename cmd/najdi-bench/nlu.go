@@ -1,0 +1,34 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/embed"
+)
+
+// runNLU runs the NLU quality and latency workload (bench.RunNLU).
+func runNLU(args []string) error {
+	fs := flag.NewFlagSet("nlu", flag.ContinueOnError)
+	var cfg bench.NLUConfig
+	fs.StringVar(&cfg.DataDir, "data", "../shared/data", "shared/data directory")
+	fs.IntVar(&cfg.PerIntent, "per-intent", bench.DefaultNLUPerIntent, "SNIPS training utterances per intent")
+	fs.IntVar(&cfg.LatencyRuns, "runs", bench.DefaultNLULatencyRuns, "timed analyses per pipeline")
+	fs.IntVar(&cfg.Phrases, "phrases", bench.DefaultNLUPhrases, "size of the synthetic phrase set")
+	model := fs.String("embed", "", "installed embedding model to add to the intent classifier's features (e.g. bge-small-en-v1.5; empty: none)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *model != "" {
+		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
+		l, err := reg.Local(*model)
+		if err != nil {
+			return fmt.Errorf("embedding model: %w", err)
+		}
+		defer l.Close()
+		cfg.Embedder = l.EmbedQueries
+	}
+	return bench.RunNLU(cfg, os.Stdout)
+}

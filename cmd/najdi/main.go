@@ -1,0 +1,196 @@
+// Command najdi runs the najdi search and language-understanding service.
+//
+//	najdi serve --addr 127.0.0.1:8080 --data ./data [--users FILE]
+//	najdi hash-password < password.txt
+//
+// Every flag of serve can also be set by an environment variable named
+// NAJDI_<FLAG> (upper case, '-' as '_'), e.g. NAJDI_ADDR.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/nlu"
+	"github.com/najdi/najdi/server"
+	"github.com/najdi/najdi/summary"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(os.Args[2:])
+	case "hash-password":
+		err = hashPassword()
+	case "version":
+		fmt.Println("najdi 0.1.0")
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "najdi:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `usage:
+  najdi serve [flags]        run the HTTP service (najdi serve -h lists flags)
+  najdi hash-password        read a password on stdin, print its bcrypt hash
+  najdi version
+`)
+}
+
+func defaultCache() string {
+	if c := os.Getenv("NAJDI_CACHE"); c != "" {
+		return c
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".cache/najdi"
+	}
+	return filepath.Join(home, ".cache", "najdi")
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cache := defaultCache()
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	data := fs.String("data", "./data", "data directory")
+	users := fs.String("users", "", "credentials file: lines name:bcrypt-hash[:role]; NAJDI_USERS may hold the same lines")
+	models := fs.String("models", filepath.Join(cache, "models"), "directory of installed embedding models")
+	ortLib := fs.String("ort-lib", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "path of the ONNX Runtime shared library")
+	maxBody := fs.Int("max-body", 100<<20, "maximum request body in bytes")
+	llmURL := fs.String("llm-url", "", "OpenAI-compatible chat API base URL for generated answers (default: extractive answers)")
+	llmModel := fs.String("llm-model", "", "model name for --llm-url")
+	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
+	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
+	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))); ok && f.Name != "users" {
+			_ = f.Value.Set(v)
+		}
+	})
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	var us *server.Users
+	var err error
+	if *users != "" {
+		f, err := os.Open(*users)
+		if err != nil {
+			return fmt.Errorf("users file: %w", err)
+		}
+		us, err = server.ParseUsers(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	} else if env := os.Getenv("NAJDI_USERS"); env != "" {
+		if us, err = server.ParseUsers(strings.NewReader(strings.ReplaceAll(env, ",", "\n"))); err != nil {
+			return fmt.Errorf("NAJDI_USERS: %w", err)
+		}
+	}
+	if us.Len() == 0 {
+		host, _, err := net.SplitHostPort(*addr)
+		if err != nil {
+			return fmt.Errorf("--addr %q: %w", *addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", *addr)
+		}
+		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", *addr)
+	}
+
+	opts := engine.Options{Dir: *data, Logger: log}
+	if !*noEmbed {
+		prov, err := engine.NewModelProvider(*models, *ortLib)
+		if err != nil {
+			return err
+		}
+		opts.Embedders = prov
+		defer prov.Close()
+	}
+	if *llmURL != "" {
+		if *llmModel == "" {
+			return errors.New("--llm-url needs --llm-model")
+		}
+		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout}
+	}
+	if err := os.MkdirAll(*data, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	eng, err := engine.Open(opts)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	nopts := nlu.Options{}
+	if opts.Embedders != nil {
+		nopts.Embedder = engine.IntentEmbedder(opts.Embedders)
+	}
+	nluSvc, err := nlu.NewService(server.NLUStore(eng.Store()), nopts)
+	if err != nil {
+		return fmt.Errorf("nlu: %w", err)
+	}
+	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	log.Info("najdi listening", "addr", ln.Addr().String(), "data", *data)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	select {
+	case err := <-errc:
+		return err
+	case <-sig:
+		log.Info("shutting down")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		done := make(chan struct{})
+		go func() { srv.Shutdown(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+}
+
+func hashPassword() error {
+	sc := bufio.NewScanner(os.Stdin)
+	if !sc.Scan() {
+		return errors.New("hash-password: no password on stdin")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(strings.TrimRight(sc.Text(), "\r\n")), 10)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(h))
+	return nil
+}

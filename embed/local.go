@@ -1,0 +1,427 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// LocalOptions configures LoadLocal. Zero values select the defaults.
+type LocalOptions struct {
+	// LibraryPath is the path of libonnxruntime.so. It may be empty once a
+	// model has been loaded in this process.
+	LibraryPath string
+	// Threads is ONNX Runtime's intra-op thread count (default NumCPU).
+	Threads int
+	// BatchSize is the most texts per session run (default 1). The default
+	// models are int8 with dynamic quantization, whose activation scales are
+	// computed over the whole batch: with more than one text per run a
+	// vector depends on its batch neighbours and padding, and on two cores
+	// one text per run is also the fastest (see doc.go). Batches of long
+	// texts are smaller: a batch holds at most BatchSize*256 tokens.
+	BatchSize int
+	// Workers is the number of session runs in flight at once (default 1).
+	Workers int
+}
+
+// Validate reports whether the options are usable.
+func (o LocalOptions) Validate() error {
+	if o.Threads < 0 || o.BatchSize < 0 || o.Workers < 0 {
+		return fmt.Errorf("threads %d, batch size %d, workers %d: %w", o.Threads, o.BatchSize, o.Workers, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Local is an Embedder that runs an ONNX model in process with ONNX Runtime.
+// One session is shared by all callers; at most LocalOptions.Workers runs are
+// in flight at once, across all callers. Local is safe for concurrent use.
+type Local struct {
+	man       Manifest
+	tok       *Tokenizer
+	sess      *ort.DynamicAdvancedSession
+	withTypes bool // the model takes token_type_ids
+	batch     int
+	maxTokens int // tokens per batch (batch × padded length)
+
+	sem    chan struct{} // one token per run in flight
+	mu     sync.RWMutex  // guards closed; held for reading during runs
+	closed bool
+	bufs   sync.Pool // *[]float32 output buffers
+}
+
+var _ Embedder = (*Local)(nil)
+var _ TokenCounter = (*Local)(nil)
+
+// LoadLocal loads the model in dir (model.onnx, tokenizer.json or vocab.txt,
+// manifest.json) and creates its ONNX Runtime session. The first call in a
+// process also loads the runtime library from opts.LibraryPath.
+func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Threads == 0 {
+		opts.Threads = runtime.NumCPU()
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = 1
+	}
+	if opts.Workers == 0 {
+		opts.Workers = 1
+	}
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	lower := true
+	if man.DoLowerCase != nil {
+		lower = *man.DoLowerCase
+	}
+	tok, err := LoadTokenizer(filepath.Join(dir, man.Tokenizer), lower)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", man.Name, err)
+	}
+	if err := initRuntime(opts.LibraryPath); err != nil {
+		return nil, err
+	}
+	modelPath := filepath.Join(dir, man.Model)
+	inputs, outputs, err := ort.GetInputOutputInfo(modelPath)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w: %w", modelPath, ErrBadModel, err)
+	}
+	inNames, withTypes, err := pickInputs(inputs)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", man.Name, err)
+	}
+	outName, err := pickOutput(outputs, man.Dims)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", man.Name, err)
+	}
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("session options: %w: %w", ErrRuntime, err)
+	}
+	defer so.Destroy()
+	if err := so.SetIntraOpNumThreads(opts.Threads); err != nil {
+		return nil, fmt.Errorf("intra-op threads: %w: %w", ErrRuntime, err)
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("inter-op threads: %w: %w", ErrRuntime, err)
+	}
+	// Idle pool threads sleep instead of spinning: the process shares the
+	// CPU with the rest of the server.
+	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("session config: %w: %w", ErrRuntime, err)
+	}
+	sess, err := ort.NewDynamicAdvancedSession(modelPath, inNames, []string{outName}, so)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: session: %w: %w", modelPath, ErrRuntime, err)
+	}
+	return &Local{
+		man:       man,
+		tok:       tok,
+		sess:      sess,
+		withTypes: withTypes,
+		batch:     opts.BatchSize,
+		maxTokens: opts.BatchSize * 256,
+		sem:       make(chan struct{}, opts.Workers),
+	}, nil
+}
+
+// pickInputs checks that the model takes input_ids and attention_mask, and
+// optionally token_type_ids, as int64 tensors.
+func pickInputs(infos []ort.InputOutputInfo) (names []string, withTypes bool, err error) {
+	have := map[string]bool{}
+	for _, in := range infos {
+		if in.DataType != ort.TensorElementDataTypeInt64 {
+			return nil, false, fmt.Errorf("input %s is %s, not int64: %w", in.Name, in.DataType, ErrBadModel)
+		}
+		have[in.Name] = true
+	}
+	if !have["input_ids"] || !have["attention_mask"] {
+		return nil, false, fmt.Errorf("inputs lack input_ids or attention_mask: %w", ErrBadModel)
+	}
+	names = []string{"input_ids", "attention_mask"}
+	if have["token_type_ids"] {
+		names = append(names, "token_type_ids")
+	}
+	if len(names) != len(infos) {
+		return nil, false, fmt.Errorf("model has %d inputs, want input_ids, attention_mask[, token_type_ids]: %w", len(infos), ErrBadModel)
+	}
+	return names, len(names) == 3, nil
+}
+
+// pickOutput returns last_hidden_state, or else the first float tensor of
+// shape (batch, sequence, dims).
+func pickOutput(infos []ort.InputOutputInfo, dims int) (string, error) {
+	ok := func(o ort.InputOutputInfo) bool {
+		d := o.Dimensions
+		return o.DataType == ort.TensorElementDataTypeFloat && len(d) == 3 && (d[2] == int64(dims) || d[2] < 0)
+	}
+	for _, o := range infos {
+		if o.Name == "last_hidden_state" {
+			if !ok(o) {
+				return "", fmt.Errorf("output %s: %w", o.String(), ErrBadModel)
+			}
+			return o.Name, nil
+		}
+	}
+	for _, o := range infos {
+		if ok(o) {
+			return o.Name, nil
+		}
+	}
+	return "", fmt.Errorf("no float output of shape (batch, seq, %d): %w", dims, ErrBadModel)
+}
+
+// Name returns the model name.
+func (l *Local) Name() string { return l.man.Name }
+
+// Dims returns the vector length.
+func (l *Local) Dims() int { return l.man.Dims }
+
+// MaxTokens returns the model's input limit including [CLS] and [SEP].
+func (l *Local) MaxTokens() int { return l.man.MaxTokens }
+
+// Manifest returns the model's manifest.
+func (l *Local) Manifest() Manifest { return l.man }
+
+// Tokenizer returns the model's tokenizer.
+func (l *Local) Tokenizer() *Tokenizer { return l.tok }
+
+// CountTokens returns the number of word pieces of s (no special tokens, no
+// truncation).
+func (l *Local) CountTokens(s string) int { return l.tok.CountTokens(s) }
+
+// EmbedQueries embeds texts with the model's query prefix.
+func (l *Local) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return l.embed(ctx, l.man.QueryPrefix, texts)
+}
+
+// EmbedPassages embeds texts with the model's passage prefix.
+func (l *Local) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return l.embed(ctx, l.man.PassagePrefix, texts)
+}
+
+// Close releases the session. Calls after Close return ErrClosed.
+func (l *Local) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	if err := l.sess.Destroy(); err != nil {
+		return fmt.Errorf("close %s: %w: %w", l.man.Name, ErrRuntime, err)
+	}
+	return nil
+}
+
+func (l *Local) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
+	seqs := make([][]int32, len(texts))
+	for i, s := range texts {
+		if prefix != "" {
+			s = prefix + s
+		}
+		seqs[i] = l.tok.Encode(s, l.man.MaxTokens)
+	}
+	return l.embedTokens(ctx, seqs)
+}
+
+// batchSpan is a run of sequences, in length order, embedded in one run.
+type batchSpan struct{ lo, hi, seqLen int }
+
+// plan orders sequences by length (longest first) and cuts the order into
+// batches of at most l.batch sequences and l.maxTokens padded tokens.
+func (l *Local) plan(seqs [][]int32) (order []int, batches []batchSpan) {
+	order = make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(seqs[b]) - len(seqs[a]) })
+	for lo := 0; lo < len(order); {
+		seqLen := len(seqs[order[lo]])
+		n := min(l.batch, max(1, l.maxTokens/seqLen), len(order)-lo)
+		batches = append(batches, batchSpan{lo, lo + n, seqLen})
+		lo += n
+	}
+	return order, batches
+}
+
+// embedTokens embeds encoded sequences ([CLS] … [SEP]).
+func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, error) {
+	out := make([][]float32, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	order, batches := l.plan(seqs)
+	dims := l.man.Dims
+	flat := make([]float32, len(seqs)*dims)
+	for i := range out {
+		out[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
+	}
+	workers := min(cap(l.sem), len(batches))
+	if workers == 1 {
+		var in inputBuf
+		for _, b := range batches {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := l.embedBatch(&in, seqs, order, b, out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		errMu sync.Mutex
+		first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var in inputBuf
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(batches) {
+					return
+				}
+				err := ctx.Err()
+				if err == nil {
+					err = l.embedBatch(&in, seqs, order, batches[k], out)
+				}
+				if err != nil {
+					errMu.Lock()
+					if first == nil {
+						first = err
+					}
+					errMu.Unlock()
+					next.Store(int64(len(batches)))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// embedBatch runs one batch and pools its vectors into out.
+func (l *Local) embedBatch(in *inputBuf, seqs [][]int32, order []int, b batchSpan, out [][]float32) error {
+	idx := order[b.lo:b.hi]
+	in.fill(seqs, idx, b.seqLen, l.tok.pad)
+	hidden, err := l.runBatch(in, len(idx), b.seqLen)
+	if err != nil {
+		return err
+	}
+	dims := l.man.Dims
+	for j, i := range idx {
+		l.pool(out[i], (*hidden)[j*b.seqLen*dims:(j+1)*b.seqLen*dims], len(seqs[i]))
+	}
+	l.bufs.Put(hidden)
+	return nil
+}
+
+// inputBuf holds the int64 input tensors of one batch.
+type inputBuf struct{ ids, mask, types []int64 }
+
+// fill writes the padded batch of seqs[idx] with sequence length seqLen.
+func (in *inputBuf) fill(seqs [][]int32, idx []int, seqLen int, pad int32) {
+	n := len(idx) * seqLen
+	in.ids = slices.Grow(in.ids[:0], n)[:n]
+	in.mask = slices.Grow(in.mask[:0], n)[:n]
+	in.types = slices.Grow(in.types[:0], n)[:n]
+	clear(in.types)
+	for j, i := range idx {
+		row := in.ids[j*seqLen : (j+1)*seqLen]
+		mrow := in.mask[j*seqLen : (j+1)*seqLen]
+		s := seqs[i]
+		for k := range row {
+			if k < len(s) {
+				row[k], mrow[k] = int64(s[k]), 1
+			} else {
+				row[k], mrow[k] = int64(pad), 0
+			}
+		}
+	}
+}
+
+// runBatch runs the session on a filled batch and returns the hidden states
+// (batch × seqLen × dims), in a buffer the caller returns to l.bufs.
+func (l *Local) runBatch(in *inputBuf, batch, seqLen int) (*[]float32, error) {
+	shape := ort.NewShape(int64(batch), int64(seqLen))
+	n := batch * seqLen * l.man.Dims
+	hp, _ := l.bufs.Get().(*[]float32)
+	if hp == nil {
+		hp = new([]float32)
+	}
+	*hp = slices.Grow((*hp)[:0], n)[:n]
+
+	l.sem <- struct{}{}
+	defer func() { <-l.sem }()
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, fmt.Errorf("model %s: %w", l.man.Name, ErrClosed)
+	}
+	var values []ort.Value
+	defer func() {
+		for _, v := range values {
+			v.Destroy()
+		}
+	}()
+	for _, data := range [][]int64{in.ids, in.mask, in.types} {
+		if len(values) == 2 && !l.withTypes {
+			break
+		}
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return nil, fmt.Errorf("input tensor: %w: %w", ErrRuntime, err)
+		}
+		values = append(values, t)
+	}
+	outT, err := ort.NewTensor(ort.NewShape(int64(batch), int64(seqLen), int64(l.man.Dims)), *hp)
+	if err != nil {
+		return nil, fmt.Errorf("output tensor: %w: %w", ErrRuntime, err)
+	}
+	values = append(values, outT)
+	nIn := len(values) - 1
+	if err := l.sess.Run(values[:nIn], values[nIn:]); err != nil {
+		return nil, fmt.Errorf("model %s: run batch %d×%d: %w: %w", l.man.Name, batch, seqLen, ErrRuntime, err)
+	}
+	return hp, nil
+}
+
+// pool writes the normalized sentence vector of one sequence's hidden states
+// (seqLen × dims, of which the first n rows are real tokens) into dst.
+func (l *Local) pool(dst, hidden []float32, n int) {
+	dims := len(dst)
+	switch l.man.Pooling {
+	case PoolingCLS:
+		copy(dst, hidden[:dims])
+	default:
+		clear(dst)
+		for t := range n {
+			row := hidden[t*dims : (t+1)*dims]
+			for k, x := range row {
+				dst[k] += x
+			}
+		}
+		inv := 1 / float32(n)
+		for k := range dst {
+			dst[k] *= inv
+		}
+	}
+	normalize(dst)
+}

@@ -1,0 +1,299 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// RemoteConfig configures an OpenAI-compatible embeddings endpoint (OpenAI,
+// Ollama, TEI, vLLM). Zero values select the defaults.
+type RemoteConfig struct {
+	// URL is the server's base URL, e.g. "http://localhost:11434"; requests
+	// go to {URL}/v1/embeddings. A URL that already ends in /v1 or
+	// /v1/embeddings is used as given.
+	URL string
+	// Model is the model name sent in each request.
+	Model string
+	// APIKeyEnv names the environment variable holding the bearer token
+	// (read once by NewRemote); empty sends no Authorization header.
+	APIKeyEnv string
+	// Dims is the expected vector length; 0 learns it from the first
+	// response. Responses of another length are errors.
+	Dims int
+	// MaxTokens is the model's input limit reported by MaxTokens (default
+	// 512); the server truncates.
+	MaxTokens int
+	// QueryPrefix and PassagePrefix are prepended to queries and passages.
+	QueryPrefix, PassagePrefix string
+	// Timeout bounds one HTTP attempt (default 30s).
+	Timeout time.Duration
+	// BatchSize is the most inputs per request (default 64).
+	BatchSize int
+	// MaxRetries is the number of retries after a failed attempt on 429,
+	// 5xx, timeouts and connection errors (default 3; negative means none).
+	MaxRetries int
+	// Backoff is the first retry delay, doubled on each retry with jitter
+	// and capped at 10s (default 500ms). A Retry-After header in seconds
+	// overrides it, within the same cap.
+	Backoff time.Duration
+}
+
+// Validate reports whether the configuration is usable.
+func (c RemoteConfig) Validate() error {
+	switch {
+	case c.URL == "" || !(strings.HasPrefix(c.URL, "http://") || strings.HasPrefix(c.URL, "https://")):
+		return fmt.Errorf("remote url %q: want http(s)://host[:port]: %w", c.URL, ErrInvalidConfig)
+	case c.Model == "":
+		return fmt.Errorf("remote %s: empty model: %w", c.URL, ErrInvalidConfig)
+	case c.Dims < 0 || c.MaxTokens < 0 || c.Timeout < 0 || c.BatchSize < 0 || c.Backoff < 0:
+		return fmt.Errorf("remote %s: negative dims, max tokens, timeout, batch size or backoff: %w", c.URL, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Remote is an Embedder backed by an OpenAI-compatible /v1/embeddings
+// endpoint. Vectors are L2-normalized on arrival. Remote is safe for
+// concurrent use.
+type Remote struct {
+	cfg      RemoteConfig
+	endpoint string
+	apiKey   string
+	client   *http.Client
+	dims     atomic.Int64
+}
+
+var _ Embedder = (*Remote)(nil)
+
+const maxBackoff = 10 * time.Second
+
+// NewRemote validates cfg and returns a Remote. It does not contact the
+// server.
+func NewRemote(cfg RemoteConfig) (*Remote, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = 512
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = 64
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	} else if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	}
+	if cfg.Backoff == 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	r := &Remote{cfg: cfg, client: &http.Client{}}
+	base := strings.TrimRight(cfg.URL, "/")
+	switch {
+	case strings.HasSuffix(base, "/v1/embeddings"):
+		r.endpoint = base
+	case strings.HasSuffix(base, "/v1"):
+		r.endpoint = base + "/embeddings"
+	default:
+		r.endpoint = base + "/v1/embeddings"
+	}
+	if cfg.APIKeyEnv != "" {
+		r.apiKey = os.Getenv(cfg.APIKeyEnv)
+		if r.apiKey == "" {
+			return nil, fmt.Errorf("remote %s: environment variable %s is empty: %w", r.endpoint, cfg.APIKeyEnv, ErrInvalidConfig)
+		}
+	}
+	r.dims.Store(int64(cfg.Dims))
+	return r, nil
+}
+
+// Name returns "remote:" followed by the model name.
+func (r *Remote) Name() string { return "remote:" + r.cfg.Model }
+
+// Dims returns the configured or learned vector length (0 before the first
+// response when not configured).
+func (r *Remote) Dims() int { return int(r.dims.Load()) }
+
+// MaxTokens returns the configured input limit.
+func (r *Remote) MaxTokens() int { return r.cfg.MaxTokens }
+
+// Endpoint returns the URL requests are sent to.
+func (r *Remote) Endpoint() string { return r.endpoint }
+
+// EmbedQueries embeds texts with the query prefix.
+func (r *Remote) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return r.embed(ctx, r.cfg.QueryPrefix, texts)
+}
+
+// EmbedPassages embeds texts with the passage prefix.
+func (r *Remote) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return r.embed(ctx, r.cfg.PassagePrefix, texts)
+}
+
+func (r *Remote) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for lo := 0; lo < len(texts); lo += r.cfg.BatchSize {
+		batch := texts[lo:min(lo+r.cfg.BatchSize, len(texts))]
+		if prefix != "" {
+			p := make([]string, len(batch))
+			for i, s := range batch {
+				p[i] = prefix + s
+			}
+			batch = p
+		}
+		vecs, err := r.embedBatch(ctx, batch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+type remoteRequest struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+type remoteResponse struct {
+	Data []struct {
+		Index     *int      `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+}
+
+// retryable is an attempt failure worth retrying.
+type retryable struct {
+	err   error
+	after time.Duration // from Retry-After, 0 if absent
+}
+
+func (e *retryable) Error() string { return e.err.Error() }
+func (e *retryable) Unwrap() error { return e.err }
+
+// embedBatch sends one request, retrying transient failures.
+func (r *Remote) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	body, err := json.Marshal(remoteRequest{Model: r.cfg.Model, Input: texts})
+	if err != nil {
+		return nil, fmt.Errorf("remote %s: encode request: %w", r.endpoint, err)
+	}
+	delay := r.cfg.Backoff
+	for attempt := 0; ; attempt++ {
+		vecs, err := r.attempt(ctx, body, len(texts))
+		if err == nil {
+			return vecs, nil
+		}
+		var re *retryable
+		if !errors.As(err, &re) || attempt >= r.cfg.MaxRetries || ctx.Err() != nil {
+			if attempt > 0 {
+				err = fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+			}
+			return nil, err
+		}
+		wait := delay/2 + rand.N(delay/2+1)
+		if re.after > 0 {
+			wait = re.after
+		}
+		wait = min(wait, maxBackoff)
+		delay = min(2*delay, maxBackoff)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("remote %s: %w", r.endpoint, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// attempt makes one HTTP request and decodes n vectors.
+func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, error) {
+	actx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, r.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("remote %s: %w: %w", r.endpoint, ErrRemote, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.apiKey)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		err = fmt.Errorf("remote %s: %w: %w", r.endpoint, ErrRemote, err)
+		if ctx.Err() != nil {
+			return nil, err // the caller's context, not a transient failure
+		}
+		var ne net.Error
+		if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, &retryable{err: err}
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		err = fmt.Errorf("remote %s: read response: %w: %w", r.endpoint, ErrRemote, err)
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &retryable{err: err}
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(data))
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		err := fmt.Errorf("remote %s: HTTP %d: %s: %w", r.endpoint, resp.StatusCode, msg, ErrRemote)
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+			var after time.Duration
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+				after = time.Duration(s) * time.Second
+			}
+			return nil, &retryable{err: err, after: after}
+		}
+		return nil, err
+	}
+	var rr remoteResponse
+	if err := json.Unmarshal(data, &rr); err != nil {
+		return nil, fmt.Errorf("remote %s: decode response: %w: %w", r.endpoint, ErrRemote, err)
+	}
+	if len(rr.Data) != n {
+		return nil, fmt.Errorf("remote %s: %d embeddings for %d inputs: %w", r.endpoint, len(rr.Data), n, ErrRemote)
+	}
+	out := make([][]float32, n)
+	for pos, d := range rr.Data {
+		i := pos // servers that omit index answer in input order
+		if d.Index != nil {
+			i = *d.Index
+		}
+		if i < 0 || i >= n || out[i] != nil {
+			return nil, fmt.Errorf("remote %s: bad or repeated index %d: %w", r.endpoint, i, ErrRemote)
+		}
+		dims := int(r.dims.Load())
+		if dims == 0 {
+			r.dims.CompareAndSwap(0, int64(len(d.Embedding)))
+			dims = int(r.dims.Load())
+		}
+		if len(d.Embedding) == 0 || len(d.Embedding) != dims {
+			return nil, fmt.Errorf("remote %s: embedding of %d dims, want %d: %w", r.endpoint, len(d.Embedding), dims, ErrRemote)
+		}
+		normalize(d.Embedding)
+		out[i] = d.Embedding
+	}
+	return out, nil
+}

@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Defaults of a collection's configuration.
+const (
+	DefaultMaxTokens         = 1000
+	DefaultSummarySeparator  = "\n\n"
+	DefaultDocumentSeparator = "\n\n---\n\n"
+	DefaultTokenizer         = "o200k_base"
+	DefaultLanguage          = "en"
+	DefaultEngine            = "elastic"
+)
+
+// Field types. Only enum, enum_text and number fields are filterable.
+const (
+	FieldEnum     = "enum"
+	FieldEnumText = "enum_text"
+	FieldNumber   = "number"
+	FieldText     = "text"
+)
+
+var (
+	collectionIDRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	documentIDRe   = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+)
+
+// ValidCollectionID reports whether id is a valid collection id:
+// lowercase [a-z0-9][a-z0-9_-]{0,63}.
+func ValidCollectionID(id string) bool { return collectionIDRe.MatchString(id) }
+
+// ValidDocumentID reports whether id is a valid document id: 1-128
+// characters of [A-Za-z0-9._:-].
+func ValidDocumentID(id string) bool { return documentIDRe.MatchString(id) }
+
+// CollectionConfig is the user-visible configuration of a collection, as
+// sent to PUT /v1/collections/{id}. Every part is optional; Normalize fills
+// defaults.
+type CollectionConfig struct {
+	SearchConfig    SearchConfig         `json:"search_config"`
+	FulltextConfig  FulltextConfig       `json:"fulltext_config"`
+	SummaryConfig   SummaryConfig        `json:"summary_config"`
+	EmbeddingConfig EmbeddingConfig      `json:"embedding_config"`
+	Fields          map[string]FieldSpec `json:"fields,omitempty"`
+}
+
+// SearchConfig holds search defaults of a collection.
+type SearchConfig struct {
+	// RestoreDiacritics restores Czech diacritics in queries before searching.
+	RestoreDiacritics bool `json:"restore_diacritics"`
+	// Language drives text analysis: "en", "cs" or "auto" (detected per
+	// document and per query).
+	Language string `json:"language"`
+}
+
+// FulltextConfig enables keyword search and filtering. Filtering needs
+// Enabled and Engine "elastic" (Elasticsearch query-DSL semantics).
+type FulltextConfig struct {
+	Enabled *bool  `json:"enabled,omitempty"`
+	Engine  string `json:"engine"`
+}
+
+// On reports whether fulltext is enabled (the default).
+func (f FulltextConfig) On() bool { return f.Enabled == nil || *f.Enabled }
+
+// SummaryConfig controls summaries and the summary string.
+type SummaryConfig struct {
+	// MaxTokens bounds the cumulative length of summaries (default 1000).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// SummarySeparator joins excerpts of one document in the summary string.
+	SummarySeparator *string `json:"summary_separator,omitempty"`
+	// DocumentSeparator joins documents in the summary string.
+	DocumentSeparator *string `json:"document_separator,omitempty"`
+	// Tokenizer counts tokens: "o200k_base" (default), "cl100k_base" or
+	// "embedding" (the embedding model's own tokenizer).
+	Tokenizer string `json:"tokenizer,omitempty"`
+}
+
+// EmbeddingConfig selects how a collection's text is embedded.
+type EmbeddingConfig struct {
+	// Model is "default", the name of an installed model, or "none" for a
+	// keyword-only collection. Empty when Remote is set.
+	Model string
+	// Remote describes an OpenAI-compatible embedding endpoint.
+	Remote *RemoteEmbedding
+}
+
+// RemoteEmbedding is an OpenAI-compatible /v1/embeddings endpoint.
+type RemoteEmbedding struct {
+	URL       string `json:"url"`
+	Model     string `json:"model"`
+	Dims      int    `json:"dims,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	TimeoutMS int    `json:"timeout_ms,omitempty"`
+	BatchSize int    `json:"batch_size,omitempty"`
+}
+
+// MarshalJSON writes {"model": "name"} or {"model": {remote...}}.
+func (e EmbeddingConfig) MarshalJSON() ([]byte, error) {
+	if e.Remote != nil {
+		return json.Marshal(map[string]any{"model": e.Remote})
+	}
+	return json.Marshal(map[string]any{"model": e.Model})
+}
+
+// UnmarshalJSON accepts {"model": "name"} or {"model": {"url": ..., "model": ...}}.
+func (e *EmbeddingConfig) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Model json.RawMessage `json:"model"`
+	}
+	if err := strictUnmarshal(b, &raw); err != nil {
+		return fmt.Errorf("embedding_config: %w", err)
+	}
+	*e = EmbeddingConfig{}
+	m := bytes.TrimSpace(raw.Model)
+	switch {
+	case len(m) == 0 || string(m) == "null":
+	case m[0] == '"':
+		return json.Unmarshal(m, &e.Model)
+	case m[0] == '{':
+		var r RemoteEmbedding
+		if err := strictUnmarshal(m, &r); err != nil {
+			return fmt.Errorf("embedding_config.model: %w", err)
+		}
+		e.Remote = &r
+	default:
+		return fmt.Errorf("embedding_config.model: must be a model name or an object describing a remote endpoint")
+	}
+	return nil
+}
+
+// Keyword reports whether the collection is keyword-only (model "none").
+func (e EmbeddingConfig) Keyword() bool { return e.Remote == nil && e.Model == "none" }
+
+// Key identifies the embedding method; collections with equal keys have
+// comparable semantic scores.
+func (e EmbeddingConfig) Key() string {
+	if e.Remote != nil {
+		return "remote:" + e.Remote.URL + "#" + e.Remote.Model
+	}
+	return e.Model
+}
+
+// FieldSpec declares a record field's type.
+type FieldSpec struct {
+	// Type is enum, enum_text, number or text.
+	Type string `json:"type"`
+	// Multi splits CSV/spreadsheet cells on "|" into several values.
+	Multi bool `json:"multi,omitempty"`
+}
+
+// Collection is a collection as stored and returned by the API.
+type Collection struct {
+	ID            string           `json:"collection_id"`
+	Owner         string           `json:"owner"`
+	Config        CollectionConfig `json:"-"`
+	DocumentCount int64            `json:"document_count"`
+	CreatedAt     time.Time        `json:"created_at"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+}
+
+// MarshalJSON flattens the configuration into the collection object.
+func (c Collection) MarshalJSON() ([]byte, error) {
+	type out struct {
+		ID              string               `json:"collection_id"`
+		Owner           string               `json:"owner"`
+		SearchConfig    SearchConfig         `json:"search_config"`
+		FulltextConfig  FulltextConfig       `json:"fulltext_config"`
+		SummaryConfig   SummaryConfig        `json:"summary_config"`
+		EmbeddingConfig EmbeddingConfig      `json:"embedding_config"`
+		Fields          map[string]FieldSpec `json:"fields"`
+		DocumentCount   int64                `json:"document_count"`
+		CreatedAt       time.Time            `json:"created_at"`
+		UpdatedAt       time.Time            `json:"updated_at"`
+	}
+	f := c.Config.Fields
+	if f == nil {
+		f = map[string]FieldSpec{}
+	}
+	return json.Marshal(out{c.ID, c.Owner, c.Config.SearchConfig, c.Config.FulltextConfig, c.Config.SummaryConfig,
+		c.Config.EmbeddingConfig, f, c.DocumentCount, c.CreatedAt, c.UpdatedAt})
+}
+
+// ParseCollectionConfig decodes a PUT body strictly: unknown fields are
+// rejected with ErrInvalid naming them. An empty body is an empty config.
+func ParseCollectionConfig(body []byte) (CollectionConfig, error) {
+	var cfg CollectionConfig
+	if len(bytes.TrimSpace(body)) == 0 {
+		return cfg, nil
+	}
+	if err := strictUnmarshal(body, &cfg); err != nil {
+		return cfg, invalidf("collection configuration: %v", err)
+	}
+	return cfg, nil
+}
+
+// Normalize fills defaults and validates the configuration.
+func (c *CollectionConfig) Normalize() error {
+	if c.SearchConfig.Language == "" {
+		c.SearchConfig.Language = DefaultLanguage
+	}
+	switch c.SearchConfig.Language {
+	case "en", "cs", "auto":
+	default:
+		return invalidField("search_config.language", "%q is not supported (use en, cs or auto)", c.SearchConfig.Language)
+	}
+	if c.FulltextConfig.Engine == "" {
+		c.FulltextConfig.Engine = DefaultEngine
+	}
+	if c.SummaryConfig.MaxTokens < 0 {
+		return invalidField("summary_config.max_tokens", "must be positive, got %d", c.SummaryConfig.MaxTokens)
+	}
+	if c.SummaryConfig.MaxTokens == 0 {
+		c.SummaryConfig.MaxTokens = DefaultMaxTokens
+	}
+	if c.SummaryConfig.SummarySeparator == nil {
+		s := DefaultSummarySeparator
+		c.SummaryConfig.SummarySeparator = &s
+	}
+	if c.SummaryConfig.DocumentSeparator == nil {
+		s := DefaultDocumentSeparator
+		c.SummaryConfig.DocumentSeparator = &s
+	}
+	if c.SummaryConfig.Tokenizer == "" {
+		c.SummaryConfig.Tokenizer = DefaultTokenizer
+	}
+	switch c.SummaryConfig.Tokenizer {
+	case "o200k_base", "cl100k_base", "embedding":
+	default:
+		return invalidField("summary_config.tokenizer", "%q is not supported (use o200k_base, cl100k_base or embedding)", c.SummaryConfig.Tokenizer)
+	}
+	if c.EmbeddingConfig.Remote == nil && c.EmbeddingConfig.Model == "" {
+		c.EmbeddingConfig.Model = "default"
+	}
+	if r := c.EmbeddingConfig.Remote; r != nil {
+		if r.URL == "" || !(strings.HasPrefix(r.URL, "http://") || strings.HasPrefix(r.URL, "https://")) {
+			return invalidField("embedding_config.model.url", "must be an http(s) URL of an OpenAI-compatible embedding server")
+		}
+		if r.Model == "" {
+			return invalidField("embedding_config.model.model", "names the remote model and is required")
+		}
+	}
+	names := make([]string, 0, len(c.Fields))
+	for n := range c.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if n == "" || len(n) > 128 {
+			return invalidField("fields", "field names must be 1-128 characters")
+		}
+		switch c.Fields[n].Type {
+		case FieldEnum, FieldEnumText, FieldNumber, FieldText:
+		default:
+			return invalidField("fields."+n+".type", "%q is not a field type (use enum, enum_text, number or text)", c.Fields[n].Type)
+		}
+	}
+	return nil
+}
+
+// strictUnmarshal decodes JSON rejecting unknown fields and trailing data.
+func strictUnmarshal(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("unexpected data after the JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/vector"
+)
+
+// Embedder turns text into unit-length vectors. The embed package's local
+// ONNX models and remote OpenAI-compatible endpoints implement it.
+type Embedder interface {
+	Name() string
+	Dims() int
+	EmbedQueries(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedPassages(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// TokenCounter is implemented by embedders that can count their model's
+// tokens; chunking uses it to respect the model's window.
+type TokenCounter interface {
+	CountTokens(s string) int
+}
+
+// EmbedderProvider resolves a collection's embedding configuration.
+type EmbedderProvider interface {
+	Embedder(cfg EmbeddingConfig) (Embedder, error)
+}
+
+// embedBatch is the number of chunks embedded per call.
+const embedBatch = 64
+
+func (e *Engine) embedder(cfg EmbeddingConfig) (Embedder, error) {
+	if cfg.Keyword() {
+		return nil, nil
+	}
+	if e.opts.Embedders == nil {
+		return nil, invalidField("embedding_config.model", "no embedding models are available in this server; use \"none\" for a keyword-only collection")
+	}
+	emb, err := e.opts.Embedders.Embedder(cfg)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) {
+			return nil, err
+		}
+		return nil, &Error{Kind: ErrInvalid, Message: "embedding_config.model: " + err.Error(), Cause: err, Details: map[string]any{"field": "embedding_config.model"}}
+	}
+	return emb, nil
+}
+
+func (e *Engine) checkEmbedding(cfg EmbeddingConfig) error {
+	_, err := e.embedder(cfg)
+	return err
+}
+
+func (e *Engine) embedPassages(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for i := 0; i < len(texts); i += embedBatch {
+		vs, err := emb.EmbedPassages(ctx, texts[i:min(i+embedBatch, len(texts))])
+		if err != nil {
+			return nil, embedError(emb, err)
+		}
+		out = append(out, vs...)
+	}
+	for _, v := range out {
+		if len(v) != emb.Dims() {
+			return nil, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d dimensions, expected %d", emb.Name(), len(v), emb.Dims())}
+		}
+	}
+	return out, nil
+}
+
+func (e *Engine) embedQueries(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
+	vs, err := emb.EmbedQueries(ctx, texts)
+	if err != nil {
+		return nil, embedError(emb, err)
+	}
+	return vs, nil
+}
+
+func embedError(emb Embedder, err error) error {
+	var ee *Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return kindError(ErrUpstreamTimeout, err, "embedding model %q timed out", emb.Name())
+	}
+	return kindError(ErrUpstream, err, "embedding model %q failed", emb.Name())
+}
+
+// chunk splits a section into chunks of at most ChunkTokens model tokens
+// on sentence boundaries (embed.ChunkText). It returns byte ranges.
+func (e *Engine) chunk(emb Embedder, s string) [][2]int {
+	var tc embed.TokenCounter
+	if c, ok := emb.(TokenCounter); ok {
+		tc = c
+	}
+	chunks := embed.ChunkText(s, tc, e.opts.Ranker.ChunkTokens)
+	out := make([][2]int, len(chunks))
+	for i, c := range chunks {
+		out[i] = [2]int{c.Start, c.End}
+	}
+	return out
+}
+
+// searchVectors returns the best chunks of segment s for query q among the
+// chunks of allowed, non-deleted documents.
+func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
+	var allow *roaring.Bitmap
+	if allowDocs != nil || !s.Deleted.IsEmpty() {
+		allow = roaring.New()
+		for i, ch := range s.Chunks {
+			if s.Deleted.Contains(ch.Doc) || (allowDocs != nil && !allowDocs.Contains(ch.Doc)) {
+				continue
+			}
+			allow.Add(uint32(i))
+		}
+	}
+	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
+	out := make([]chunkHit, len(res))
+	for i, r := range res {
+		out[i] = chunkHit{id: r.ID, cos: float64(r.Score)}
+	}
+	return out
+}
+
+// docChunks scores every chunk of one document exactly.
+func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
+	lo, _ := slices.BinarySearchFunc(s.Chunks, local, func(c segment.ChunkRef, d uint32) int { return int(c.Doc) - int(d) })
+	var out []chunkHit
+	for i := lo; i < len(s.Chunks) && s.Chunks[i].Doc == local; i++ {
+		out = append(out, chunkHit{id: uint32(i), cos: float64(dot(q, s.Vectors.Vector(uint32(i))))})
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }

@@ -1,0 +1,285 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/najdi/najdi/segment"
+)
+
+// Options configure an Engine. The zero value of every field but Dir is a
+// documented default.
+type Options struct {
+	// Dir is the data directory (created if missing). Required.
+	Dir string
+	// Embedders resolves embedding_config.model names to embedders. Nil
+	// means only keyword-only collections (model "none") can be created.
+	Embedders EmbedderProvider
+	// FlushDocs is the number of documents buffered in memory before an
+	// ingest writes them as one segment (default 2000).
+	FlushDocs int
+	// FlushBytes bounds the text buffered before a flush (default 32 MiB).
+	FlushBytes int
+	// MaxSegments triggers a background merge when a collection has more
+	// segments (default 8).
+	MaxSegments int
+	// MergeInterval is how often the merger looks for work (default 2s).
+	MergeInterval time.Duration
+	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
+	Ranker RankerConfig
+	// Answerer generates answers with an LLM; nil means extractive answers.
+	Answerer LLMAnswerer
+	// Logger receives operational messages (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (o *Options) fill() error {
+	if o.Dir == "" {
+		return fmt.Errorf("engine: Options.Dir is required")
+	}
+	if o.FlushDocs <= 0 {
+		o.FlushDocs = 2000
+	}
+	if o.FlushBytes <= 0 {
+		o.FlushBytes = 32 << 20
+	}
+	if o.MaxSegments <= 0 {
+		o.MaxSegments = 8
+	}
+	if o.MergeInterval <= 0 {
+		o.MergeInterval = 2 * time.Second
+	}
+	if o.Ranker == (RankerConfig{}) {
+		o.Ranker = DefaultRanker()
+	}
+	if err := o.Ranker.Validate(); err != nil {
+		return err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// Engine is najdi's embedded search engine: collections of documents in
+// segments on a Pebble store, keyword and semantic search, summaries and
+// answers. All methods are safe for concurrent use. Every method takes the
+// owner of the resources it touches; owner "" is the anonymous user of a
+// server without authentication.
+type Engine struct {
+	opts  Options
+	store *segment.Store
+	log   *slog.Logger
+
+	mu    sync.RWMutex
+	colls map[collKey]*collection
+
+	jobs *jobTable
+	kick chan struct{}
+
+	closeOnce sync.Once
+	done      chan struct{}
+	wg        sync.WaitGroup
+}
+
+type collKey struct{ owner, id string }
+
+// collRecord is the stored form of a collection.
+type collRecord struct {
+	Num      uint32            `json:"num"`
+	Config   CollectionConfig  `json:"config"`
+	Inferred map[string]string `json:"inferred,omitempty"`
+	Created  time.Time         `json:"created_at"`
+	Updated  time.Time         `json:"updated_at"`
+}
+
+// Open opens or creates the engine's store in opts.Dir, loads every
+// collection and starts the background merger.
+func Open(opts Options) (*Engine, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	st, err := segment.Open(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), kick: make(chan struct{}, 1), done: make(chan struct{})}
+	err = st.Collections(func(owner, id string, raw []byte) error {
+		var rec collRecord
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("collection %q: %w", id, err)
+		}
+		c, err := loadCollection(e, owner, id, rec)
+		if err != nil {
+			return fmt.Errorf("collection %q: %w", id, err)
+		}
+		e.colls[collKey{owner, id}] = c
+		return nil
+	})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("engine: load: %w", err)
+	}
+	e.wg.Add(1)
+	go e.mergeLoop()
+	return e, nil
+}
+
+// Close stops background work and closes the store. Ingests in flight
+// fail with ErrClosed.
+func (e *Engine) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		close(e.done)
+		e.wg.Wait()
+		e.mu.Lock()
+		for _, c := range e.colls {
+			c.wmu.Lock() // wait for writers
+		}
+		err = e.store.Close()
+		e.mu.Unlock()
+	})
+	return err
+}
+
+// Store returns the engine's underlying store (for the NLU service's
+// durable key-values).
+func (e *Engine) Store() *segment.Store { return e.store }
+
+func (e *Engine) closed() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// PutCollection creates the collection (created=true) or replaces its
+// configuration, keeping its documents.
+func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg CollectionConfig) (Collection, bool, error) {
+	if !ValidCollectionID(id) {
+		return Collection{}, false, invalidField("collection_id", "%q is not a valid collection id (lowercase letters, digits, '_' and '-', starting with a letter or digit, at most 64 characters)", id)
+	}
+	if err := cfg.Normalize(); err != nil {
+		return Collection{}, false, err
+	}
+	if err := e.checkEmbedding(cfg.EmbeddingConfig); err != nil {
+		return Collection{}, false, err
+	}
+	if e.closed() {
+		return Collection{}, false, ErrClosed
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := collKey{owner, id}
+	now := time.Now().UTC()
+	if c, ok := e.colls[k]; ok {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		old := c.config()
+		if old.EmbeddingConfig.Key() != cfg.EmbeddingConfig.Key() && c.docCount() > 0 {
+			return Collection{}, false, &Error{Kind: ErrConflict, Message: fmt.Sprintf("collection %q holds documents embedded with %q; changing embedding_config.model to %q would make them unsearchable: create a new collection instead", id, old.EmbeddingConfig.Key(), cfg.EmbeddingConfig.Key())}
+		}
+		rec := c.record()
+		rec.Config = cfg
+		rec.Updated = now
+		if err := e.saveCollection(owner, id, rec); err != nil {
+			return Collection{}, false, err
+		}
+		c.setRecord(rec)
+		return c.info(), false, nil
+	}
+	rec := collRecord{Num: uint32(e.store.NextID()), Config: cfg, Created: now, Updated: now}
+	if err := e.saveCollection(owner, id, rec); err != nil {
+		return Collection{}, false, err
+	}
+	c := newCollection(e, owner, id, rec)
+	e.colls[k] = c
+	return c.info(), true, nil
+}
+
+func (e *Engine) saveCollection(owner, id string, rec collRecord) error {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode collection: %w", err)
+	}
+	b := e.store.NewBatch()
+	b.PutCollection(owner, id, raw)
+	return b.Commit()
+}
+
+// GetCollection returns a collection with its document count.
+func (e *Engine) GetCollection(ctx context.Context, owner, id string) (Collection, error) {
+	c, err := e.collection(owner, id)
+	if err != nil {
+		return Collection{}, err
+	}
+	return c.info(), nil
+}
+
+// ListCollections returns the owner's collections sorted by id. An admin
+// passes all=true to see every owner's collections.
+func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []Collection {
+	e.mu.RLock()
+	out := make([]Collection, 0, len(e.colls))
+	for k, c := range e.colls {
+		if all || k.owner == owner {
+			out = append(out, c.info())
+		}
+	}
+	e.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Owner < out[j].Owner
+	})
+	return out
+}
+
+// DeleteCollection removes a collection and all its documents.
+func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k := collKey{owner, id}
+	c, ok := e.colls[k]
+	if !ok {
+		return notFoundf("collection %q not found", id)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b := e.store.NewBatch()
+	b.DeleteCollection(owner, id, c.num)
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	c.dropped = true
+	delete(e.colls, k)
+	return nil
+}
+
+func (e *Engine) collection(owner, id string) (*collection, error) {
+	if e.closed() {
+		return nil, ErrClosed
+	}
+	e.mu.RLock()
+	c, ok := e.colls[collKey{owner, id}]
+	e.mu.RUnlock()
+	if !ok {
+		if !ValidCollectionID(id) {
+			return nil, invalidField("collection_id", "%q is not a valid collection id", id)
+		}
+		return nil, notFoundf("collection %q not found", id)
+	}
+	return c, nil
+}
+
+// errorsIsNotFound reports whether err is a store miss.
+func errorsIsNotFound(err error) bool { return errors.Is(err, segment.ErrNotFound) }

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds returned by the engine. Callers test them with errors.Is; the
+// server maps each to an HTTP status (see server/errors.go).
+var (
+	// ErrInvalid reports a request that is malformed or names bad values (400).
+	ErrInvalid = errors.New("invalid request")
+	// ErrNotFound reports a collection, document or job that does not exist
+	// or belongs to another owner (404).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict reports a request that conflicts with the current state (409).
+	ErrConflict = errors.New("conflict")
+	// ErrUnsupportedMedia reports a body whose format cannot be ingested (415).
+	ErrUnsupportedMedia = errors.New("unsupported media type")
+	// ErrTooLarge reports a body or value above a configured limit (413).
+	ErrTooLarge = errors.New("payload too large")
+	// ErrUpstream reports a failing external service, e.g. a remote embedding
+	// or LLM endpoint (502).
+	ErrUpstream = errors.New("upstream service failed")
+	// ErrUpstreamTimeout reports an external service that did not answer in time (504).
+	ErrUpstreamTimeout = errors.New("upstream service timed out")
+	// ErrClosed reports use of an engine after Close (503).
+	ErrClosed = errors.New("engine closed")
+)
+
+// Error is an engine error with a machine-readable kind, a human message and
+// optional details (for example the offending field). It wraps Kind so that
+// errors.Is(err, ErrInvalid) works.
+type Error struct {
+	Kind    error
+	Message string
+	Details map[string]any
+	Cause   error
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the kind and the cause, so errors.Is matches both.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Kind, e.Cause}
+	}
+	return []error{e.Kind}
+}
+
+// invalidf returns an ErrInvalid error with a formatted message.
+func invalidf(format string, args ...any) error {
+	return &Error{Kind: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalidField returns an ErrInvalid error naming the offending field.
+func invalidField(field, format string, args ...any) error {
+	return &Error{Kind: ErrInvalid, Message: field + ": " + fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
+}
+
+// notFoundf returns an ErrNotFound error with a formatted message.
+func notFoundf(format string, args ...any) error {
+	return &Error{Kind: ErrNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// kindError wraps cause as an error of the given kind with a message.
+func kindError(kind error, cause error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &Error{Kind: kind, Message: msg, Cause: cause}
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/invindex"
+	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/vector"
+)
+
+// mergeLoop merges segments in the background: when a collection has more
+// than Options.MaxSegments segments, or a segment is mostly deleted.
+func (e *Engine) mergeLoop() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.opts.MergeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.done:
+			return
+		case <-t.C:
+		case <-e.mergeKick():
+		}
+		e.mu.RLock()
+		colls := make([]*collection, 0, len(e.colls))
+		for _, c := range e.colls {
+			colls = append(colls, c)
+		}
+		e.mu.RUnlock()
+		for _, c := range colls {
+			if e.closed() {
+				return
+			}
+			if err := e.mergeCollection(c); err != nil {
+				e.log.Error("merge failed", "collection", c.id, "err", err)
+			}
+		}
+	}
+}
+
+// MergeNow merges the segments of a collection down to one, synchronously
+// (used by benchmarks and tests; the background merger does this
+// incrementally).
+func (e *Engine) MergeNow(owner, coll string) error {
+	c, err := e.collection(owner, coll)
+	if err != nil {
+		return err
+	}
+	segs := c.snapshot()
+	if len(segs) < 2 {
+		return nil
+	}
+	return e.merge(c, segs)
+}
+
+// mergeCollection picks segments to merge by a tiered policy: the smallest
+// segments are merged together until at most MaxSegments/2 remain; a
+// segment with more than half of its documents deleted is rewritten.
+func (e *Engine) mergeCollection(c *collection) error {
+	segs := c.snapshot()
+	var pick []*segment.Segment
+	if len(segs) > e.opts.MaxSegments {
+		bySize := slices.Clone(segs)
+		slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
+		n := len(segs) - e.opts.MaxSegments/2 + 1
+		pick = bySize[:min(n, len(bySize))]
+	} else {
+		for _, s := range segs {
+			if len(s.Docs) > 0 && s.Live()*2 < len(s.Docs) {
+				pick = append(pick, s)
+			}
+		}
+		if len(pick) == 0 {
+			return nil
+		}
+	}
+	return e.merge(c, pick)
+}
+
+// merge rewrites parts as one segment. It builds the new segment without
+// locks, then commits it under the write lock, carrying over deletes that
+// happened meanwhile.
+func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
+	slices.SortFunc(parts, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
+	merged := &segment.Segment{ID: e.store.NextID(), Deleted: roaring.New()}
+	remap := make([][]int32, len(parts))
+	var chunkRemap [][]int32
+	texts := make([]*invindex.TextIndex, len(parts))
+	fields := make([]*invindex.FieldIndex, len(parts))
+	var vecs []*vector.Index
+	for p, s := range parts {
+		remap[p] = make([]int32, len(s.Docs))
+		for local, doc := range s.Docs {
+			if s.Deleted.Contains(uint32(local)) {
+				remap[p][local] = -1
+				continue
+			}
+			remap[p][local] = int32(len(merged.Docs))
+			merged.Docs = append(merged.Docs, doc)
+		}
+		texts[p], fields[p] = s.Text, s.Fields
+		if s.Vectors != nil {
+			cr := make([]int32, len(s.Chunks))
+			for i, ch := range s.Chunks {
+				nd := remap[p][ch.Doc]
+				if nd < 0 {
+					cr[i] = -1
+					continue
+				}
+				cr[i] = int32(len(merged.Chunks))
+				merged.Chunks = append(merged.Chunks, segment.ChunkRef{Doc: uint32(nd), Section: ch.Section, Start: ch.Start, End: ch.End})
+			}
+			chunkRemap = append(chunkRemap, cr)
+			vecs = append(vecs, s.Vectors)
+		}
+	}
+	if len(vecs) != 0 && len(vecs) != len(parts) {
+		return fmt.Errorf("BUG: merging segments with and without vectors")
+	}
+	merged.Text = invindex.MergeTextIndexes(texts, remap)
+	merged.Fields = invindex.MergeFieldIndexes(fields, remap)
+	if len(vecs) > 0 {
+		v, err := vector.Merge(vecs, chunkRemap, e.opts.Ranker.VectorOptions())
+		if err != nil {
+			return fmt.Errorf("merge vectors: %w", err)
+		}
+		merged.Vectors = v
+	}
+
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped || e.closed() {
+		return nil
+	}
+	cur := c.snapshot()
+	for p, s := range parts {
+		now := segByID(cur, s.ID)
+		if now == nil {
+			return nil // replaced meanwhile; try again later
+		}
+		later := roaring.AndNot(now.Deleted, s.Deleted)
+		it := later.Iterator()
+		for it.HasNext() {
+			if nd := remap[p][it.Next()]; nd >= 0 {
+				merged.Deleted.Add(uint32(nd))
+			}
+		}
+	}
+	b := e.store.NewBatch()
+	merged.Write(b, c.num)
+	for _, s := range parts {
+		b.DeleteSegment(c.num, s.ID)
+	}
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	out := make([]*segment.Segment, 0, len(c.segs))
+	for _, s := range c.segs {
+		if !slices.ContainsFunc(parts, func(p *segment.Segment) bool { return p.ID == s.ID }) {
+			out = append(out, s)
+		}
+	}
+	out = append(out, merged)
+	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
+	c.segs = out
+	for local, doc := range merged.Docs {
+		if !merged.Deleted.Contains(uint32(local)) {
+			c.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
+		}
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/najdi/najdi/vector"
+)
+
+// RankerConfig holds every constant of keyword scoring, semantic scoring
+// and their fusion. DefaultRanker documents the defaults; ARCHITECTURE.md
+// explains the calibration.
+type RankerConfig struct {
+	// K1 and B are the BM25 parameters (1.2, 0.75).
+	K1, B float32
+	// TitleBoost weighs title sections in BM25F-style weighted term
+	// frequencies (2.0); HeadingBoost weighs h1..h6 and caption (1.5);
+	// other sections weigh 1.
+	TitleBoost, HeadingBoost float32
+	// KeywordWeight and SemanticWeight weigh the calibrated keyword and
+	// semantic scores in the fused score (0.35 and 0.65); they sum to 1.
+	KeywordWeight, SemanticWeight float64
+	// SemanticFloor and SemanticCeiling map cosine similarity linearly to
+	// 0..1: at or below the floor a chunk carries no evidence, at the
+	// ceiling full evidence (0.55 and 0.90, fitted to bge-small-en-v1.5's
+	// similarity distribution).
+	SemanticFloor, SemanticCeiling float64
+	// KeywordSaturation shapes the calibrated keyword score
+	// s = r / (r + KeywordSaturation) * (1 + KeywordSaturation), where r is
+	// the BM25 score divided by the query's maximum attainable score (0.3).
+	KeywordSaturation float64
+	// Candidates is the number of documents each retriever contributes
+	// before fusion, at least max_results (default 100).
+	Candidates int
+	// ChunkTokens is the target chunk size in model tokens (256).
+	ChunkTokens int
+	// NProbe is the number of IVF lists probed (0 = the vector index default).
+	NProbe int
+}
+
+// DefaultRanker returns the default ranking constants.
+func DefaultRanker() RankerConfig {
+	return RankerConfig{
+		K1: 1.2, B: 0.75,
+		TitleBoost: 2, HeadingBoost: 1.5,
+		KeywordWeight: 0.35, SemanticWeight: 0.65,
+		SemanticFloor: 0.55, SemanticCeiling: 0.90,
+		KeywordSaturation: 0.3,
+		Candidates:        100,
+		ChunkTokens:       256,
+	}
+}
+
+// Validate reports inconsistent constants.
+func (r RankerConfig) Validate() error {
+	switch {
+	case r.K1 <= 0 || r.B < 0 || r.B > 1:
+		return fmt.Errorf("ranker: BM25 needs K1 > 0 and 0 <= B <= 1")
+	case r.TitleBoost <= 0 || r.HeadingBoost <= 0:
+		return fmt.Errorf("ranker: boosts must be positive")
+	case r.KeywordWeight < 0 || r.SemanticWeight < 0 || r.KeywordWeight+r.SemanticWeight <= 0:
+		return fmt.Errorf("ranker: weights must be non-negative and not both zero")
+	case r.SemanticCeiling <= r.SemanticFloor:
+		return fmt.Errorf("ranker: SemanticCeiling must exceed SemanticFloor")
+	case r.KeywordSaturation <= 0:
+		return fmt.Errorf("ranker: KeywordSaturation must be positive")
+	case r.Candidates <= 0 || r.ChunkTokens <= 0:
+		return fmt.Errorf("ranker: Candidates and ChunkTokens must be positive")
+	}
+	return nil
+}
+
+// SectionBoost returns the BM25F weight of a section type.
+func (r RankerConfig) SectionBoost(typ string) float32 {
+	switch strings.ToLower(typ) {
+	case "title", "name", "subtitle":
+		return r.TitleBoost
+	case "h1", "h2", "h3", "h4", "h5", "h6", "caption", "heading":
+		return r.HeadingBoost
+	}
+	return 1
+}
+
+// VectorOptions returns the vector index options for new segments.
+func (r RankerConfig) VectorOptions() vector.Options {
+	return vector.Options{NProbe: r.NProbe}
+}
+
+// keywordScore calibrates a BM25 score: ratio is the score divided by the
+// query's maximum attainable BM25 score Σ idf·(k1+1), in [0,1).
+func (r RankerConfig) keywordScore(ratio float64) float64 {
+	if ratio <= 0 {
+		return 0
+	}
+	s := ratio / (ratio + r.KeywordSaturation) * (1 + r.KeywordSaturation)
+	return min(s, 1)
+}
+
+// semanticScore calibrates a cosine similarity.
+func (r RankerConfig) semanticScore(cos float64) float64 {
+	s := (cos - r.SemanticFloor) / (r.SemanticCeiling - r.SemanticFloor)
+	return max(0, min(1, s))
+}
+
+// fuse combines calibrated keyword and semantic scores.
+func (r RankerConfig) fuse(key, sem float64, semantic bool) float64 {
+	if !semantic {
+		return key
+	}
+	return (r.KeywordWeight*key + r.SemanticWeight*sem) / (r.KeywordWeight + r.SemanticWeight)
+}

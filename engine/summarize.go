@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/najdi/najdi/summary"
+)
+
+// LLMAnswerer generates an answer from retrieved documents; summary.LLM
+// implements it for OpenAI-compatible chat endpoints.
+type LLMAnswerer interface {
+	Answer(ctx context.Context, question string, docs []summary.Doc, cfg summary.Config) (summary.AnswerResult, error)
+}
+
+var nowFunc = time.Now
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// summaryConfig resolves the summary settings: request, else the first
+// collection's configuration, else defaults.
+func (e *Engine) summaryConfig(p *plan) (summary.Config, error) {
+	cc := p.colls[0].config().SummaryConfig
+	cfg := summary.Config{MaxTokens: cc.MaxTokens, Tokenizer: nil}
+	if cc.SummarySeparator != nil {
+		cfg.SummarySeparator = *cc.SummarySeparator
+	}
+	if cc.DocumentSeparator != nil {
+		cfg.DocumentSeparator = *cc.DocumentSeparator
+	}
+	tok := cc.Tokenizer
+	if rs := p.req.SummaryConfig; rs != nil {
+		if rs.MaxTokens > 0 {
+			cfg.MaxTokens = rs.MaxTokens
+		}
+		if rs.SummarySeparator != nil {
+			cfg.SummarySeparator = *rs.SummarySeparator
+		}
+		if rs.DocumentSeparator != nil {
+			cfg.DocumentSeparator = *rs.DocumentSeparator
+		}
+		if rs.Tokenizer != "" {
+			tok = rs.Tokenizer
+		}
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	var embTok summary.Tokenizer
+	if tok == "embedding" {
+		emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
+		if err != nil {
+			return cfg, err
+		}
+		tc, ok := emb.(TokenCounter)
+		if emb == nil || !ok {
+			return cfg, invalidField("summary_config.tokenizer", "\"embedding\" needs a collection whose embedding model has a local tokenizer; use o200k_base or cl100k_base")
+		}
+		embTok = summary.EmbeddingTokenizer(tc)
+	}
+	t, err := summary.NewTokenizer(tok, embTok)
+	if err != nil {
+		return cfg, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err}
+	}
+	cfg.Tokenizer = t
+	return cfg, nil
+}
+
+// summaryDocs converts hits to the summary package's documents, with the
+// passages of both retrievers as evidence.
+func summaryDocs(hits []*hit) []summary.Doc {
+	docs := make([]summary.Doc, len(hits))
+	for i, h := range hits {
+		d := summary.Doc{ID: h.docID, CollectionID: h.c.id, Score: h.score}
+		for _, s := range h.doc.Sections {
+			d.Sections = append(d.Sections, summary.Section{Type: s.Type, Content: s.Content})
+		}
+		for _, p := range h.passages {
+			d.Evidence = append(d.Evidence, summary.Evidence{Section: p.SectionIndex, Start: p.Offsets[0], End: p.Offsets[1], Score: p.Score})
+		}
+		docs[i] = d
+	}
+	return docs
+}
+
+func (e *Engine) summarize(ctx context.Context, p *plan, hits []*hit, resp *SearchResponse) error {
+	cfg, err := e.summaryConfig(p)
+	if err != nil {
+		return err
+	}
+	res, err := summary.Summarize(p.query, summaryDocs(hits), cfg, p.summaryStr)
+	if err != nil {
+		return &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+	}
+	applySummary(p, res, resp)
+	return nil
+}
+
+func applySummary(p *plan, res summary.Result, resp *SearchResponse) {
+	multi := len(p.colls) > 1
+	if p.summaries {
+		resp.Summaries = make([]Summary, 0, len(res.Summaries))
+		for _, s := range res.Summaries {
+			out := Summary{DocumentID: s.DocumentID, Content: s.Content}
+			if multi {
+				out.CollectionID = s.CollectionID
+			}
+			resp.Summaries = append(resp.Summaries, out)
+		}
+	}
+	if p.summaryStr {
+		s := res.String
+		resp.Summary = &s
+	}
+	oc, sc := res.OriginalCount, res.SummaryCount
+	resp.Metadata.Tokens = &Tokens{PromptTokens: res.PromptTokens}
+	resp.Metadata.OriginalDocumentsCount = &oc
+	resp.Metadata.SummaryDocumentsCount = &sc
+	resp.Metadata.SummaryMethod = res.Method
+	resp.Metadata.Message = res.Message
+}
+
+// Answer answers a question from the summaries of the top documents of one
+// or several collections: extractively by default, with the configured LLM
+// when the engine has one.
+func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
+	start := nowFunc()
+	p, err := e.plan(owner, collections, req)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	if p.query == "" {
+		return SearchResponse{}, invalidField("query", "the answer endpoint needs a question in \"query\"")
+	}
+	if req.IncludeContent == nil {
+		p.full = false
+		p.docsOut = req.Highlight != nil && *req.Highlight
+	}
+	hits, err := e.retrieve(ctx, p)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	if err := e.loadHits(p, hits); err != nil {
+		return SearchResponse{}, err
+	}
+	cfg, err := e.summaryConfig(p)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	docs := summaryDocs(hits)
+	var ans summary.AnswerResult
+	if e.opts.Answerer != nil && len(docs) > 0 {
+		ans, err = e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
+		if err != nil {
+			switch {
+			case errors.Is(err, summary.ErrUpstreamTimeout):
+				return SearchResponse{}, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
+			case errors.Is(err, summary.ErrUpstream):
+				return SearchResponse{}, kindError(ErrUpstream, err, "the answer model failed")
+			}
+			return SearchResponse{}, err
+		}
+	} else {
+		res, err := summary.Summarize(p.query, docs, cfg, false)
+		if err != nil {
+			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+		}
+		ans = summary.Extractive(p.query, res, docs)
+	}
+	resp := SearchResponse{SearchID: newID()}
+	if p.changed {
+		resp.Metadata.EffectiveQueries = []string{p.query}
+	}
+	a := ans.Answer
+	resp.Answer = &a
+	if p.docsOut {
+		for _, h := range hits {
+			resp.Documents = append(resp.Documents, e.render(p, h))
+		}
+	}
+	applySummary(p, ans.Summary, &resp)
+	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
+	for _, s := range ans.Sources {
+		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
+	}
+	resp.Metadata.TookMS = msSince(start)
+	return resp, nil
+}
+

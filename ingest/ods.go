@@ -1,0 +1,362 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// odsMaxRowRepeat caps how many times a non-empty ODS row repeated with
+// table:number-rows-repeated is emitted, against files that expand a row
+// into millions of records.
+const odsMaxRowRepeat = 1 << 16
+
+// odsMaxCells caps the cells a file may expand to through repeats, so that
+// a small file cannot make the reader build billions of values. A variable
+// so that tests can lower it.
+var odsMaxCells = 1 << 24
+
+// odsReader streams the sheets of an OpenDocument spreadsheet's content.xml.
+//
+// Cells are typed by office:value-type: float, percentage and currency give
+// KindNumber with Num from office:value and Str the displayed text; date and
+// time give KindString with the ISO value of office:date-value
+// ("1960-01-01", "1960-01-01T00:00:01") or office:time-value turned into a
+// time of day ("05:28:03"); boolean gives KindBool; anything else is the
+// cell's text (paragraphs joined by "\n"), null when empty. Repeated cells
+// and rows are expanded except for trailing empty runs; columns stop at
+// MaxSheetColumns, a non-empty row repeats at most 65536 times and a file
+// expands to at most 16M cells (then ErrTooLarge).
+type odsReader struct {
+	dec     *xml.Decoder
+	row     []Value
+	repeat  int // copies of row still to return
+	inTable bool
+	cells   int // cells returned so far, against odsMaxCells
+}
+
+// newODSReader reads the whole ODS file (up to MaxSpreadsheetSize) and
+// opens its content.xml.
+func newODSReader(r io.Reader) (RecordReader, error) {
+	data, err := recReadAll(r, "ods")
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("ods: %w: %w", ErrCorrupt, err)
+	}
+	var content *zip.File
+	for _, f := range zr.File {
+		if f.Name == "content.xml" {
+			content = f
+			break
+		}
+	}
+	if content == nil {
+		return nil, fmt.Errorf("ods: no content.xml: %w", ErrCorrupt)
+	}
+	rc, err := content.Open()
+	if err != nil {
+		return nil, fmt.Errorf("ods: content.xml: %w: %w", ErrCorrupt, err)
+	}
+	dec := xml.NewDecoder(rc)
+	return &recTableReader{grid: &odsReader{dec: dec}}, nil
+}
+
+// recReadAll reads r up to MaxSpreadsheetSize.
+func recReadAll(r io.Reader, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSpreadsheetSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read: %w", what, err)
+	}
+	if len(data) > MaxSpreadsheetSize {
+		return nil, fmt.Errorf("%s: over %d bytes: %w", what, MaxSpreadsheetSize, ErrTooLarge)
+	}
+	return data, nil
+}
+
+// odsCorrupt wraps an XML error.
+func odsCorrupt(err error) error {
+	return fmt.Errorf("ods: content.xml: %w: %w", ErrCorrupt, err)
+}
+
+// nextSheet implements recGrid.
+func (o *odsReader) nextSheet() (string, error) {
+	for o.inTable {
+		// Drain the rest of the current table.
+		if _, err := o.nextRow(); err == io.EOF {
+			break
+		} else if err != nil {
+			return "", err
+		}
+	}
+	for {
+		tok, err := o.dec.Token()
+		if err == io.EOF {
+			return "", io.EOF
+		}
+		if err != nil {
+			return "", odsCorrupt(err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "table" {
+			o.inTable, o.repeat = true, 0
+			return odsAttr(se, "name"), nil
+		}
+	}
+}
+
+// odsAttr returns the attribute local of se, preferring the office and
+// table namespaces over extensions such as calcext.
+func odsAttr(se xml.StartElement, local string) string {
+	val, found := "", false
+	for _, a := range se.Attr {
+		if a.Name.Local != local {
+			continue
+		}
+		if strings.HasSuffix(a.Name.Space, ":office:1.0") || strings.HasSuffix(a.Name.Space, ":table:1.0") {
+			return a.Value
+		}
+		if !found {
+			val, found = a.Value, true
+		}
+	}
+	return val
+}
+
+// odsRepeat parses a repeat count attribute (1 when absent or invalid).
+func odsRepeat(se xml.StartElement, local string) int {
+	s := odsAttr(se, local)
+	if s == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// nextRow implements recGrid.
+func (o *odsReader) nextRow() ([]Value, error) {
+	if o.repeat > 0 {
+		o.repeat--
+		return o.countRow()
+	}
+	if !o.inTable {
+		return nil, io.EOF
+	}
+	for {
+		tok, err := o.dec.Token()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, odsCorrupt(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local != "table-row" {
+				continue // header rows, row groups: descend
+			}
+			rep := odsRepeat(t, "number-rows-repeated")
+			if err := o.readRow(); err != nil {
+				return nil, err
+			}
+			if recNonEmpty(o.row) == 0 {
+				// Empty rows carry no data: one stands for the run.
+				return o.row, nil
+			}
+			o.repeat = min(rep, odsMaxRowRepeat) - 1
+			return o.countRow()
+		case xml.EndElement:
+			if t.Name.Local == "table" {
+				o.inTable = false
+				return nil, io.EOF
+			}
+		}
+	}
+}
+
+// countRow returns o.row after charging its cells to the budget.
+func (o *odsReader) countRow() ([]Value, error) {
+	o.cells += len(o.row)
+	if o.cells > odsMaxCells {
+		return nil, fmt.Errorf("ods: more than %d cells: %w", odsMaxCells, ErrTooLarge)
+	}
+	return o.row, nil
+}
+
+// readRow reads the cells of a table-row whose start was consumed into o.row.
+func (o *odsReader) readRow() error {
+	o.row = o.row[:0]
+	pendingEmpty := 0 // empty cells not yet appended: dropped if trailing
+	for {
+		tok, err := o.dec.Token()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return odsCorrupt(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local != "table-cell" && t.Name.Local != "covered-table-cell" {
+				if err := o.dec.Skip(); err != nil {
+					return odsCorrupt(err)
+				}
+				continue
+			}
+			rep := odsRepeat(t, "number-columns-repeated")
+			v, err := o.readCell(t)
+			if err != nil {
+				return err
+			}
+			if v.Kind == KindNull {
+				pendingEmpty = min(pendingEmpty+rep, MaxSheetColumns)
+				continue
+			}
+			for ; pendingEmpty > 0 && len(o.row) < MaxSheetColumns; pendingEmpty-- {
+				o.row = append(o.row, Value{})
+			}
+			pendingEmpty = 0
+			for i := 0; i < rep && len(o.row) < MaxSheetColumns; i++ {
+				o.row = append(o.row, v)
+			}
+		case xml.EndElement:
+			return nil
+		}
+	}
+}
+
+// readCell reads a cell whose start element is se, up to its end.
+func (o *odsReader) readCell(se xml.StartElement) (Value, error) {
+	text, err := o.cellText()
+	if err != nil {
+		return Value{}, err
+	}
+	switch odsAttr(se, "value-type") {
+	case "float", "percentage", "currency":
+		raw := odsAttr(se, "value")
+		num, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil {
+			break
+		}
+		if text == "" {
+			text = raw
+		}
+		return Value{Kind: KindNumber, Str: text, Num: num}, nil
+	case "date":
+		if d := odsAttr(se, "date-value"); d != "" {
+			return Value{Kind: KindString, Str: d}, nil
+		}
+	case "time":
+		if d := odsAttr(se, "time-value"); d != "" {
+			return Value{Kind: KindString, Str: odsTimeOfDay(d)}, nil
+		}
+	case "boolean":
+		b := odsAttr(se, "boolean-value") == "true"
+		if text == "" {
+			text = strconv.FormatBool(b)
+		}
+		return Value{Kind: KindBool, Str: text, Bool: b}, nil
+	}
+	if text == "" {
+		return Value{}, nil
+	}
+	return Value{Kind: KindString, Str: text}, nil
+}
+
+// cellText collects the text of the current cell up to its end element:
+// text:p paragraphs joined by "\n", text:s as spaces, text:tab as a tab,
+// text:line-break as a newline; annotations are skipped.
+func (o *odsReader) cellText() (string, error) {
+	var b strings.Builder
+	depth, paras := 0, 0
+	for {
+		tok, err := o.dec.Token()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", odsCorrupt(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "annotation":
+				if err := o.dec.Skip(); err != nil {
+					return "", odsCorrupt(err)
+				}
+				continue
+			case "p", "h":
+				if paras > 0 {
+					b.WriteByte('\n')
+				}
+				paras++
+			case "s":
+				n := min(odsRepeat(t, "c"), 1024)
+				for range n {
+					b.WriteByte(' ')
+				}
+			case "tab":
+				b.WriteByte('\t')
+			case "line-break":
+				b.WriteByte('\n')
+			}
+			depth++
+		case xml.EndElement:
+			if depth == 0 {
+				return b.String(), nil
+			}
+			depth--
+		case xml.CharData:
+			if depth > 0 {
+				b.Write(t)
+			}
+		}
+	}
+}
+
+// odsTimeOfDay turns an ISO 8601 duration such as PT05H28M03S or
+// PT00H00M01.00224S into "05:28:03" or "00:00:01.00224"; other values are
+// returned unchanged.
+func odsTimeOfDay(d string) string {
+	rest, ok := strings.CutPrefix(d, "PT")
+	if !ok {
+		return d
+	}
+	var parts [3]string
+	for i, unit := range []byte{'H', 'M', 'S'} {
+		j := strings.IndexByte(rest, unit)
+		if j < 0 {
+			if i == 2 && rest == "" {
+				parts[i] = "0"
+				break
+			}
+			return d
+		}
+		parts[i], rest = rest[:j], rest[j+1:]
+	}
+	if rest != "" {
+		return d
+	}
+	for i, p := range parts {
+		ip, frac, _ := strings.Cut(p, ".")
+		if _, err := strconv.Atoi(ip); err != nil || ip == "" {
+			return d
+		}
+		if len(ip) < 2 {
+			ip = "0" + ip
+		}
+		if frac != "" {
+			ip += "." + frac
+		}
+		parts[i] = ip
+	}
+	return parts[0] + ":" + parts[1] + ":" + parts[2]
+}

@@ -1,0 +1,302 @@
+package ingest
+
+import (
+	"errors"
+	"io"
+	"math"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// Work limits of the content interpreter, so that hostile files cost
+// bounded time and memory.
+const (
+	pdfMaxOps        = 20_000_000 // content operators per document
+	pdfMaxGlyphs     = 5_000_000  // glyphs per document
+	pdfMaxStreamSize = 64 << 20   // decompressed bytes of one content stream
+	pdfMaxFormDepth  = 8          // nested form XObjects
+	pdfMaxForms      = 10_000     // form XObjects drawn per document
+	pdfMaxGStack     = 256        // q/Q nesting
+)
+
+// pdfErrBudget aborts interpretation when a work limit is hit.
+var pdfErrBudget = errors.New("pdf work limit exceeded")
+
+// pdfMatrix is an affine transform [a b c d e f].
+type pdfMatrix [6]float64
+
+// pdfIdentity is the identity transform.
+var pdfIdentity = pdfMatrix{1, 0, 0, 1, 0, 0}
+
+// mul returns m × n: m applied first, then n.
+func (m pdfMatrix) mul(n pdfMatrix) pdfMatrix {
+	return pdfMatrix{
+		m[0]*n[0] + m[1]*n[2],
+		m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2],
+		m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4],
+		m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+// pdfGlyph is one shown character in page space.
+type pdfGlyph struct {
+	x, y  float64 // origin of the glyph on the baseline
+	w     float64 // advance width
+	size  float64 // font size in page space
+	text  string  // Unicode text, "" when unknown
+	font  int32   // index into pdfInterp.fonts
+	space bool    // the glyph is white space
+	bold  bool
+}
+
+// pdfGState is the part of the graphics and text state text needs.
+type pdfGState struct {
+	ctm     pdfMatrix
+	font    *pdfFont
+	fontIdx int32
+	fsize   float64
+	tc      float64 // character spacing
+	tw      float64 // word spacing
+	th      float64 // horizontal scaling (1 = 100%)
+	tl      float64 // leading
+	rise    float64
+}
+
+// pdfInterp runs page content streams and collects glyphs.
+type pdfInterp struct {
+	ops    int
+	forms  int
+	glyphs []pdfGlyph
+	// fonts caches loaded fonts by their dictionary text.
+	fontCache map[string]int32
+	fonts     []*pdfFont
+	// glyphCount and badCount count, per font, shown glyphs and glyphs
+	// with no usable text, to drop broken fonts.
+	glyphCount []int
+	badCount   []int
+}
+
+// font returns the font named name in resources, loading it once.
+func (in *pdfInterp) font(resources pdf.Value, name string) (*pdfFont, int32) {
+	v := resources.Key("Font").Key(name)
+	if v.Kind() != pdf.Dict {
+		return nil, -1
+	}
+	key := v.String()
+	if i, ok := in.fontCache[key]; ok {
+		return in.fonts[i], i
+	}
+	f := pdfLoadFont(v)
+	i := int32(len(in.fonts))
+	in.fonts = append(in.fonts, f)
+	in.glyphCount = append(in.glyphCount, 0)
+	in.badCount = append(in.badCount, 0)
+	in.fontCache[key] = i
+	return f, i
+}
+
+// pdfStreamSize returns the decompressed size of a content stream (or
+// array of streams), capped just above pdfMaxStreamSize.
+func pdfStreamSize(v pdf.Value) int64 {
+	var total int64
+	count := func(s pdf.Value) {
+		rc := s.Reader()
+		n, _ := io.Copy(io.Discard, io.LimitReader(rc, pdfMaxStreamSize+1-total))
+		rc.Close()
+		total += n
+	}
+	if v.Kind() == pdf.Array {
+		for i := range v.Len() {
+			if total > pdfMaxStreamSize {
+				break
+			}
+			count(v.Index(i))
+		}
+		return total
+	}
+	count(v)
+	return total
+}
+
+// run interprets the content stream contents with the given resources
+// and initial CTM.
+func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int) {
+	if depth > pdfMaxFormDepth || pdfStreamSize(contents) > pdfMaxStreamSize {
+		return
+	}
+	g := pdfGState{ctm: ctm, th: 1, fontIdx: -1}
+	var gstack []pdfGState
+	var tm, tlm pdfMatrix = pdfIdentity, pdfIdentity
+
+	show := func(s string) {
+		f := g.font
+		if f == nil {
+			return
+		}
+		step := 1
+		if f.twoByte {
+			step = 2
+		}
+		for i := 0; i+step <= len(s); i += step {
+			code := int(s[i])
+			if step == 2 {
+				code = code<<8 | int(s[i+1])
+			}
+			w0 := f.width(code)
+			trm := pdfMatrix{g.fsize * g.th, 0, 0, g.fsize, 0, g.rise}.mul(tm).mul(g.ctm)
+			text, ok := f.text(code, step)
+			space := step == 1 && code == 32
+			if text == " " || text == "\u00a0" {
+				space = true
+			}
+			if len(in.glyphs) >= pdfMaxGlyphs {
+				panic(pdfErrBudget)
+			}
+			// Upright text only: rotated or mirrored glyphs (margin
+			// stamps, vertical labels) are left out.
+			if trm[0] > 0 && math.Abs(trm[1]) < 0.05*trm[0] && math.Abs(trm[2]) < 0.05*trm[0] {
+				in.glyphCount[g.fontIdx]++
+				if !ok && !space {
+					in.badCount[g.fontIdx]++
+				}
+				in.glyphs = append(in.glyphs, pdfGlyph{
+					x: trm[4], y: trm[5], w: w0 * trm[0], size: math.Abs(trm[3]),
+					text: text, font: g.fontIdx, space: space, bold: f.bold,
+				})
+			}
+			tx := w0*g.fsize + g.tc
+			if space {
+				tx += g.tw
+			}
+			tm = pdfMatrix{1, 0, 0, 1, tx * g.th, 0}.mul(tm)
+		}
+	}
+	nextLine := func() {
+		tlm = pdfMatrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
+		tm = tlm
+	}
+
+	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		in.ops++
+		if in.ops > pdfMaxOps {
+			panic(pdfErrBudget)
+		}
+		n := stk.Len()
+		var args [6]pdf.Value
+		var extra pdf.Value // an operand beyond the sixth (TJ arrays are single)
+		for i := n - 1; i >= 0; i-- {
+			v := stk.Pop()
+			if i < len(args) {
+				args[i] = v
+			} else {
+				extra = v
+			}
+		}
+		_ = extra
+		num := func(i int) float64 { return args[i].Float64() }
+		switch op {
+		case "q":
+			if len(gstack) < pdfMaxGStack {
+				gstack = append(gstack, g)
+			}
+		case "Q":
+			if len(gstack) > 0 {
+				g = gstack[len(gstack)-1]
+				gstack = gstack[:len(gstack)-1]
+			}
+		case "cm":
+			if n == 6 {
+				g.ctm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}.mul(g.ctm)
+			}
+		case "BT":
+			tm, tlm = pdfIdentity, pdfIdentity
+		case "Tc":
+			g.tc = num(0)
+		case "Tw":
+			g.tw = num(0)
+		case "Tz":
+			g.th = num(0) / 100
+		case "TL":
+			g.tl = num(0)
+		case "Ts":
+			g.rise = num(0)
+		case "Tf":
+			if n == 2 {
+				g.font, g.fontIdx = in.font(resources, args[0].Name())
+				g.fsize = num(1)
+			}
+		case "Td":
+			if n == 2 {
+				tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
+				tm = tlm
+			}
+		case "TD":
+			if n == 2 {
+				g.tl = -num(1)
+				tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
+				tm = tlm
+			}
+		case "Tm":
+			if n == 6 {
+				tlm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}
+				tm = tlm
+			}
+		case "T*":
+			nextLine()
+		case "Tj":
+			if n == 1 {
+				show(args[0].RawString())
+			}
+		case "'":
+			if n == 1 {
+				nextLine()
+				show(args[0].RawString())
+			}
+		case "\"":
+			if n == 3 {
+				g.tw, g.tc = num(0), num(1)
+				nextLine()
+				show(args[2].RawString())
+			}
+		case "TJ":
+			if n != 1 {
+				return
+			}
+			arr := args[0]
+			for i := range arr.Len() {
+				x := arr.Index(i)
+				switch x.Kind() {
+				case pdf.String:
+					show(x.RawString())
+				case pdf.Integer, pdf.Real:
+					tx := -x.Float64() / 1000 * g.fsize * g.th
+					tm = pdfMatrix{1, 0, 0, 1, tx, 0}.mul(tm)
+				}
+			}
+		case "Do":
+			if n != 1 {
+				return
+			}
+			in.forms++
+			if in.forms > pdfMaxForms {
+				panic(pdfErrBudget)
+			}
+			xo := resources.Key("XObject").Key(args[0].Name())
+			if xo.Kind() != pdf.Stream || xo.Key("Subtype").Name() != "Form" {
+				return
+			}
+			ctm := g.ctm
+			if m := xo.Key("Matrix"); m.Len() == 6 {
+				ctm = pdfMatrix{m.Index(0).Float64(), m.Index(1).Float64(), m.Index(2).Float64(),
+					m.Index(3).Float64(), m.Index(4).Float64(), m.Index(5).Float64()}.mul(ctm)
+			}
+			res := xo.Key("Resources")
+			if res.Kind() != pdf.Dict {
+				res = resources
+			}
+			in.run(xo, res, ctm, depth+1)
+		}
+	})
+}

@@ -1,0 +1,284 @@
+package invindex
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Errors of the field index codec.
+var (
+	// ErrFieldCorrupt reports a field index that fails its checksum or
+	// structural checks.
+	ErrFieldCorrupt = errors.New("invindex: corrupt field index")
+	// ErrFieldVersion reports a field index written by an unknown format
+	// version.
+	ErrFieldVersion = errors.New("invindex: unsupported field index version")
+)
+
+// fldMagic starts every encoded field index.
+const fldMagic = "NJFI"
+
+// fldVersion is the current format version.
+const fldVersion = 1
+
+var fldCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// AppendBinary appends the encoded index to dst and returns the extended
+// slice. Format version 1 (integers are unsigned varints unless noted; the
+// trailing crc32 is Castagnoli over everything before it, little endian):
+//
+//	┌────────┬─────────┬─────────┬─────────┬─────────┬─────┬────────────┐
+//	│ "NJFI" │ version │ numDocs │ nFields │ field 1 │ ... │ crc32 (4 B)│
+//	│ 4 B    │ 1 B     │         │         │         │     │            │
+//	└────────┴─────────┴─────────┴─────────┴─────────┴─────┴────────────┘
+//	field = nameLen │ name │ nTerms │ nTerms × term │ nPairs │ nPairs × pair
+//	term  = sharedPrefixLen │ suffixLen │ suffix │ bitmapLen │ bitmap
+//	        (front coded, strictly increasing; bitmap in roaring's portable
+//	        format)
+//	pair  = value (float64 bits, 8 B) │ doc, sorted by (value, doc)
+//
+// Fields are in ascending name order. Range buckets, per-doc columns and
+// exists bitmaps are not stored: DecodeFieldIndex recomputes them.
+func (f *FieldIndex) AppendBinary(dst []byte) []byte {
+	start := len(dst)
+	dst = append(dst, fldMagic...)
+	dst = append(dst, fldVersion)
+	dst = binary.AppendUvarint(dst, uint64(f.numDocs))
+	dst = binary.AppendUvarint(dst, uint64(len(f.names)))
+	for _, name := range f.names {
+		fd := f.fields[name]
+		dst = binary.AppendUvarint(dst, uint64(len(name)))
+		dst = append(dst, name...)
+		dst = binary.AppendUvarint(dst, uint64(len(fd.terms)))
+		prev := ""
+		for i, t := range fd.terms {
+			shared := 0
+			for shared < len(prev) && shared < len(t) && prev[shared] == t[shared] {
+				shared++
+			}
+			dst = binary.AppendUvarint(dst, uint64(shared))
+			dst = binary.AppendUvarint(dst, uint64(len(t)-shared))
+			dst = append(dst, t[shared:]...)
+			dst = binary.AppendUvarint(dst, fd.docs[i].GetSerializedSizeInBytes())
+			w := fldAppender{b: dst}
+			if _, err := fd.docs[i].WriteTo(&w); err != nil {
+				panic("BUG: serialize bitmap: " + err.Error())
+			}
+			dst = w.b
+			prev = t
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(fd.nums)))
+		for i, v := range fd.nums {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+			dst = binary.AppendUvarint(dst, uint64(fd.numDocs[i]))
+		}
+	}
+	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], fldCRC))
+}
+
+// fldAppendCRC appends the checksum of body (used by tests to reseal).
+func fldAppendCRC(body []byte) []byte {
+	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, fldCRC))
+}
+
+// fldAppender is an io.Writer appending to a slice.
+type fldAppender struct{ b []byte }
+
+func (a *fldAppender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
+}
+
+// fldReader decodes varints with bounds checks.
+type fldReader struct {
+	b   []byte
+	err error
+}
+
+func (r *fldReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("truncated varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a length that must not exceed what the remaining bytes can hold.
+func (r *fldReader) count(minSize int) int {
+	v := r.uvarint()
+	if r.err == nil && v > uint64(len(r.b)/max(minSize, 1)+1) {
+		r.err = fmt.Errorf("count %d exceeds the data", v)
+		return 0
+	}
+	return int(v)
+}
+
+func (r *fldReader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b) {
+		r.err = errors.New("truncated data")
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+// DecodeFieldIndex decodes an index written by AppendBinary. Corrupt or
+// truncated data yields an error wrapping ErrFieldCorrupt (or
+// ErrFieldVersion); it never panics. The result does not alias data.
+func DecodeFieldIndex(data []byte) (*FieldIndex, error) {
+	if len(data) < len(fldMagic)+1+4 || string(data[:len(fldMagic)]) != fldMagic {
+		return nil, fmt.Errorf("decode field index: bad magic: %w", ErrFieldCorrupt)
+	}
+	if v := data[len(fldMagic)]; v != fldVersion {
+		return nil, fmt.Errorf("decode field index: version %d: %w", v, ErrFieldVersion)
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, fldCRC) != sum {
+		return nil, fmt.Errorf("decode field index: checksum mismatch: %w", ErrFieldCorrupt)
+	}
+	f, err := fldDecodeBody(body[len(fldMagic)+1:])
+	if err != nil {
+		return nil, fmt.Errorf("decode field index: %w: %w", ErrFieldCorrupt, err)
+	}
+	return f, nil
+}
+
+func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
+	defer func() {
+		// roaring may panic on hostile bitmap bytes that pass the checksum.
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("bitmap: %v", p)
+		}
+	}()
+	r := &fldReader{b: b}
+	nd := r.uvarint()
+	if nd > math.MaxUint32 {
+		return nil, fmt.Errorf("numDocs %d too large", nd)
+	}
+	f = &FieldIndex{numDocs: uint32(nd), fields: make(map[string]*fldField)}
+	nFields := r.count(2)
+	prevName := ""
+	for fi := 0; fi < nFields && r.err == nil; fi++ {
+		name := string(r.bytes(r.count(1)))
+		if fi > 0 && name <= prevName {
+			return nil, fmt.Errorf("field names out of order at %q", name)
+		}
+		prevName = name
+		fd := &fldField{}
+		nTerms := r.count(3)
+		fd.terms = make([]string, 0, nTerms)
+		fd.docs = make([]*roaring.Bitmap, 0, nTerms)
+		prev := ""
+		for ti := 0; ti < nTerms && r.err == nil; ti++ {
+			shared := r.uvarint()
+			if shared > uint64(len(prev)) {
+				return nil, fmt.Errorf("field %q: bad shared prefix", name)
+			}
+			suffix := r.bytes(r.count(1))
+			t := prev[:shared] + string(suffix)
+			if ti > 0 && t <= prev {
+				return nil, fmt.Errorf("field %q: terms out of order at %q", name, t)
+			}
+			raw := r.bytes(r.count(1))
+			if r.err != nil {
+				break
+			}
+			bm := roaring.New()
+			if err := bm.UnmarshalBinary(raw); err != nil {
+				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
+			}
+			if err := bm.Validate(); err != nil {
+				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
+			}
+			if bm.IsEmpty() || bm.Maximum() >= f.numDocs {
+				return nil, fmt.Errorf("field %q term %q: doc out of range", name, t)
+			}
+			fd.terms = append(fd.terms, t)
+			fd.docs = append(fd.docs, bm)
+			prev = t
+		}
+		nPairs := r.count(9)
+		fd.nums = make([]float64, 0, nPairs)
+		fd.numDocs = make([]uint32, 0, nPairs)
+		for pi := 0; pi < nPairs && r.err == nil; pi++ {
+			raw := r.bytes(8)
+			doc := r.uvarint()
+			if r.err != nil {
+				break
+			}
+			v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
+			if doc >= nd || math.IsNaN(v) {
+				return nil, fmt.Errorf("field %q: bad pair", name)
+			}
+			if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
+				return nil, fmt.Errorf("field %q: pairs out of order", name)
+			}
+			fd.nums = append(fd.nums, v)
+			fd.numDocs = append(fd.numDocs, uint32(doc))
+		}
+		if r.err != nil {
+			break
+		}
+		fd.derive()
+		fd.finish()
+		if fd.exists == nil {
+			return nil, fmt.Errorf("field %q: no values", name)
+		}
+		f.fields[name] = fd
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(r.b))
+	}
+	f.finish()
+	return f, nil
+}
+
+// MergeFieldIndexes merges the field indexes of several segments into one.
+// remap[p][oldDoc] is the new doc of oldDoc of parts[p], or -1 if the doc is
+// deleted. The merged index holds max(new doc)+1 documents.
+func MergeFieldIndexes(parts []*FieldIndex, remap [][]int32) *FieldIndex {
+	b := NewFieldBuilder()
+	numDocs := uint32(0)
+	for p, part := range parts {
+		m := remap[p]
+		for _, nd := range m {
+			if nd >= 0 {
+				numDocs = max(numDocs, uint32(nd)+1)
+			}
+		}
+		for _, name := range part.names {
+			fd := part.fields[name]
+			for i, t := range fd.terms {
+				fd.docs[i].Iterate(func(d uint32) bool {
+					if int(d) < len(m) && m[d] >= 0 {
+						b.AddString(uint32(m[d]), name, t)
+					}
+					return true
+				})
+			}
+			for i, v := range fd.nums {
+				if d := fd.numDocs[i]; int(d) < len(m) && m[d] >= 0 {
+					b.nums[name] = append(b.nums[name], fldPair{v, uint32(m[d])})
+				}
+			}
+		}
+	}
+	return b.Build(numDocs)
+}

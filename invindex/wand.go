@@ -1,0 +1,381 @@
+package invindex
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// wandMode selects the top-k algorithm; the automatic choice is what Search
+// uses, the others exist for tests and benchmarks.
+type wandMode int
+
+const (
+	wandAuto       wandMode = iota
+	wandPruned              // block-max WAND
+	wandDirect              // score the allowed documents one by one
+	wandExhaustive          // score every matching document
+)
+
+// wandDirectRatio is the ratio of summed posting-list lengths to allowed
+// documents above which Search scores the allowed documents directly
+// instead of walking the posting lists.
+const wandDirectRatio = 8
+
+// wandCursor is one query term's position in its posting list.
+type wandCursor struct {
+	it  PostingsIter
+	doc uint32  // current document or postEnd
+	w   float32 // query weight
+	ub  float32 // upper bound of the term's score over the whole list
+	qi  int     // index of the term in the query
+
+	sblk   int     // block reached by shallow advances
+	sblkUB float32 // bound of block sblk
+	sblkOK bool    // sblkUB is computed for sblk
+}
+
+func (c *wandCursor) next() {
+	if c.it.Next() {
+		c.doc = c.it.docs[c.it.pos]
+	} else {
+		c.doc = postEnd
+	}
+}
+
+func (c *wandCursor) seek(target uint32) {
+	if c.it.Seek(target) {
+		c.doc = c.it.docs[c.it.pos]
+	} else {
+		c.doc = postEnd
+	}
+}
+
+// shallow moves the block pointer (not the postings) to the block that
+// would hold target and returns that block's score bound, 0 if no block
+// can hold it.
+func (c *wandCursor) shallow(target uint32, p bm25Params) float32 {
+	b := max(c.sblk, c.it.pos/postBlockSize)
+	if b != c.sblk {
+		c.sblk, c.sblkOK = b, false
+	}
+	for c.sblk < len(c.it.blkLast) && c.it.blkLast[c.sblk] < target {
+		c.sblk++
+		c.sblkOK = false
+	}
+	if c.sblk >= len(c.it.blkLast) {
+		return 0
+	}
+	if !c.sblkOK {
+		c.sblkUB = p.bound(c.w, c.it.blkMaxTF[c.sblk], c.it.blkMinLen[c.sblk])
+		c.sblkOK = true
+	}
+	return c.sblkUB
+}
+
+// shallowEnd returns the first document after the shallow block, postEnd
+// if the list has no more blocks.
+func (c *wandCursor) shallowEnd() uint32 {
+	if c.sblk >= len(c.it.blkLast) {
+		return postEnd
+	}
+	return c.it.blkLast[c.sblk] + 1
+}
+
+// wandScratch is the reusable per-query state; Search takes one from a pool
+// so that steady-state queries do not allocate.
+type wandScratch struct {
+	cur     []wandCursor
+	order   []*wandCursor
+	contrib []float32
+	allowIt roaring.IntIterator
+	scored  int // documents scored, for tests
+}
+
+var wandPool = sync.Pool{New: func() any { return new(wandScratch) }}
+
+// Search returns the top-k documents for the query terms q under BM25
+// parameters p, appended to dst (whose spare capacity is used as the heap,
+// so a reused dst makes steady-state queries allocation-free). Only
+// documents that are in allow (nil means all), not in deleted (nil means
+// none), match at least one term and score strictly above threshold are
+// returned; the caller can pass the k-th best score of segments searched
+// earlier as threshold. Hits are sorted by score descending, then document
+// ascending, and equal scores keep the lower document.
+//
+// Search runs block-max WAND (Ding & Suel, 2011) over the posting lists;
+// when allow is much smaller than the posting lists it scores the allowed
+// documents directly. Both give exactly the scores and ranking of an
+// exhaustive evaluation.
+func (t *TextIndex) Search(q []QueryTerm, p BM25, k int, allow, deleted *roaring.Bitmap, threshold float32, dst []Hit) []Hit {
+	dst, _ = t.search(q, p, k, allow, deleted, threshold, dst, wandAuto)
+	return dst
+}
+
+// SearchExhaustive is Search without pruning: it scores every document that
+// matches a query term. It is the reference that Search is tested against.
+func (t *TextIndex) SearchExhaustive(q []QueryTerm, p BM25, k int, allow, deleted *roaring.Bitmap, threshold float32, dst []Hit) []Hit {
+	dst, _ = t.search(q, p, k, allow, deleted, threshold, dst, wandExhaustive)
+	return dst
+}
+
+// search runs one algorithm and also returns the number of documents it
+// scored.
+func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring.Bitmap, threshold float32, dst []Hit, mode wandMode) ([]Hit, int) {
+	if k <= 0 || len(q) == 0 || t.numDocs == 0 || (allow != nil && allow.IsEmpty()) {
+		return dst, 0
+	}
+	if math.IsNaN(float64(threshold)) {
+		threshold = float32(math.Inf(-1))
+	}
+	bp := p.resolve(t)
+	s := wandPool.Get().(*wandScratch)
+	defer wandPool.Put(s)
+	sumDF := s.setup(t, q, bp)
+	if len(s.cur) == 0 {
+		return dst, 0
+	}
+	if mode == wandAuto {
+		mode = wandPruned
+		if allow != nil && allow.GetCardinality()*wandDirectRatio <= sumDF {
+			mode = wandDirect
+		}
+	}
+
+	n := len(dst)
+	dst = slices.Grow(dst, min(k, int(t.numDocs))) // the heap never outgrows it
+	h := bm25Heap{h: dst[n:n], k: k}
+	switch mode {
+	case wandDirect:
+		s.direct(t, bp, &h, allow, deleted, threshold)
+	case wandExhaustive:
+		s.exhaustive(t, bp, &h, allow, deleted, threshold)
+	default:
+		s.pruned(t, bp, &h, allow, deleted, threshold)
+	}
+	bm25SortHits(h.h)
+	return dst[:n+len(h.h)], s.scored
+}
+
+// setup creates one cursor per known query term with a positive weight and
+// returns the summed posting-list lengths.
+func (s *wandScratch) setup(t *TextIndex, q []QueryTerm, bp bm25Params) uint64 {
+	s.cur = s.cur[:0]
+	s.order = s.order[:0]
+	s.contrib = s.contrib[:0]
+	s.scored = 0
+	var sumDF uint64
+	for qi, qt := range q {
+		s.contrib = append(s.contrib, 0)
+		if !(qt.Weight > 0) || math.IsInf(float64(qt.Weight), 1) {
+			continue
+		}
+		i := t.lookup(qt.Term)
+		if i < 0 {
+			continue
+		}
+		c := wandCursor{it: t.postingsAt(i), doc: postEnd, w: qt.Weight, qi: qi}
+		var ub float32
+		for b := range c.it.blkLast {
+			ub = max(ub, bp.bound(qt.Weight, c.it.blkMaxTF[b], c.it.blkMinLen[b]))
+		}
+		c.ub = ub
+		s.cur = append(s.cur, c)
+		sumDF += uint64(c.it.Len())
+	}
+	for i := range s.cur {
+		s.order = append(s.order, &s.cur[i])
+	}
+	return sumDF
+}
+
+// release drops references into the index and the bitmaps.
+func (s *wandScratch) release() {
+	clear(s.cur)
+	clear(s.order)
+	s.allowIt = roaring.IntIterator{}
+}
+
+func wandAllowed(doc uint32, allow, deleted *roaring.Bitmap) bool {
+	return (allow == nil || allow.Contains(doc)) && (deleted == nil || !deleted.Contains(doc))
+}
+
+// score sums the contributions of the cursors positioned on doc in query
+// order, so that every algorithm produces the same float.
+func (s *wandScratch) score(cs []*wandCursor, doc uint32, dl float32, bp bm25Params) float32 {
+	for _, c := range cs {
+		if c.doc == doc {
+			s.contrib[c.qi] = bp.score(c.w, c.it.tfs[c.it.pos], dl)
+		}
+	}
+	s.scored++
+	var sum float32
+	for i, v := range s.contrib {
+		sum += v
+		s.contrib[i] = 0
+	}
+	return sum
+}
+
+// offer pushes a hit that scores above theta and returns the new threshold.
+func wandOffer(h *bm25Heap, doc uint32, score, theta float32) float32 {
+	if !(score > theta) {
+		return theta
+	}
+	h.push(Hit{Doc: doc, Score: score})
+	if h.full() {
+		theta = max(theta, h.min().Score)
+	}
+	return theta
+}
+
+// sortByDoc restores the document order of the cursors (insertion sort: few
+// cursors, mostly sorted).
+func wandSortByDoc(cs []*wandCursor) {
+	for i := 1; i < len(cs); i++ {
+		c := cs[i]
+		j := i
+		for j > 0 && cs[j-1].doc > c.doc {
+			cs[j] = cs[j-1]
+			j--
+		}
+		cs[j] = c
+	}
+}
+
+// pruned is block-max WAND. Cursors are kept sorted by document. The pivot
+// is the first cursor at which the summed whole-list bounds exceed the
+// threshold theta: no document before the pivot's can make the top k. The
+// block bounds of the cursors up to the pivot then either confirm the pivot
+// document is worth scoring, or prove that nothing up to the end of the
+// shortest of those blocks is, and all those cursors jump past it.
+func (s *wandScratch) pruned(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
+	defer s.release()
+	cs := s.order
+	for _, c := range cs {
+		c.next()
+	}
+	wandSortByDoc(cs)
+	for {
+		var acc float32
+		p := -1
+		for i, c := range cs {
+			if c.doc == postEnd {
+				break
+			}
+			acc += c.ub
+			if acc > theta {
+				p = i
+				break
+			}
+		}
+		if p < 0 {
+			return
+		}
+		pd := cs[p].doc
+		for p+1 < len(cs) && cs[p+1].doc == pd {
+			p++
+		}
+		var bsum float32
+		for _, c := range cs[:p+1] {
+			bsum += c.shallow(pd, bp)
+		}
+		switch {
+		case bsum > theta && cs[0].doc == pd:
+			if wandAllowed(pd, allow, deleted) {
+				score := s.score(cs[:p+1], pd, t.docLen[pd], bp)
+				theta = wandOffer(h, pd, score, theta)
+			}
+			for _, c := range cs[:p+1] {
+				c.next()
+			}
+		case bsum > theta:
+			for _, c := range cs[:p] {
+				if c.doc >= pd {
+					break
+				}
+				c.seek(pd)
+			}
+		default:
+			next := uint32(postEnd)
+			for _, c := range cs[:p+1] {
+				next = min(next, c.shallowEnd())
+			}
+			if p+1 < len(cs) {
+				next = min(next, cs[p+1].doc)
+			}
+			for _, c := range cs[:p+1] {
+				if c.doc < next {
+					c.seek(next)
+				}
+			}
+		}
+		wandSortByDoc(cs)
+	}
+}
+
+// exhaustive scores every document of the union of the posting lists.
+func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
+	defer s.release()
+	cs := s.order
+	for _, c := range cs {
+		c.next()
+	}
+	for {
+		d := uint32(postEnd)
+		for _, c := range cs {
+			d = min(d, c.doc)
+		}
+		if d == postEnd {
+			return
+		}
+		if wandAllowed(d, allow, deleted) {
+			theta = wandOffer(h, d, s.score(cs, d, t.docLen[d], bp), theta)
+		}
+		for _, c := range cs {
+			if c.doc == d {
+				c.next()
+			}
+		}
+	}
+}
+
+// direct walks the allowed documents and seeks every cursor to each one;
+// it wins when allow is much smaller than the posting lists.
+func (s *wandScratch) direct(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
+	defer s.release()
+	cs := s.order
+	var ubSum float32
+	for _, c := range cs {
+		c.next()
+		ubSum += c.ub
+	}
+	it := &s.allowIt
+	it.Initialize(allow)
+	for {
+		d := uint32(postEnd)
+		for _, c := range cs {
+			d = min(d, c.doc)
+		}
+		if d == postEnd || !(ubSum > theta) {
+			return
+		}
+		it.AdvanceIfNeeded(d)
+		if !it.HasNext() {
+			return
+		}
+		d = it.Next()
+		matched := false
+		for _, c := range cs {
+			if c.doc < d {
+				c.seek(d)
+			}
+			matched = matched || c.doc == d
+		}
+		if matched && (deleted == nil || !deleted.Contains(d)) {
+			theta = wandOffer(h, d, s.score(cs, d, t.docLen[d], bp), theta)
+		}
+	}
+}

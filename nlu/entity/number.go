@@ -1,0 +1,410 @@
+package entity
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+type numKind int
+
+const (
+	kUnit numKind = iota + 1
+	kTens
+	kHundred
+	kScale
+)
+
+type numWord struct {
+	v float64
+	k numKind
+}
+
+var enNumbers = map[string]numWord{
+	"zero": {0, kUnit}, "one": {1, kUnit}, "two": {2, kUnit}, "three": {3, kUnit}, "four": {4, kUnit}, "five": {5, kUnit},
+	"six": {6, kUnit}, "seven": {7, kUnit}, "eight": {8, kUnit}, "nine": {9, kUnit}, "ten": {10, kUnit}, "eleven": {11, kUnit},
+	"twelve": {12, kUnit}, "thirteen": {13, kUnit}, "fourteen": {14, kUnit}, "fifteen": {15, kUnit}, "sixteen": {16, kUnit},
+	"seventeen": {17, kUnit}, "eighteen": {18, kUnit}, "nineteen": {19, kUnit},
+	"twenty": {20, kTens}, "thirty": {30, kTens}, "forty": {40, kTens}, "fifty": {50, kTens}, "sixty": {60, kTens},
+	"seventy": {70, kTens}, "eighty": {80, kTens}, "ninety": {90, kTens},
+	"hundred": {100, kHundred}, "thousand": {1e3, kScale}, "million": {1e6, kScale}, "billion": {1e9, kScale},
+	"dozen": {12, kUnit},
+}
+
+var csNumbers = func() map[string]numWord {
+	m := map[string]numWord{}
+	add := func(v float64, k numKind, forms ...string) {
+		for _, f := range forms {
+			m[f] = numWord{v, k}
+		}
+	}
+	add(0, kUnit, "nula", "nuly", "nulou")
+	add(1, kUnit, "jeden", "jedna", "jedno", "jednoho", "jedne", "jednu", "jednom", "jednomu", "jednou", "jednim")
+	add(2, kUnit, "dva", "dve", "dvou", "dvema")
+	add(3, kUnit, "tri", "trech", "trem", "tremi")
+	add(4, kUnit, "ctyri", "ctyr", "ctyrech", "ctyrem", "ctyrmi")
+	units := []string{"pet", "sest", "sedm", "osm", "devet", "deset", "jedenact", "dvanact", "trinact", "ctrnact", "patnact", "sestnact", "sedmnact", "osmnact", "devatenact"}
+	for i, u := range units {
+		add(float64(5+i), kUnit, u, u+"i")
+	}
+	add(9, kUnit, "deviti")
+	add(10, kUnit, "deseti")
+	tens := []string{"dvacet", "tricet", "ctyricet", "padesat", "sedesat", "sedmdesat", "osmdesat", "devadesat"}
+	for i, t := range tens {
+		add(float64(20+10*i), kTens, t, t+"i")
+	}
+	add(100, kHundred, "sto", "sta", "set", "ste", "stech", "stum", "stem")
+	add(1e3, kScale, "tisic", "tisice", "tisicu", "tisici", "tisicich", "tis")
+	add(1e6, kScale, "milion", "miliony", "milionu", "milionech", "mil")
+	add(1e9, kScale, "miliarda", "miliardy", "miliard", "miliardu", "mld")
+	return m
+}()
+
+func (d *doc) numWords() map[string]numWord {
+	if d.lang == "cs" {
+		return csNumbers
+	}
+	return enNumbers
+}
+
+type numSpan struct {
+	i, j  int // tokens [i, j)
+	value float64
+	words bool // spelled out
+}
+
+// numValue returns float values as JSON-friendly numbers: integers stay
+// integral.
+func numValue(v float64) any {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return int64(v)
+	}
+	return v
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDigits parses a digit token with decimal or thousands separators.
+func (d *doc) parseDigits(s string) (float64, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && c != '.' && c != ',' {
+			return 0, false
+		}
+	}
+	// Thousands groups: "1,000,000" (en) or "1.000.000" (cs).
+	sep := ","
+	dec := "."
+	if d.lang == "cs" {
+		sep, dec = ".", ","
+	}
+	if parts := strings.Split(s, sep); len(parts) > 1 && !strings.Contains(s, dec) {
+		ok := len(parts[0]) <= 3
+		for _, p := range parts[1:] {
+			ok = ok && len(p) == 3
+		}
+		if ok {
+			s = strings.ReplaceAll(s, sep, "")
+		}
+	}
+	s = strings.ReplaceAll(s, ",", ".")
+	if strings.Count(s, ".") > 1 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// numbers finds numbers in digits ("125", "3,5", "20 000") and words
+// ("sto dvacet pět", "one hundred twenty-five"), with scale words
+// ("20 tisíc", "5 million").
+func (d *doc) numbers() []numSpan {
+	var out []numSpan
+	words := d.numWords()
+	for i := 0; i < len(d.toks); {
+		if v, ok := d.parseDigits(d.toks[i].Text); ok {
+			j := i + 1
+			// Space-grouped thousands: "20 000", "1 250 000".
+			if isDigits(d.toks[i].Text) && len(d.toks[i].Text) <= 3 {
+				for j < len(d.toks) && len(d.toks[j].Text) == 3 && isDigits(d.toks[j].Text) && d.thinSpace(j-1) {
+					v = v*1000 + mustAtoi(d.toks[j].Text)
+					j++
+				}
+			}
+			if j < len(d.toks) {
+				if w, ok := words[d.f[j]]; ok && (w.k == kScale || w.k == kHundred) {
+					v *= w.v
+					j++
+					if j < len(d.toks) && d.toks[j].Text == "." && (d.f[j-1] == "mil" || d.f[j-1] == "mld" || d.f[j-1] == "tis") {
+						j++
+					}
+				}
+			}
+			out = append(out, numSpan{i, j, v, false})
+			i = j
+			continue
+		}
+		if v, j := d.parseWords(i, words); j > i {
+			out = append(out, numSpan{i, j, v, true})
+			i = j
+			continue
+		}
+		i++
+	}
+	return out
+}
+
+// thinSpace reports whether tokens i and i+1 are separated by exactly one
+// space (ordinary, no-break or thin).
+func (d *doc) thinSpace(i int) bool {
+	gap := d.text[d.toks[i].ByteEnd:d.toks[i+1].ByteStart]
+	return gap == " " || gap == "\u00a0" || gap == "\u202f"
+}
+
+func mustAtoi(s string) float64 {
+	v, _ := strconv.Atoi(s)
+	return float64(v)
+}
+
+// parseWords parses a spelled-out number starting at token i; it returns
+// the value and the end token (i when there is none).
+func (d *doc) parseWords(i int, words map[string]numWord) (float64, int) {
+	total, current := 0.0, 0.0
+	var last numKind
+	j := i
+	for j < len(d.toks) {
+		w := d.f[j]
+		if d.lang == "en" && w == "and" && j > i && j+1 < len(d.toks) {
+			if _, ok := words[d.f[j+1]]; ok && (last == kHundred || last == kScale) {
+				j++
+				continue
+			}
+		}
+		var parts []string
+		if strings.Contains(w, "-") {
+			parts = strings.Split(w, "-")
+		} else {
+			parts = []string{w}
+		}
+		okAll := true
+		for _, p := range parts {
+			if _, ok := words[p]; !ok {
+				okAll = false
+			}
+		}
+		if !okAll {
+			break
+		}
+		stop := false
+		for _, p := range parts {
+			nw := words[p]
+			switch nw.k {
+			case kUnit:
+				if last == kUnit || (last == kTens && nw.v >= 10) {
+					stop = true
+				} else {
+					current += nw.v
+				}
+			case kTens:
+				if last == kUnit || last == kTens {
+					stop = true
+				} else {
+					current += nw.v
+				}
+			case kHundred:
+				if last == kHundred {
+					stop = true
+				} else {
+					if current == 0 {
+						current = 1
+					}
+					current *= 100
+				}
+			case kScale:
+				if last == kScale && current == 0 {
+					stop = true
+				} else {
+					if current == 0 {
+						current = 1
+					}
+					total += current * nw.v
+					current = 0
+				}
+			}
+			if stop {
+				break
+			}
+			last = nw.k
+		}
+		if stop {
+			break
+		}
+		j++
+	}
+	if j == i {
+		return 0, i
+	}
+	// A lone abbreviation ("mil", "tis") is not a number.
+	if j == i+1 && (d.f[i] == "mil" || d.f[i] == "tis" || d.f[i] == "mld") {
+		return 0, i
+	}
+	return total + current, j
+}
+
+// currencies maps folded currency words and symbols to ISO 4217 codes.
+var currencies = func() map[string]string {
+	m := map[string]string{"$": "USD", "€": "EUR", "£": "GBP", "kc": "CZK", "czk": "CZK", "eur": "EUR", "usd": "USD", "gbp": "GBP"}
+	for _, f := range []string{"korun", "koruna", "koruny", "korunu", "korunami", "korune", "korunach", "korunou", "korunam"} {
+		m[f] = "CZK"
+	}
+	for _, f := range []string{"euro", "eura", "eurum", "eurech", "euros"} {
+		m[f] = "EUR"
+	}
+	for _, f := range []string{"dollar", "dollars", "dolar", "dolary", "dolaru", "dolarech", "dolarum"} {
+		m[f] = "USD"
+	}
+	for _, f := range []string{"pound", "pounds", "libra", "libry", "liber", "librach"} {
+		m[f] = "GBP"
+	}
+	return m
+}()
+
+// durationUnits maps folded unit words to ISO 8601 designators ("H" for
+// hours, "TM" for minutes...).
+var durationUnits = func() map[string]string {
+	m := map[string]string{}
+	add := func(u string, forms ...string) {
+		for _, f := range forms {
+			m[f] = u
+		}
+	}
+	add("S", "second", "seconds", "sec", "secs", "sekunda", "sekundy", "sekund", "sekundu", "sekundach", "sekundami", "s")
+	add("TM", "minute", "minutes", "min", "mins", "minuta", "minuty", "minut", "minutu", "minutach", "minutami")
+	add("H", "hour", "hours", "hr", "hrs", "h", "hodina", "hodiny", "hodin", "hodinu", "hodinach", "hodinami", "hod")
+	add("D", "day", "days", "den", "dny", "dni", "dnu", "dnech", "dnem", "dnu")
+	add("W", "week", "weeks", "tyden", "tydny", "tydnu", "tydnech", "tydne")
+	add("M", "month", "months", "mesic", "mesice", "mesicu", "mesicich", "mesici")
+	add("Y", "year", "years", "rok", "roky", "let", "roku", "letech", "rokem")
+	return m
+}()
+
+func isoDuration(v float64, unit string) string {
+	n := strconv.FormatFloat(v, 'f', -1, 64)
+	switch unit {
+	case "S":
+		return "PT" + n + "S"
+	case "TM":
+		return "PT" + n + "M"
+	case "H":
+		return "PT" + n + "H"
+	}
+	return "P" + n + unit
+}
+
+var timePreps = []string{"v", "ve", "od", "do", "kolem", "okolo", "at", "by", "until", "till", "from"}
+
+// dayParts shift a 1-12 hour: true for afternoon/evening.
+var dayParts = map[string]bool{"rano": false, "dopoledne": false, "odpoledne": true, "vecer": true, "morning": false, "evening": true, "afternoon": true, "night": true, "tonight": true}
+
+// typed turns number spans followed or preceded by a unit into money,
+// percent, duration and time candidates.
+func (d *doc) typed(nums []numSpan) {
+	for _, n := range nums {
+		i, j := n.i, n.j
+		next := ""
+		if j < len(d.toks) {
+			next = d.f[j]
+		}
+		prev := ""
+		if i > 0 {
+			prev = d.f[i-1]
+		}
+		if c, ok := currencies[next]; ok {
+			d.addTok(tierTyped, i, j+1, Money, MoneyValue{n.value, c}, 0.95)
+			continue
+		}
+		if c, ok := currencies[prev]; ok {
+			d.addTok(tierTyped, i-1, j, Money, MoneyValue{n.value, c}, 0.95)
+			continue
+		}
+		if next == "%" || hasPrefixAny(next, "procent", "percent") {
+			d.addTok(tierTyped, i, j+1, Percent, numValue(n.value), 0.95)
+			continue
+		}
+		if next == "per" && j+1 < len(d.toks) && d.f[j+1] == "cent" {
+			d.addTok(tierTyped, i, j+2, Percent, numValue(n.value), 0.95)
+			continue
+		}
+		if u, ok := durationUnits[next]; ok {
+			if u == "H" && d.is(i-1, timePreps...) && n.value == math.Trunc(n.value) && n.value <= 24 {
+				d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", int(n.value)), 0.9)
+				continue
+			}
+			if (next == "s" || next == "h" || next == "min") && !d.adjacent(j-1) && next != "min" {
+				// "5 s" in prose is usually the preposition.
+				if d.lang == "cs" {
+					continue
+				}
+			}
+			d.addTok(tierTyped, i, j+1, Duration, isoDuration(n.value, u), 0.9)
+			continue
+		}
+		// "v 8 ráno", "v osm večer", "at 7 in the evening".
+		if d.is(i-1, timePreps...) && n.value >= 0 && n.value <= 12 && n.value == math.Trunc(n.value) {
+			if pm, ok := dayParts[next]; ok {
+				h := int(n.value)
+				if pm && h < 12 {
+					h += 12
+				}
+				d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", h), 0.9)
+			}
+		}
+	}
+	// "half an hour", "půl hodiny", "an hour", "a week", "hodinu" after za/na.
+	for i := range d.toks {
+		switch {
+		case d.is(i, "half") && d.is(i+1, "an", "a") && i+2 < len(d.toks):
+			if u, ok := durationUnits[d.f[i+2]]; ok {
+				d.addTok(tierTyped, i, i+3, Duration, halfDuration(u), 0.9)
+			}
+		case d.is(i, "pul") && i+1 < len(d.toks):
+			if u, ok := durationUnits[d.f[i+1]]; ok && !d.is(i+1, "s", "h", "min", "hod") {
+				d.addTok(tierTyped, i, i+2, Duration, halfDuration(u), 0.9)
+			}
+		case d.is(i, "an", "a") && i+1 < len(d.toks) && d.lang == "en":
+			if u, ok := durationUnits[d.f[i+1]]; ok && len(d.f[i+1]) > 3 && !strings.HasSuffix(d.f[i+1], "s") {
+				d.addTok(tierTyped, i, i+2, Duration, isoDuration(1, u), 0.85)
+			}
+		case d.is(i, "za", "na", "po") && i+1 < len(d.toks) && d.lang == "cs":
+			if d.is(i+1, "hodinu", "minutu", "tyden", "mesic", "rok", "den", "sekundu") {
+				d.addTok(tierTyped, i+1, i+2, Duration, isoDuration(1, durationUnits[d.f[i+1]]), 0.85)
+			}
+		}
+	}
+}
+
+func halfDuration(u string) string {
+	switch u {
+	case "H":
+		return "PT30M"
+	case "TM":
+		return "PT30S"
+	case "D":
+		return "PT12H"
+	}
+	return isoDuration(0.5, u)
+}

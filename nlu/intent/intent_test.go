@@ -1,0 +1,177 @@
+package intent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func dataDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/data not found above the package directory")
+		}
+		dir = parent
+	}
+}
+
+var snipsIntents = []string{"AddToPlaylist", "BookRestaurant", "GetWeather", "PlayMusic", "RateBook", "SearchCreativeWork", "SearchScreeningEvent"}
+
+// loadSnips reads up to limit utterances of one SNIPS file (limit <= 0: all).
+func loadSnips(t testing.TB, intent, file string, limit int) []string {
+	raw, err := os.ReadFile(filepath.Join(dataDir(t), "intents", "snips", intent, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(raw) { // PlayMusic train file is Latin-1
+		rs := make([]rune, len(raw))
+		for i, b := range raw {
+			rs[i] = rune(b)
+		}
+		raw = []byte(string(rs))
+	}
+	var doc map[string][]struct {
+		Data []struct {
+			Text string `json:"text"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, u := range doc[intent] {
+		var b strings.Builder
+		for _, d := range u.Data {
+			b.WriteString(d.Text)
+		}
+		out = append(out, b.String())
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+func TestSnipsAccuracy(t *testing.T) {
+	train := map[string][]string{}
+	for _, in := range snipsIntents {
+		train[in] = loadSnips(t, in, "train_"+in+"_full.json", 100)
+	}
+	c, err := Train(context.Background(), train, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	correct, total, confSum := 0, 0, 0.0
+	for _, in := range snipsIntents {
+		for _, u := range loadSnips(t, in, "validate_"+in+".json", 0) {
+			got, err := c.Classify(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total++
+			confSum += got[0].Probability
+			if got[0].Intent == in {
+				correct++
+			}
+		}
+	}
+	acc := float64(correct) / float64(total)
+	t.Logf("SNIPS accuracy %.4f on %d (temperature %.2f, mean top confidence %.3f)", acc, total, c.Temperature(), confSum/float64(total))
+	if total != 700 || acc < 0.95 {
+		t.Errorf("accuracy %.4f on %d utterances, want >= 0.95 on 700", acc, total)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	if _, err := Train(context.Background(), map[string][]string{"a": nil}, Options{}); err != ErrNoExamples {
+		t.Errorf("Train(empty) = %v, want ErrNoExamples", err)
+	}
+}
+
+func TestOutOfScopeLowConfidence(t *testing.T) {
+	c, err := Train(context.Background(), map[string][]string{
+		"greet": {"hello", "hi there", "good morning", "hey", "hello friend", "hi"},
+		"bye":   {"goodbye", "bye bye", "see you later", "farewell", "bye", "see you"},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := c.Classify(context.Background(), "hello there")
+	if in[0].Intent != "greet" || in[0].Probability < 0.6 {
+		t.Errorf("hello there = %+v", in)
+	}
+	out, _ := c.Classify(context.Background(), "quantum chromodynamics lattice")
+	if out[0].Probability >= in[0].Probability {
+		t.Errorf("unrelated text %.3f not less confident than in-scope %.3f", out[0].Probability, in[0].Probability)
+	}
+}
+
+// hashEmbedder is a deterministic stand-in for a sentence embedder: a
+// bag of hashed folded words in 64 dimensions.
+func hashEmbedder(calls *int) Embedder {
+	return func(ctx context.Context, texts []string) ([][]float32, error) {
+		*calls++
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			v := make([]float32, 64)
+			for _, w := range strings.Fields(strings.ToLower(t)) {
+				h := uint32(2166136261)
+				for j := 0; j < len(w); j++ {
+					h = (h ^ uint32(w[j])) * 16777619
+				}
+				v[h%64]++
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+func TestEmbedderFeatures(t *testing.T) {
+	calls := 0
+	train := map[string][]string{}
+	for _, in := range snipsIntents[:3] {
+		train[in] = loadSnips(t, in, "train_"+in+"_full.json", 30)
+	}
+	c, err := Train(context.Background(), train, Options{Embedder: hashEmbedder(&calls)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("training embedded in %d calls, want 1 batch", calls)
+	}
+	correct, total := 0, 0
+	for _, in := range snipsIntents[:3] {
+		for _, u := range loadSnips(t, in, "validate_"+in+".json", 30) {
+			got, err := c.Classify(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total++
+			if got[0].Intent == in {
+				correct++
+			}
+		}
+	}
+	if acc := float64(correct) / float64(total); acc < 0.9 {
+		t.Errorf("accuracy with embeddings %.3f, want >= 0.9", acc)
+	}
+	bad := func(ctx context.Context, texts []string) ([][]float32, error) { return [][]float32{{1}}, nil }
+	if _, err := Train(context.Background(), train, Options{Embedder: bad}); err == nil {
+		t.Error("Train accepted an embedder returning the wrong number of vectors")
+	}
+}

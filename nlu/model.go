@@ -1,0 +1,365 @@
+package nlu
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Model types and pipeline modes.
+const (
+	TypeAnnotator = "annotator"
+	TypePipeline  = "pipeline"
+
+	ModeSequential = "sequential"
+	ModeParallel   = "parallel"
+)
+
+// Names of the built-in models: the values of annotator.model when
+// annotator.service is "builtin", and the names of inline pipeline members.
+const (
+	ServiceBuiltin   = "builtin"
+	ModelIntent      = "intent-classifier"
+	ModelRegex       = "regex"
+	ModelBuiltinNER  = "builtin-ner"
+	ModelClosedNER   = "closed-ner"
+	DefaultThreshold = 0.5
+)
+
+// Model is an NLU model configuration as the API shows it. Exactly one of
+// Annotator and Pipeline is set, matching Type. Built-in entity models carry
+// Language; closed-entity models carry PhraseSetIDs.
+type Model struct {
+	ModelID      string     `json:"model_id"`
+	Owner        string     `json:"owner"`
+	Name         string     `json:"name"`
+	Description  string     `json:"description"`
+	Type         string     `json:"type"`
+	Mode         string     `json:"mode,omitempty"`
+	Language     string     `json:"language,omitempty"`
+	PhraseSetIDs []string   `json:"phrase_set_ids,omitempty"`
+	Annotator    *Annotator `json:"annotator,omitempty"`
+	Pipeline     *Pipeline  `json:"pipeline,omitempty"`
+}
+
+// Annotator is the type-specific object of annotator models. Service is
+// "builtin" (Model names the in-process model) or the base URL of an
+// annotation microservice (Model and Config are passed through to it).
+type Annotator struct {
+	Service  string          `json:"service"`
+	Model    string          `json:"model,omitempty"`
+	Language string          `json:"language,omitempty"`
+	Config   json.RawMessage `json:"config,omitempty"`
+}
+
+// Pipeline is the type-specific object of pipeline models: the model ids of
+// its members, in order. Inline built-in and closed-entity members of a
+// request are replaced by the ids of the models created for them.
+type Pipeline struct {
+	Models []string `json:"models"`
+}
+
+// IntentConfig is the config of the builtin intent-classifier.
+type IntentConfig struct {
+	Examples  map[string][]string `json:"examples"`
+	Threshold *float64            `json:"threshold,omitempty"`
+	Language  string              `json:"language,omitempty"`
+}
+
+// RegexConfig is the config of the builtin regex annotator: entity name →
+// regular expression (Go RE2 syntax).
+type RegexConfig struct {
+	Patterns map[string]string `json:"patterns"`
+}
+
+// modelRequest is the body of create and update calls.
+type modelRequest struct {
+	ModelID      *string          `json:"model_id"`
+	Owner        *string          `json:"owner"`
+	Name         string           `json:"name"`
+	Description  string           `json:"description"`
+	Type         string           `json:"type"`
+	Mode         string           `json:"mode"`
+	Language     string           `json:"language"`
+	PhraseSetIDs []string         `json:"phrase_set_ids"`
+	Annotator    *Annotator       `json:"annotator"`
+	Pipeline     *pipelineRequest `json:"pipeline"`
+}
+
+type pipelineRequest struct {
+	Models []json.RawMessage `json:"models"`
+}
+
+// inlineMember is a pipeline member given as an object.
+type inlineMember struct {
+	ModelID      string   `json:"model_id"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Language     string   `json:"language"`
+	PhraseSetIDs []string `json:"phrase_set_ids"`
+}
+
+// member is a decoded pipeline member: a reference or an inline model.
+type member struct {
+	ref    string
+	inline *Model
+}
+
+// decodeStrict decodes body into v rejecting unknown fields and trailing data.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return fmt.Errorf("%w: field %q: want %s, got JSON %s", ErrInvalid, te.Field, te.Type, te.Value)
+		case errors.As(err, &se):
+			return fmt.Errorf("%w: malformed JSON at byte %d: %v", ErrInvalid, se.Offset, se)
+		case err == io.EOF:
+			return fmt.Errorf("%w: empty body", ErrInvalid)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return fmt.Errorf("%w: malformed JSON: unexpected end of input", ErrInvalid)
+		case strings.HasPrefix(err.Error(), "json: unknown field"):
+			return fmt.Errorf("%w: %s", ErrInvalid, strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: trailing data after the JSON object", ErrInvalid)
+	}
+	return nil
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// parseModel decodes and structurally validates a create or update body.
+// References to other models and phrase sets are checked by the caller.
+func parseModel(body []byte, create bool, id, owner string) (Model, []member, error) {
+	var req modelRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return Model{}, nil, err
+	}
+	if req.ModelID != nil && (create || *req.ModelID != id) {
+		return Model{}, nil, fmt.Errorf("%w: model_id: assigned by the service, do not send it", ErrInvalid)
+	}
+	if req.Owner != nil && (create || *req.Owner != owner) {
+		return Model{}, nil, fmt.Errorf("%w: owner: assigned by the service, do not send it", ErrInvalid)
+	}
+	m := Model{Name: req.Name, Description: req.Description, Type: req.Type, Mode: req.Mode, Language: req.Language, PhraseSetIDs: req.PhraseSetIDs, Annotator: req.Annotator}
+	if strings.TrimSpace(m.Name) == "" {
+		return Model{}, nil, fmt.Errorf("%w: name: required", ErrInvalid)
+	}
+	if m.Type == "" && req.Pipeline == nil && req.Annotator == nil && (m.Name == ModelBuiltinNER || m.Name == ModelClosedNER) {
+		m.Type = TypeAnnotator
+	}
+	switch m.Type {
+	case TypePipeline:
+		return parsePipeline(m, req)
+	case TypeAnnotator:
+		if req.Pipeline != nil {
+			return Model{}, nil, fmt.Errorf("%w: pipeline: only for type pipeline", ErrInvalid)
+		}
+		if m.Mode != "" {
+			return Model{}, nil, fmt.Errorf("%w: mode: only for type pipeline", ErrInvalid)
+		}
+		if err := normalizeAnnotator(&m); err != nil {
+			return Model{}, nil, err
+		}
+		return m, nil, nil
+	case "":
+		return Model{}, nil, fmt.Errorf("%w: type: required (annotator or pipeline)", ErrInvalid)
+	default:
+		return Model{}, nil, fmt.Errorf("%w: type: unknown type %q (want annotator or pipeline)", ErrInvalid, m.Type)
+	}
+}
+
+func parsePipeline(m Model, req modelRequest) (Model, []member, error) {
+	switch m.Mode {
+	case ModeSequential, ModeParallel:
+	case "":
+		return Model{}, nil, fmt.Errorf("%w: mode: required for pipelines (sequential or parallel)", ErrInvalid)
+	default:
+		return Model{}, nil, fmt.Errorf("%w: mode: unknown mode %q (want sequential or parallel)", ErrInvalid, m.Mode)
+	}
+	if m.Annotator != nil {
+		return Model{}, nil, fmt.Errorf("%w: annotator: only for type annotator", ErrInvalid)
+	}
+	if m.Language != "" || m.PhraseSetIDs != nil {
+		return Model{}, nil, fmt.Errorf("%w: language and phrase_set_ids: only for builtin-ner and closed-ner models", ErrInvalid)
+	}
+	if req.Pipeline == nil || len(req.Pipeline.Models) == 0 {
+		return Model{}, nil, fmt.Errorf("%w: pipeline.models: required, at least one member", ErrInvalid)
+	}
+	var members []member
+	for i, raw := range req.Pipeline.Models {
+		field := fmt.Sprintf("pipeline.models[%d]", i)
+		var ref string
+		if err := json.Unmarshal(raw, &ref); err == nil {
+			if ref == "" {
+				return Model{}, nil, fmt.Errorf("%w: %s: empty model id", ErrInvalid, field)
+			}
+			members = append(members, member{ref: ref})
+			continue
+		}
+		var in inlineMember
+		if err := decodeStrict(raw, &in); err != nil {
+			return Model{}, nil, fmt.Errorf("%s: %w", field, err)
+		}
+		if in.ModelID != "" {
+			// A member echoed back from a response: a reference.
+			members = append(members, member{ref: in.ModelID})
+			continue
+		}
+		im := Model{Name: in.Name, Description: in.Description, Type: TypeAnnotator, Language: in.Language, PhraseSetIDs: in.PhraseSetIDs}
+		if in.Name != ModelBuiltinNER && in.Name != ModelClosedNER {
+			return Model{}, nil, fmt.Errorf("%w: %s.name: inline members must be %q or %q, got %q (create other models first and list their model_id)", ErrInvalid, field, ModelBuiltinNER, ModelClosedNER, in.Name)
+		}
+		if err := normalizeAnnotator(&im); err != nil {
+			return Model{}, nil, fmt.Errorf("%s: %w", field, err)
+		}
+		members = append(members, member{inline: &im})
+	}
+	return m, members, nil
+}
+
+// normalizeAnnotator fills the annotator object of built-in entity and
+// closed-entity models and validates every annotator kind's configuration.
+func normalizeAnnotator(m *Model) error {
+	if m.Annotator == nil {
+		switch m.Name {
+		case ModelBuiltinNER, ModelClosedNER:
+			m.Annotator = &Annotator{Service: ServiceBuiltin, Model: m.Name}
+		default:
+			return fmt.Errorf("%w: annotator: required for type annotator", ErrInvalid)
+		}
+	}
+	a := m.Annotator
+	if a.Service == "" {
+		return fmt.Errorf("%w: annotator.service: required (%q or the URL of an annotation microservice)", ErrInvalid, ServiceBuiltin)
+	}
+	if a.Service != ServiceBuiltin {
+		u, err := url.Parse(a.Service)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: annotator.service: %q is neither %q nor an http(s) URL", ErrInvalid, a.Service, ServiceBuiltin)
+		}
+		if m.Language != "" || m.PhraseSetIDs != nil {
+			return fmt.Errorf("%w: language and phrase_set_ids: only for builtin-ner and closed-ner models", ErrInvalid)
+		}
+		if len(a.Config) > 0 && !json.Valid(a.Config) {
+			return fmt.Errorf("%w: annotator.config: invalid JSON", ErrInvalid)
+		}
+		return nil
+	}
+	if m.Language == "" && a.Language != "" {
+		m.Language = a.Language
+		a.Language = ""
+	}
+	if m.Language != "" && a.Model != ModelBuiltinNER && a.Model != ModelIntent {
+		return fmt.Errorf("%w: language: only for builtin-ner and intent-classifier models", ErrInvalid)
+	}
+	if m.PhraseSetIDs != nil && a.Model != ModelClosedNER {
+		return fmt.Errorf("%w: phrase_set_ids: only for closed-ner models", ErrInvalid)
+	}
+	switch a.Model {
+	case ModelBuiltinNER:
+		if m.Language != "en" && m.Language != "cs" {
+			return fmt.Errorf("%w: language: builtin-ner needs language \"en\" or \"cs\", got %q", ErrInvalid, m.Language)
+		}
+		if len(a.Config) > 0 && string(a.Config) != "null" && string(a.Config) != "{}" {
+			return fmt.Errorf("%w: annotator.config: builtin-ner takes no config", ErrInvalid)
+		}
+	case ModelClosedNER:
+		if len(m.PhraseSetIDs) == 0 {
+			return fmt.Errorf("%w: phrase_set_ids: a closed-ner model needs at least one phrase set", ErrInvalid)
+		}
+		for i, id := range m.PhraseSetIDs {
+			if id == "" {
+				return fmt.Errorf("%w: phrase_set_ids[%d]: empty id", ErrInvalid, i)
+			}
+		}
+	case ModelIntent:
+		if _, err := parseIntentConfig(a.Config); err != nil {
+			return err
+		}
+	case ModelRegex:
+		if _, err := parseRegexConfig(a.Config); err != nil {
+			return err
+		}
+	case "":
+		return fmt.Errorf("%w: annotator.model: required for builtin service (%s)", ErrInvalid, strings.Join(builtinModels, ", "))
+	default:
+		return fmt.Errorf("%w: annotator.model: unknown builtin model %q (want one of %s)", ErrInvalid, a.Model, strings.Join(builtinModels, ", "))
+	}
+	return nil
+}
+
+var builtinModels = []string{ModelIntent, ModelRegex, ModelBuiltinNER, ModelClosedNER}
+
+func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
+	var c IntentConfig
+	if len(raw) == 0 {
+		return c, fmt.Errorf("%w: annotator.config.examples: required for intent-classifier", ErrInvalid)
+	}
+	if err := decodeStrict(raw, &c); err != nil {
+		return c, fmt.Errorf("annotator.config: %w", err)
+	}
+	if len(c.Examples) == 0 {
+		return c, fmt.Errorf("%w: annotator.config.examples: required for intent-classifier ({\"intent\": [\"utterance\", ...]})", ErrInvalid)
+	}
+	names := make([]string, 0, len(c.Examples))
+	for k := range c.Examples {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if k == "" {
+			return c, fmt.Errorf("%w: annotator.config.examples: empty intent name", ErrInvalid)
+		}
+		n := 0
+		for _, u := range c.Examples[k] {
+			if strings.TrimSpace(u) != "" {
+				n++
+			}
+		}
+		if n == 0 {
+			return c, fmt.Errorf("%w: annotator.config.examples.%s: no non-empty utterances", ErrInvalid, k)
+		}
+	}
+	if c.Threshold != nil && (*c.Threshold < 0 || *c.Threshold > 1) {
+		return c, fmt.Errorf("%w: annotator.config.threshold: %v is outside [0, 1]", ErrInvalid, *c.Threshold)
+	}
+	return c, nil
+}
+
+func parseRegexConfig(raw json.RawMessage) (map[string]*regexp.Regexp, error) {
+	var c RegexConfig
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: annotator.config.patterns: required for regex", ErrInvalid)
+	}
+	if err := decodeStrict(raw, &c); err != nil {
+		return nil, fmt.Errorf("annotator.config: %w", err)
+	}
+	if len(c.Patterns) == 0 {
+		return nil, fmt.Errorf("%w: annotator.config.patterns: required for regex ({\"entity\": \"regexp\"})", ErrInvalid)
+	}
+	out := map[string]*regexp.Regexp{}
+	for name, p := range c.Patterns {
+		if name == "" {
+			return nil, fmt.Errorf("%w: annotator.config.patterns: empty entity name", ErrInvalid)
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: annotator.config.patterns.%s: %v", ErrInvalid, name, err)
+		}
+		out[name] = re
+	}
+	return out, nil
+}

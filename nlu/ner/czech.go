@@ -1,0 +1,341 @@
+package ner
+
+import (
+	"bufio"
+	_ "embed"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/najdi/najdi/nlu/phrase"
+	"github.com/najdi/najdi/nlu/token"
+)
+
+// czechGazetteer is built by scripts/build-nlu-cs-gazetteer.sh from
+// registry packages (see its header for sources and licenses).
+//
+//go:embed cs_gazetteer.txt
+var czechGazetteer string
+
+// Czech tags person, location and organization names in Czech text with
+// gazetteers and capitalization and inflection cues (there is no Czech NER
+// training data in the project): locations by inflection-aware matching of
+// Czech and Slovak places and Czech country names; persons by a known first
+// name (any case form) or a title ("pan", "Ing.") followed by capitalized
+// words; organizations by capitalized sequences with an organization head
+// word ("Univerzita Karlova", "Ministerstvo ...", "Komerční banka"), a legal
+// form ("a.s.", "s.r.o.") or an all-capital acronym.
+type Czech struct {
+	places *phrase.Matcher
+	first  map[string]bool // CzechStem(Fold(name))
+	strong map[string]bool // folded places safe even at a sentence start
+}
+
+var (
+	czechOnce   sync.Once
+	czechTagger *Czech
+)
+
+// CzechTagger returns the Czech name tagger built from the embedded
+// gazetteer.
+func CzechTagger() *Czech {
+	czechOnce.Do(func() {
+		c := &Czech{first: map[string]bool{}, strong: map[string]bool{}}
+		var places []phrase.Entry
+		sc := bufio.NewScanner(strings.NewReader(czechGazetteer))
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			class, name, ok := strings.Cut(line, "\t")
+			if !ok {
+				continue
+			}
+			switch class {
+			case "first":
+				c.first[phrase.CzechStem(token.Fold(name))] = true
+			case "location":
+				places = append(places, phrase.Entry{Text: name, Ref: len(places)})
+			case "country", "major":
+				places = append(places, phrase.Entry{Text: name, Ref: len(places)})
+				c.strong[token.Fold(name)] = true
+			}
+		}
+		c.places, _ = phrase.Compile(places, phrase.Options{Language: "cs"})
+		czechTagger = c
+	})
+	return czechTagger
+}
+
+// czechTitles are folded academic titles and forms of address; czechRoles
+// are stems (phrase.CzechStem of the folded word) of roles that precede a
+// surname ("předseda Kučera", "s ředitelem Tomkou").
+var (
+	czechTitles = map[string]bool{
+		"pan": true, "pana": true, "panu": true, "panem": true, "pane": true, "pani": true, "panove": true,
+		"ing": true, "mgr": true, "mudr": true, "judr": true, "phdr": true, "rndr": true, "doc": true, "prof": true, "dr": true, "bc": true,
+	}
+	czechRoles = func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range []string{"prezident", "president", "ministr", "premiér", "kolega", "soudruh", "soudružka", "předseda",
+			"místopředseda", "ředitel", "ředitelka", "tajemník", "poslanec", "poslankyně", "senátor", "bratr", "sestra", "vedoucí",
+			"náměstek", "velvyslanec", "starosta", "starostka", "primátor", "hejtman", "doktor", "profesor", "docent", "inženýr",
+			"trenér", "kapitán", "generál", "plukovník", "major", "kancléř", "papež", "král", "královna", "manžel", "manželka"} {
+			m[CzechRoleKey(w)] = true
+		}
+		return m
+	}()
+)
+
+// CzechRoleKey is the lookup key of a role word: its folded Czech stem.
+func CzechRoleKey(w string) string { return phrase.CzechStem(token.Fold(w)) }
+
+// adjectivalEndings are folded endings of adjectives derived from place
+// names ("Polské", "Finské"), which stem like the place ("Polsko").
+var adjectivalEndings = []string{"ske", "sky", "ska", "skeho", "skemu", "skem", "skych", "skou", "skym", "skymi", "cke", "cky", "cka", "ckeho", "ckem", "ckych", "ckou"}
+
+// czechOrgHeads are folded stems of words that head organization names.
+var czechOrgHeads = []string{
+	"univerzit", "ministerst", "bank", "nadac", "fakult", "spolecnost", "asociac", "institut", "ustav", "urad",
+	"skol", "nemocnic", "muze", "divadl", "klub", "stran", "svaz", "komis", "senat", "parlament", "vlad", "soud",
+	"akademi", "gymnazi", "podnik", "druzstv", "koncern", "holding", "agentur", "sdruzeni", "hnuti", "organizac",
+	"rozhlas", "televiz", "noviny", "zavod", "zavody", "fond", "rada", "vybor", "inspekc", "policie", "armad",
+}
+
+var legalForms = []string{"a.s.", "s.r.o.", "spol.", "v.o.s.", "k.s.", "z.s.", "o.p.s."}
+
+// Tag returns name spans over toks (indices into toks).
+func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
+	n := len(toks)
+	taken := make([]bool, n)
+	var out []TokenSpan
+	add := func(i, j int, class string, conf float64) {
+		for k := i; k < j; k++ {
+			if taken[k] {
+				return
+			}
+		}
+		for k := i; k < j; k++ {
+			taken[k] = true
+		}
+		out = append(out, TokenSpan{Start: i, End: j, Class: class, Confidence: conf})
+	}
+	capAt := func(i int) bool {
+		return i >= 0 && i < n && toks[i].Word() && token.IsCapitalized(toks[i].Text)
+	}
+	sentenceStart := func(i int) bool {
+		return i == 0 || strings.ContainsAny(toks[i-1].Text, ".!?:\"„“")
+	}
+	acronym := func(i int) bool {
+		t := toks[i].Text
+		if len([]rune(t)) < 2 || len([]rune(t)) > 7 {
+			return false
+		}
+		for _, r := range t {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+		}
+		return strings.Trim(t, "IVXLCDM") != ""
+	}
+	// Organizations with a legal form: capitalized run before "a.s." etc.
+	for i := 0; i < n; i++ {
+		for _, lf := range legalForms {
+			if !strings.HasPrefix(text[toks[i].ByteStart:], lf) || i == 0 {
+				continue
+			}
+			end := i
+			for end < n && toks[end].ByteStart < toks[i].ByteStart+len(lf) {
+				end++
+			}
+			s := i - 1
+			if toks[s].Text == "," {
+				s--
+			}
+			if !capAt(s) {
+				continue
+			}
+			for s-1 >= 0 && capAt(s-1) && !sentenceStart(s) {
+				s--
+			}
+			add(s, end, "organization", 0.85)
+		}
+	}
+	// Organizations with a head word, and acronyms.
+	for i := 0; i < n; i++ {
+		// A lower-case head counts after a capitalized word: "Komerční banka".
+		if taken[i] || !(capAt(i) || (capAt(i-1) && !sentenceStart(i-1) && toks[i].Word())) {
+			continue
+		}
+		f := token.Fold(toks[i].Text)
+		head := false
+		for _, h := range czechOrgHeads {
+			if strings.HasPrefix(f, h) {
+				head = true
+				break
+			}
+		}
+		if head {
+			j := i + 1
+			for j < n && capAt(j) && !taken[j] {
+				j++
+			}
+			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.
+			s := i
+			if capAt(i-1) && !taken[i-1] && !sentenceStart(i-1) {
+				s = i - 1
+			} else if i > 0 && capAt(i-1) && !taken[i-1] && i-1 == 0 {
+				s = i - 1
+			}
+			if j-s >= 2 {
+				add(s, j, "organization", 0.75)
+			}
+			continue
+		}
+		if capAt(i) && acronym(i) {
+			add(i, i+1, "organization", 0.6)
+		}
+	}
+	// Locations from the gazetteer: multi-word and well-known places
+	// first, then persons, then the other single-word places.
+	placeMatches := c.places.MatchTokens(toks)
+	places := func(multi bool) {
+		for _, m := range placeMatches {
+			i := tokenAt(toks, m.ByteStart)
+			j := tokenAt(toks, m.ByteEnd-1) + 1
+			if i < 0 || !capAt(i) {
+				continue
+			}
+			if multi != (j-i > 1 || c.strong[token.Fold(toks[i].Text)]) {
+				continue
+			}
+			if !m.Exact {
+				f := token.Fold(toks[j-1].Text)
+				adj := false
+				for _, e := range adjectivalEndings {
+					adj = adj || strings.HasSuffix(f, e)
+				}
+				if adj {
+					continue
+				}
+			}
+			// A single capitalized word opening a sentence is as likely a
+			// common word ("Plán", "Ticho") as a village of that name.
+			if j-i == 1 && sentenceStart(i) && !c.strong[token.Fold(toks[i].Text)] {
+				continue
+			}
+			// Extend over following capitalized words ("Karlovy Vary" partial).
+			conf := 0.85
+			if !m.Exact {
+				conf = 0.8
+			}
+			add(i, j, "location", conf)
+		}
+	}
+	places(true)
+	// Persons: title or known first name, then capitalized words.
+	for i := 0; i < n; i++ {
+		if taken[i] {
+			continue
+		}
+		f := token.Fold(toks[i].Text)
+		if czechTitles[f] || (czechRoles[phrase.CzechStem(f)] && !capAt(i)) {
+			k := i + 1
+			if k < n && toks[k].Text == "." {
+				k++
+			}
+			j := k
+			for j < n && capAt(j) && !taken[j] && j-k < 3 {
+				j++
+			}
+			if j > k {
+				add(k, j, "person", 0.8)
+				i = j - 1
+			}
+			continue
+		}
+		if !capAt(i) || acronym(i) {
+			continue
+		}
+		if !c.first[phrase.CzechStem(f)] {
+			// Female surnames: "Langhansová", "Novákové".
+			if !sentenceStart(i) && hasAnySuffix(f, "ova", "ove", "ovou") && len(f) > 5 {
+				add(i, i+1, "person", 0.7)
+			}
+			continue
+		}
+		j := i + 1
+		for j < n && capAt(j) && !taken[j] && !acronym(j) && j-i < 3 {
+			j++
+		}
+		if j-i >= 2 {
+			add(i, j, "person", 0.85)
+		} else if !sentenceStart(i) {
+			add(i, j, "person", 0.6)
+		}
+		i = j - 1
+	}
+	places(false)
+	// A capitalized surname right after a person span's first name was
+	// handled above; a lone capitalized word after "pan" too. Sort by start.
+	sortSpans(out)
+	return out
+}
+
+// TokenSpan is a name span over tokens [Start, End) with an entity class
+// ("person", "location", "organization").
+type TokenSpan struct {
+	Start, End int
+	Class      string
+	Confidence float64
+}
+
+// tokenAt returns the index of the token containing byte offset b, or -1.
+func tokenAt(toks []token.Token, b int) int {
+	i := sort.Search(len(toks), func(i int) bool { return toks[i].ByteEnd > b })
+	if i < len(toks) && toks[i].ByteStart <= b {
+		return i
+	}
+	return -1
+}
+
+func sortSpans(s []TokenSpan) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Start < s[j-1].Start; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+var conllClasses = map[string]string{"PER": "person", "LOC": "location", "ORG": "organization"}
+
+// TagEnglish tags person, location and organization names in English
+// tokens with the embedded CoNLL-2003 model (MISC is dropped).
+func TagEnglish(toks []token.Token) ([]TokenSpan, error) {
+	t, err := English()
+	if err != nil {
+		return nil, err
+	}
+	words := make([]string, len(toks))
+	for i, tk := range toks {
+		words[i] = tk.Text
+	}
+	var out []TokenSpan
+	for _, s := range Spans(t.Tag(words)) {
+		if c, ok := conllClasses[s.Type]; ok {
+			out = append(out, TokenSpan{Start: s.Start, End: s.End, Class: c, Confidence: 0.85})
+		}
+	}
+	return out, nil
+}
+
+func hasAnySuffix(s string, sufs ...string) bool {
+	for _, x := range sufs {
+		if strings.HasSuffix(s, x) {
+			return true
+		}
+	}
+	return false
+}

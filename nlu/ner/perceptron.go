@@ -1,0 +1,407 @@
+package ner
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrFormat is returned for malformed training data or model files.
+var ErrFormat = errors.New("ner: bad format")
+
+// Tagger is a greedy left-to-right averaged-perceptron sequence tagger over
+// IOB2 tags. It is safe for concurrent use once trained or loaded.
+type Tagger struct {
+	tags  []string
+	types []string // tag index → entity type ("" for O)
+	begin []bool   // tag index → is B-
+	index map[uint64]int32
+	w     []float32 // rows × len(tags)
+	gaz   *gazetteer
+	lower map[string]bool // words seen lower-cased in training text
+}
+
+// TrainOptions configures Train.
+type TrainOptions struct {
+	// Epochs over the training sentences; default 10.
+	Epochs int
+	// Seed for the shuffling; fixed by default so training is deterministic.
+	Seed uint64
+	// Folds for cross-fold gazetteer features; default 2.
+	Folds int
+}
+
+// Train fits a Tagger on sentences. Gazetteer features during training come
+// from the other folds' entities (so the tagger does not learn to trust a
+// gazetteer that always contains the answer); the tagger keeps a gazetteer
+// of all training entities for tagging.
+func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
+	if opts.Epochs == 0 {
+		opts.Epochs = 10
+	}
+	if opts.Folds == 0 {
+		opts.Folds = 2
+	}
+	if len(sents) == 0 {
+		return nil, ErrFormat
+	}
+	t := &Tagger{index: map[uint64]int32{}}
+	tagSet := map[string]bool{"O": true}
+	for _, s := range sents {
+		for _, g := range s.Tags {
+			tagSet[g] = true
+		}
+	}
+	t.setTags(sortedKeys(tagSet))
+	t.lower = lowerWords(sents)
+	foldGaz := make([]*gazetteer, opts.Folds)
+	for f := range foldGaz {
+		var other []Sentence
+		for _, s := range sents {
+			if s.Doc%opts.Folds != f {
+				other = append(other, s)
+			}
+		}
+		foldGaz[f] = buildGazetteer(other)
+	}
+	t.gaz = buildGazetteer(sents)
+	tagIdx := map[string]int{}
+	for i, g := range t.tags {
+		tagIdx[g] = i
+	}
+	T := len(t.tags)
+	var u []float32 // accumulated updates for averaging
+	c := float32(1)
+	order := make([]int, len(sents))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 7))
+	feats := make([]uint64, 0, 64)
+	scores := make([]float32, T)
+	for ep := 0; ep < opts.Epochs; ep++ {
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, si := range order {
+			s := sents[si]
+			ctx := t.newContext(s.Words, foldGaz[s.Doc%opts.Folds])
+			for i := range s.Words {
+				feats = ctx.features(i, feats[:0])
+				pred := t.best(feats, scores, ctx.prevTag(i))
+				gold := tagIdx[s.Tags[i]]
+				if pred != gold {
+					for _, f := range feats {
+						row, ok := t.index[f]
+						if !ok {
+							row = int32(len(t.index))
+							t.index[f] = row
+							t.w = append(t.w, make([]float32, T)...)
+							u = append(u, make([]float32, T)...)
+						}
+						o := int(row) * T
+						t.w[o+gold]++
+						t.w[o+pred]--
+						u[o+gold] += c
+						u[o+pred] -= c
+					}
+				}
+				ctx.tags[i] = pred
+				c++
+			}
+		}
+	}
+	for i := range t.w {
+		t.w[i] -= u[i] / c
+	}
+	return t, nil
+}
+
+func (t *Tagger) setTags(tags []string) {
+	t.tags = tags
+	t.types = make([]string, len(tags))
+	t.begin = make([]bool, len(tags))
+	for i, g := range tags {
+		if len(g) > 2 {
+			t.types[i] = g[2:]
+			t.begin[i] = g[0] == 'B'
+		}
+	}
+}
+
+// best returns the highest-scoring tag allowed after prev (I-X only after
+// B-X or I-X).
+func (t *Tagger) best(feats []uint64, scores []float32, prev int) int {
+	T := len(t.tags)
+	for j := range scores {
+		scores[j] = 0
+	}
+	for _, f := range feats {
+		if row, ok := t.index[f]; ok {
+			w := t.w[int(row)*T : int(row)*T+T]
+			for j := range scores {
+				scores[j] += w[j]
+			}
+		}
+	}
+	best, bestScore := -1, float32(0)
+	for j, sc := range scores {
+		if t.types[j] != "" && !t.begin[j] && (prev < 0 || t.types[prev] != t.types[j]) {
+			continue
+		}
+		if best < 0 || sc > bestScore {
+			best, bestScore = j, sc
+		}
+	}
+	return best
+}
+
+// Tag returns one IOB2 tag per word.
+func (t *Tagger) Tag(words []string) []string {
+	ctx := t.newContext(words, t.gaz)
+	feats := make([]uint64, 0, 64)
+	scores := make([]float32, len(t.tags))
+	out := make([]string, len(words))
+	for i := range words {
+		feats = ctx.features(i, feats[:0])
+		p := t.best(feats, scores, ctx.prevTag(i))
+		ctx.tags[i] = p
+		out[i] = t.tags[p]
+	}
+	return out
+}
+
+// Tags returns the tag set.
+func (t *Tagger) Tags() []string { return t.tags }
+
+// context holds per-sentence precomputed word forms.
+type context struct {
+	t      *Tagger
+	words  []string
+	lower  []string
+	shapes []string
+	gazB   []string // per word: gazetteer span tag ("B-PER", "I-LOC", "")
+	tags   []int
+}
+
+func (t *Tagger) newContext(words []string, gaz *gazetteer) *context {
+	c := &context{t: t, words: words, lower: make([]string, len(words)), shapes: make([]string, len(words)), tags: make([]int, len(words))}
+	for i, w := range words {
+		c.lower[i] = strings.ToLower(w)
+		c.shapes[i] = shape(w)
+		c.tags[i] = -1
+	}
+	c.gazB = gaz.tag(words)
+	return c
+}
+
+func (c *context) prevTag(i int) int {
+	if i == 0 {
+		return -1
+	}
+	return c.tags[i-1]
+}
+
+func (c *context) word(i int) string {
+	if i < 0 {
+		return "<s>"
+	}
+	if i >= len(c.words) {
+		return "</s>"
+	}
+	return c.lower[i]
+}
+
+func (c *context) shapeAt(i int) string {
+	if i < 0 || i >= len(c.words) {
+		return "<b>"
+	}
+	return c.shapes[i]
+}
+
+func (c *context) tagName(i int) string {
+	if i < 0 || c.tags[i] < 0 {
+		return "<s>"
+	}
+	return c.t.tags[c.tags[i]]
+}
+
+// features appends the feature hashes of word i to dst.
+func (c *context) features(i int, dst []uint64) []uint64 {
+	w, l, s := c.words[i], c.lower[i], c.shapes[i]
+	dst = append(dst, hash(0, ""), hash(1, l), hash(2, w), hash(3, s), hash(4, shortShape(s)))
+	r := []rune(l)
+	for k := 1; k <= 4 && k <= len(r); k++ {
+		dst = append(dst, hash(5+byte(k), string(r[:k])), hash(10+byte(k), string(r[len(r)-k:])))
+	}
+	p1, p2 := c.tagName(i-1), c.tagName(i-2)
+	dst = append(dst,
+		hash(20, c.word(i-1)), hash(21, c.word(i+1)), hash(22, c.word(i-2)), hash(23, c.word(i+2)),
+		hash(24, c.shapeAt(i-1)), hash(25, c.shapeAt(i+1)),
+		hash(26, p1), hash2(27, p1, p2), hash2(28, p1, l),
+		hash2(29, c.word(i-1), l), hash2(30, l, c.word(i+1)),
+		hash2(31, c.shapeAt(i-1), s), hash2(32, s, c.shapeAt(i+1)),
+		hash2(40, c.gazB[i], s), hash(41, c.gazB[i]), hash2(42, c.gazB[i], p1),
+	)
+	if i > 0 {
+		dst = append(dst, hash(43, c.gazAt(i-1)))
+	}
+	if i+1 < len(c.words) {
+		dst = append(dst, hash(44, c.gazAt(i+1)))
+	}
+	if i == 0 {
+		dst = append(dst, hash(33, s))
+	}
+	if isCap(w) && c.t.lower[l] {
+		dst = append(dst, hash2(34, "lc", shortShape(s)))
+	}
+	if strings.ContainsRune(w, '-') {
+		dst = append(dst, hash(35, "hyphen"))
+	}
+	return dst
+}
+
+func (c *context) gazAt(i int) string { return c.gazB[i] }
+
+func isCap(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+func shape(w string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range w {
+		n++
+		if n > 12 {
+			break
+		}
+		switch {
+		case unicode.IsUpper(r):
+			b.WriteByte('X')
+		case unicode.IsLower(r):
+			b.WriteByte('x')
+		case unicode.IsDigit(r):
+			b.WriteByte('d')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func shortShape(s string) string {
+	var b strings.Builder
+	var last rune = -1
+	for _, r := range s {
+		if r != last {
+			b.WriteRune(r)
+			last = r
+		}
+	}
+	return b.String()
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hash(tpl byte, s string) uint64 {
+	h := uint64(fnvOffset)
+	h = (h ^ uint64(tpl)) * fnvPrime
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func hash2(tpl byte, a, b string) uint64 {
+	h := hash(tpl, a)
+	h = (h ^ 0xff) * fnvPrime
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint64(b[i])) * fnvPrime
+	}
+	return h
+}
+
+func lowerWords(sents []Sentence) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sents {
+		for i, w := range s.Words {
+			if i > 0 && w != "" && !isCap(w) {
+				m[w] = true
+			}
+		}
+	}
+	return m
+}
+
+// gazetteer maps entity phrases (space-joined words) to their most frequent
+// type.
+type gazetteer struct {
+	phrases map[string]string
+	maxLen  int
+}
+
+func buildGazetteer(sents []Sentence) *gazetteer {
+	counts := map[string]map[string]int{}
+	g := &gazetteer{phrases: map[string]string{}}
+	for _, s := range sents {
+		for _, sp := range Spans(s.Tags) {
+			p := strings.Join(s.Words[sp.Start:sp.End], " ")
+			if counts[p] == nil {
+				counts[p] = map[string]int{}
+			}
+			counts[p][sp.Type]++
+			g.maxLen = max(g.maxLen, sp.End-sp.Start)
+		}
+	}
+	for p, c := range counts {
+		best, bn := "", 0
+		for _, typ := range sortedKeys(c) {
+			if c[typ] > bn {
+				best, bn = typ, c[typ]
+			}
+		}
+		g.phrases[p] = best
+	}
+	return g
+}
+
+// tag marks the leftmost-longest gazetteer phrases in words.
+func (g *gazetteer) tag(words []string) []string {
+	out := make([]string, len(words))
+	for i := 0; i < len(words); {
+		found := 0
+		for n := min(g.maxLen, len(words)-i); n >= 1; n-- {
+			if typ, ok := g.phrases[strings.Join(words[i:i+n], " ")]; ok {
+				out[i] = "B-" + typ
+				for k := i + 1; k < i+n; k++ {
+					out[k] = "I-" + typ
+				}
+				found = n
+				break
+			}
+		}
+		if found == 0 {
+			i++
+		} else {
+			i += found
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package ner
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func dataDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/data not found above the package directory")
+		}
+		dir = parent
+	}
+}
+
+func readConll(t testing.TB, name string) []Sentence {
+	f, err := os.Open(filepath.Join(dataDir(t), "ner", "conll2003", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ReadCoNLL(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func score(t *Tagger, sents []Sentence) map[string]Score {
+	var gold, pred [][]string
+	for _, s := range sents {
+		gold = append(gold, s.Tags)
+		pred = append(pred, t.Tag(s.Words))
+	}
+	return Evaluate(gold, pred, []string{"PER", "LOC", "ORG"})
+}
+
+// TestEnglishModelQuality measures the embedded model on the first 1500
+// sentences of CoNLL-2003 valid.txt (the bench command runs all of it).
+func TestEnglishModelQuality(t *testing.T) {
+	tg, err := English()
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := readConll(t, "valid.txt")[:1500]
+	sc := score(tg, valid)
+	for _, k := range []string{"PER", "LOC", "ORG", ""} {
+		t.Logf("%-4s P %.3f R %.3f F1 %.3f", k, sc[k].P(), sc[k].R(), sc[k].F1())
+	}
+	if f := sc[""].F1(); f < 0.80 {
+		t.Errorf("micro F1 %.3f, want >= 0.80", f)
+	}
+	for _, k := range []string{"PER", "LOC", "ORG"} {
+		if f := sc[k].F1(); f < 0.70 {
+			t.Errorf("%s F1 %.3f, want >= 0.70", k, f)
+		}
+	}
+}
+
+// TestTrainSaveLoad trains a small tagger and checks that a saved and
+// reloaded model tags like the original.
+func TestTrainSaveLoad(t *testing.T) {
+	train := readConll(t, "train.txt")[:2000]
+	tg, err := Train(train, TrainOptions{Epochs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tg.Save(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	tg2, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := readConll(t, "valid.txt")[:300]
+	same := 0
+	for _, s := range valid {
+		if slices.Equal(tg.Tag(s.Words), tg2.Tag(s.Words)) {
+			same++
+		}
+	}
+	if same < len(valid)*98/100 {
+		t.Errorf("reloaded model agrees on %d of %d sentences", same, len(valid))
+	}
+	if f := score(tg, valid)[""].F1(); f < 0.5 {
+		t.Errorf("small model F1 %.3f, want >= 0.5", f)
+	}
+	if _, err := Load(bytes.NewReader([]byte("junk"))); err == nil {
+		t.Error("Load(junk) succeeded")
+	}
+}
+
+func TestSpansAndEvaluate(t *testing.T) {
+	tests := []struct {
+		tags []string
+		want []Span
+	}{
+		{[]string{"B-PER", "I-PER", "O", "B-LOC"}, []Span{{0, 2, "PER"}, {3, 4, "LOC"}}},
+		{[]string{"I-ORG", "I-ORG", "B-ORG"}, []Span{{0, 2, "ORG"}, {2, 3, "ORG"}}},
+		{[]string{"B-PER", "I-LOC"}, []Span{{0, 1, "PER"}, {1, 2, "LOC"}}},
+		{[]string{"O"}, nil},
+	}
+	for _, tt := range tests {
+		if got := Spans(tt.tags); !slices.Equal(got, tt.want) {
+			t.Errorf("Spans(%v) = %v, want %v", tt.tags, got, tt.want)
+		}
+	}
+	sc := Evaluate([][]string{{"B-PER", "I-PER", "O", "B-LOC"}}, [][]string{{"B-PER", "O", "O", "B-LOC"}}, []string{"PER", "LOC"})
+	if sc[""].TP != 1 || sc[""].FP != 1 || sc[""].FN != 1 || sc["PER"].FN != 1 {
+		t.Errorf("Evaluate = %+v", sc)
+	}
+}
+
+// TestCzechTaggerUD scores the Czech tagger word by word on UD Czech-CAC
+// dev (names are rare there: about 330 name words in 600 sentences).
+func TestCzechTaggerUD(t *testing.T) {
+	f, err := os.Open(filepath.Join(dataDir(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sents, err := ReadUDNames(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sents) != 603 {
+		t.Fatalf("read %d sentences, want 603", len(sents))
+	}
+	sc := EvaluateCzechWords(sents)
+	for _, k := range []string{"person", "location", "organization", ""} {
+		t.Logf("%-12s P %.3f R %.3f F1 %.3f (tp %d fp %d fn %d)", k, sc[k].P(), sc[k].R(), sc[k].F1(), sc[k].TP, sc[k].FP, sc[k].FN)
+	}
+	if f := sc[""].F1(); f < 0.4 {
+		t.Errorf("Czech word-level F1 %.3f, want >= 0.4", f)
+	}
+}

@@ -1,0 +1,150 @@
+"""Builds the Czech diacritics lexicon (see build-cs-lexicon.sh).
+
+Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
+  H suffix n     header: ending classes are the last n letters
+  U form cB      word form (lowercase) and its wordfreq frequency in
+                 centibels (frequency = 10^(-cB/100)); only forms whose
+                 folded key has a form with diacritics
+  C form count   corpus count of a word used as bigram context
+  B v w count    corpus count of the word pair "v w" where v or w has an
+                 ambiguous folded key (two or more forms)
+  X e r          ending rule for words missing from the lexicon: words
+                 whose folded form ends in e are restored to end in r (the
+                 restoration most word types of wordfreq give to e, kept
+                 when at least MIN_RULE_TYPES share e and RULE_SHARE agree)
+  K a count      corpus count of ending class a (the last SUFFIX letters of a
+                 word, or the whole word if shorter)
+  P a b count    corpus count of ending class a followed by ending class b
+"""
+import argparse, gzip, html, io, os, re, sys, unicodedata, zipfile
+from collections import Counter, defaultdict
+
+import msgpack
+
+CZ = set("abcdefghijklmnopqrstuvwxyzáčďéěíňóřšťúůýž")
+WORD = re.compile(r"[a-záčďéěíňóřšťúůýž]+")
+SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
+MIN_BIGRAM = 2
+SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))
+MIN_CLASS_PAIR = 2
+MIN_RULE_TYPES, RULE_SHARE, RULE_MIN, RULE_MAX = 10, 0.7, 2, 6
+
+
+def cls(w):
+    return w[-SUFFIX:]
+
+
+def fold(s):
+    return "".join(c for c in unicodedata.normalize("NFD", s) if unicodedata.category(c) != "Mn")
+
+
+def load_wordfreq(whl):
+    with zipfile.ZipFile(whl) as z:
+        data = msgpack.unpackb(gzip.decompress(z.read("wordfreq/data/large_cs.msgpack.gz")), raw=False)
+    uni = {}
+    for cb, bucket in enumerate(data[1:]):
+        for w in bucket:
+            if 0 < len(w) <= 30 and set(w) <= CZ and w not in uni:
+                uni[w] = cb
+    return uni
+
+
+def corpus_texts(root):
+    for dirpath, _, files in os.walk(root):
+        for f in sorted(files):
+            p = os.path.join(dirpath, f)
+            if "/help/cs/" in p and f.endswith(".html"):
+                t = open(p, encoding="utf-8", errors="replace").read()
+                t = re.sub(r"(?s)<(script|style)[^>]*>.*?</\1>", " ", t)
+                t = re.sub(r"<(p|br|div|h\d|li|td|tr|title)[^>]*>", "\n\n", t)
+                yield html.unescape(re.sub(r"<[^>]+>", " ", t))
+            elif "/fortunes/cs/" in p and not f.endswith(".dat") and not os.path.islink(p):
+                yield open(p, encoding="utf-8", errors="replace").read().replace("\n%\n", "\n\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wordfreq", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    uni = load_wordfreq(a.wordfreq)
+    forms = defaultdict(list)
+    for w in uni:
+        forms[fold(w)].append(w)
+    keep = {k: v for k, v in forms.items() if any(fold(w) != w for w in v)}
+    ambiguous = {k for k, v in keep.items() if len(v) > 1}
+
+    rules = defaultdict(Counter)
+    for w in uni:
+        k = fold(w)
+        if len(k) != len(w) or len(k) < RULE_MIN + 2:
+            continue
+        for n in range(RULE_MIN, min(RULE_MAX, len(k) - 2) + 1):
+            rules[k[-n:]][w[-n:]] += 1
+    xrules = {}
+    for e, c in rules.items():
+        r, n = max(c.items(), key=lambda x: (x[1], x[0]))
+        total = sum(c.values())
+        if total >= MIN_RULE_TYPES and n >= RULE_SHARE * total:
+            xrules[e] = r
+
+    # Plain words the ending rules would wrongly change are kept as their
+    # own only candidate, so that they stay as typed.
+    def by_rule(k):
+        for n in range(min(RULE_MAX, len(k) - 2), RULE_MIN - 1, -1):
+            r = xrules.get(k[-n:])
+            if r is not None:
+                return k[:-n] + r if len(r) == n else k
+        return k
+    guarded = 0
+    for k, v in forms.items():
+        if k not in keep and len(k) >= 5 and by_rule(k) != k:
+            keep[k] = v
+            guarded += 1
+
+    ctx, pairs, ntok = Counter(), Counter(), 0
+    kcount, kpairs = Counter(), Counter()
+    for text in corpus_texts(a.corpus):
+        for chunk in SENT_END.split(text.lower()):
+            ws = WORD.findall(chunk)
+            ntok += len(ws)
+            for v, w in zip(ws, ws[1:]):
+                if fold(v) in ambiguous or fold(w) in ambiguous:
+                    pairs[(v, w)] += 1
+            ctx.update(ws)
+            ks = [cls(w) for w in ws]
+            kcount.update(ks)
+            kpairs.update(zip(ks, ks[1:]))
+    pairs = {p: n for p, n in pairs.items() if n >= MIN_BIGRAM}
+    ctxw = {v for v, _ in pairs}
+
+    buf = io.StringIO()
+    buf.write(f"H\tsuffix\t{SUFFIX}\n")
+    for k in sorted(keep):
+        for w in sorted(keep[k]):
+            buf.write(f"U\t{w}\t{uni[w]}\n")
+    for v in sorted(ctxw):
+        buf.write(f"C\t{v}\t{ctx[v]}\n")
+    for (v, w), n in sorted(pairs.items()):
+        buf.write(f"B\t{v}\t{w}\t{n}\n")
+    for e in sorted(xrules):
+        buf.write(f"X\t{e}\t{xrules[e]}\n")
+    for k in sorted(kcount):
+        buf.write(f"K\t{k}\t{kcount[k]}\n")
+    for (x, y), n in sorted(kpairs.items()):
+        if n >= MIN_CLASS_PAIR:
+            buf.write(f"P\t{x}\t{y}\t{n}\n")
+    raw = buf.getvalue().encode("utf-8")
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "wb") as f:
+        f.write(gzip.compress(raw, compresslevel=9, mtime=0))
+    print(f"keys={len(keep)} ambiguous={len(ambiguous)} forms={sum(map(len, keep.values()))} "
+          f"corpus_tokens={ntok} bigrams={len(pairs)} contexts={len(ctxw)} "
+          f"rules={len(xrules)} guarded={guarded} classes={len(kcount)} class_pairs={sum(1 for n in kpairs.values() if n >= MIN_CLASS_PAIR)} "
+          f"raw={len(raw)} gz={os.path.getsize(a.out)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

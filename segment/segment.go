@@ -1,0 +1,195 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/invindex"
+	"github.com/najdi/najdi/vector"
+)
+
+// metaVersion versions the encoding of the meta part.
+const metaVersion = 1
+
+// ChunkRef locates one embedded chunk: the local document, the section and
+// the [Start, End) code-point range inside that section's content.
+type ChunkRef struct {
+	Doc     uint32
+	Section uint32
+	Start   uint32
+	End     uint32
+}
+
+// Segment is an immutable set of indexed documents with local numbers
+// 0..len(Docs)-1. Only Deleted changes after the segment is written, and it
+// is replaced (copy on write), never modified in place, so readers holding a
+// Segment need no lock.
+type Segment struct {
+	ID      uint64
+	Docs    []string             // local number → document id
+	Text    *invindex.TextIndex  // keyword postings
+	Fields  *invindex.FieldIndex // filterable field values
+	Vectors *vector.Index        // chunk vectors; nil for keyword-only collections
+	Chunks  []ChunkRef           // chunk id → location
+	Deleted *roaring.Bitmap      // deleted local documents (read-only)
+	Bytes   int                  // encoded size, for merge policy and metrics
+}
+
+// Live returns the number of documents not deleted.
+func (s *Segment) Live() int { return len(s.Docs) - int(s.Deleted.GetCardinality()) }
+
+// Write adds every part of the segment to the batch.
+func (s *Segment) Write(b *Batch, num uint32) {
+	meta := s.encodeMeta()
+	b.PutBlob(num, s.ID, PartMeta, meta)
+	text := s.Text.AppendBinary(nil)
+	b.PutBlob(num, s.ID, PartText, text)
+	fields := s.Fields.AppendBinary(nil)
+	b.PutBlob(num, s.ID, PartFields, fields)
+	s.Bytes = len(meta) + len(text) + len(fields)
+	if s.Vectors != nil {
+		vec := s.Vectors.AppendBinary(nil)
+		b.PutBlob(num, s.ID, PartVectors, vec)
+		s.Bytes += len(vec)
+	}
+	s.WriteDeleted(b, num)
+}
+
+// WriteDeleted adds the delete bitmap to the batch.
+func (s *Segment) WriteDeleted(b *Batch, num uint32) {
+	d, err := s.Deleted.ToBytes()
+	if err != nil {
+		panic("BUG: serialize roaring bitmap: " + err.Error())
+	}
+	b.PutBlob(num, s.ID, PartDeleted, d)
+}
+
+// Load reads segment id of collection num from the store.
+func Load(st *Store, num uint32, id uint64) (*Segment, error) {
+	s := &Segment{ID: id}
+	meta, err := st.Blob(num, id, PartMeta)
+	if err != nil {
+		return nil, fmt.Errorf("segment %d meta: %w", id, err)
+	}
+	if err := s.decodeMeta(meta); err != nil {
+		return nil, fmt.Errorf("segment %d meta: %w", id, err)
+	}
+	s.Bytes = len(meta)
+	text, err := st.Blob(num, id, PartText)
+	if err != nil {
+		return nil, fmt.Errorf("segment %d text: %w", id, err)
+	}
+	if s.Text, err = invindex.DecodeTextIndex(text); err != nil {
+		return nil, fmt.Errorf("segment %d text: %w", id, err)
+	}
+	fields, err := st.Blob(num, id, PartFields)
+	if err != nil {
+		return nil, fmt.Errorf("segment %d fields: %w", id, err)
+	}
+	if s.Fields, err = invindex.DecodeFieldIndex(fields); err != nil {
+		return nil, fmt.Errorf("segment %d fields: %w", id, err)
+	}
+	s.Bytes += len(text) + len(fields)
+	vec, err := st.Blob(num, id, PartVectors)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+	default:
+		if s.Vectors, err = vector.Decode(vec); err != nil {
+			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+		}
+		s.Bytes += len(vec)
+	}
+	del, err := st.Blob(num, id, PartDeleted)
+	if err != nil {
+		return nil, fmt.Errorf("segment %d deletes: %w", id, err)
+	}
+	s.Deleted = roaring.New()
+	if _, err := s.Deleted.FromUnsafeBytes(append([]byte(nil), del...)); err != nil {
+		return nil, fmt.Errorf("%w: segment %d deletes: %v", ErrCorrupt, id, err)
+	}
+	return s, nil
+}
+
+func (s *Segment) encodeMeta() []byte {
+	b := binary.AppendUvarint(nil, metaVersion)
+	b = binary.AppendUvarint(b, uint64(len(s.Docs)))
+	for _, d := range s.Docs {
+		b = binary.AppendUvarint(b, uint64(len(d)))
+		b = append(b, d...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Chunks)))
+	for _, c := range s.Chunks {
+		b = binary.AppendUvarint(b, uint64(c.Doc))
+		b = binary.AppendUvarint(b, uint64(c.Section))
+		b = binary.AppendUvarint(b, uint64(c.Start))
+		b = binary.AppendUvarint(b, uint64(c.End-c.Start))
+	}
+	return b
+}
+
+func (s *Segment) decodeMeta(b []byte) error {
+	r := reader{b: b}
+	if v := r.uvarint(); v != metaVersion {
+		return fmt.Errorf("%w: meta version %d", ErrCorrupt, v)
+	}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return fmt.Errorf("%w: document count %d", ErrCorrupt, n)
+	}
+	s.Docs = make([]string, n)
+	for i := range s.Docs {
+		s.Docs[i] = string(r.bytes(r.uvarint()))
+	}
+	n = r.uvarint()
+	if n > uint64(len(b)) {
+		return fmt.Errorf("%w: chunk count %d", ErrCorrupt, n)
+	}
+	s.Chunks = make([]ChunkRef, n)
+	for i := range s.Chunks {
+		c := &s.Chunks[i]
+		c.Doc = uint32(r.uvarint())
+		c.Section = uint32(r.uvarint())
+		c.Start = uint32(r.uvarint())
+		c.End = c.Start + uint32(r.uvarint())
+	}
+	if r.err != nil {
+		return r.err
+	}
+	return nil
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = fmt.Errorf("%w: truncated varint", ErrCorrupt)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = fmt.Errorf("%w: truncated bytes", ErrCorrupt)
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}

@@ -1,0 +1,352 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble"
+	"github.com/klauspost/compress/zstd"
+)
+
+// FormatVersion is the on-disk format version written to new stores and
+// checked when a store is opened (see FORMAT.md).
+const FormatVersion = 1
+
+// Errors returned by the store.
+var (
+	// ErrNotFound reports a missing key.
+	ErrNotFound = errors.New("segment: not found")
+	// ErrCorrupt reports a checksum mismatch or undecodable data.
+	ErrCorrupt = errors.New("segment: corrupt data")
+	// ErrVersion reports a store written by an incompatible format version.
+	ErrVersion = errors.New("segment: unsupported format version")
+)
+
+// Key prefixes of the store (FORMAT.md describes every key).
+const (
+	prefixMeta       = "m/"
+	prefixCollection = "c/"
+	prefixDoc        = "d/"
+	prefixSegment    = "s/"
+	prefixKV         = "k/"
+	keyVersion       = "m/version"
+	keySequence      = "m/seq"
+)
+
+// Blob part identifiers inside a segment.
+const (
+	PartMeta    byte = 'm'
+	PartText    byte = 't'
+	PartFields  byte = 'f'
+	PartVectors byte = 'v'
+	PartDeleted byte = 'd'
+)
+
+// blobChunk is the size of one stored piece of a segment blob.
+const blobChunk = 1 << 20
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// Store is najdi's durable store: one Pebble database holding collection
+// records, compressed document bodies, segment blobs and generic key-values.
+// All writes go through Batch and are synced to the WAL before Commit
+// returns, so an acknowledged write survives a crash.
+type Store struct {
+	db  *pebble.DB
+	seq atomic.Uint64
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+// Open opens (creating if needed) the store in dir.
+func Open(dir string) (*Store, error) {
+	db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
+	if err != nil {
+		return nil, fmt.Errorf("open pebble %s: %w", dir, err)
+	}
+	s := &Store{db: db}
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+	v, err := s.get([]byte(keyVersion))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if err := db.Set([]byte(keyVersion), binary.AppendUvarint(nil, FormatVersion), pebble.Sync); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("write format version: %w", err)
+		}
+	case err != nil:
+		db.Close()
+		return nil, err
+	default:
+		ver, n := binary.Uvarint(v)
+		if n <= 0 || ver != FormatVersion {
+			db.Close()
+			return nil, fmt.Errorf("%w: store has version %d, this build reads %d", ErrVersion, ver, FormatVersion)
+		}
+	}
+	if v, err := s.get([]byte(keySequence)); err == nil && len(v) == 8 {
+		s.seq.Store(binary.BigEndian.Uint64(v))
+	}
+	return s, nil
+}
+
+// Close flushes and closes the store.
+func (s *Store) Close() error {
+	s.dec.Close()
+	return s.db.Close()
+}
+
+// NextID returns a new store-wide unique id (collection numbers, segment
+// ids). The counter is persisted by every committed batch, so an id used in
+// durable data is never handed out again after a restart.
+func (s *Store) NextID() uint64 {
+	return s.seq.Add(1)
+}
+
+func (s *Store) get(key []byte) ([]byte, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %q: %w", key, err)
+	}
+	out := bytes.Clone(v)
+	closer.Close()
+	return out, nil
+}
+
+// Batch collects writes that commit atomically.
+type Batch struct {
+	s *Store
+	b *pebble.Batch
+}
+
+// NewBatch starts an atomic batch.
+func (s *Store) NewBatch() *Batch { return &Batch{s: s, b: s.db.NewBatch()} }
+
+// Commit writes the batch durably (fsync of the WAL) and releases it.
+func (b *Batch) Commit() error {
+	b.b.Set([]byte(keySequence), binary.BigEndian.AppendUint64(nil, b.s.seq.Load()), nil)
+	err := b.b.Commit(pebble.Sync)
+	b.b.Close()
+	if err != nil {
+		return fmt.Errorf("commit batch: %w", err)
+	}
+	return nil
+}
+
+// Abort discards the batch.
+func (b *Batch) Abort() { b.b.Close() }
+
+// Len returns the approximate size of the batch in bytes.
+func (b *Batch) Len() int { return b.b.Len() }
+
+// ---- collections ----
+
+func collectionKey(owner, id string) []byte {
+	return []byte(prefixCollection + owner + "\x00" + id)
+}
+
+// PutCollection stores a collection record (opaque bytes owned by the engine).
+func (b *Batch) PutCollection(owner, id string, rec []byte) {
+	b.b.Set(collectionKey(owner, id), rec, nil)
+}
+
+// DeleteCollection removes a collection record and every document and
+// segment of collection number num.
+func (b *Batch) DeleteCollection(owner, id string, num uint32) {
+	b.b.Delete(collectionKey(owner, id), nil)
+	for _, p := range []string{prefixDoc, prefixSegment} {
+		lo := numPrefix(p, num)
+		b.b.DeleteRange(lo, prefixEnd(lo), nil)
+	}
+}
+
+// Collections calls fn for every stored collection record.
+func (s *Store) Collections(fn func(owner, id string, rec []byte) error) error {
+	return s.scan([]byte(prefixCollection), func(k, v []byte) error {
+		rest := k[len(prefixCollection):]
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return fmt.Errorf("%w: collection key %q", ErrCorrupt, k)
+		}
+		return fn(string(rest[:i]), string(rest[i+1:]), v)
+	})
+}
+
+// ---- documents ----
+
+func numPrefix(p string, num uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte(p), num)
+}
+
+func docKey(num uint32, id string) []byte { return append(numPrefix(prefixDoc, num), id...) }
+
+// PutDocument stores a document body (compressed with zstd).
+func (b *Batch) PutDocument(num uint32, id string, body []byte) {
+	b.b.Set(docKey(num, id), b.s.enc.EncodeAll(body, nil), nil)
+}
+
+// DeleteDocument removes a document body.
+func (b *Batch) DeleteDocument(num uint32, id string) { b.b.Delete(docKey(num, id), nil) }
+
+// Document returns the decompressed body of a document, or ErrNotFound.
+func (s *Store) Document(num uint32, id string) ([]byte, error) {
+	v, closer, err := s.db.Get(docKey(num, id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get document %q: %w", id, err)
+	}
+	defer closer.Close()
+	out, err := s.dec.DecodeAll(v, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: document %q: %v", ErrCorrupt, id, err)
+	}
+	return out, nil
+}
+
+// ---- segments ----
+
+func segPrefix(num uint32, seg uint64) []byte {
+	return binary.BigEndian.AppendUint64(numPrefix(prefixSegment, num), seg)
+}
+
+// PutBlob stores part of segment seg, split into checksummed chunks. Any
+// previous value of the part is replaced.
+func (b *Batch) PutBlob(num uint32, seg uint64, part byte, data []byte) {
+	p := append(segPrefix(num, seg), part)
+	b.b.DeleteRange(p, prefixEnd(p), nil)
+	for i := 0; i == 0 || i*blobChunk < len(data); i++ {
+		lo, hi := i*blobChunk, min((i+1)*blobChunk, len(data))
+		val := make([]byte, 0, hi-lo+4)
+		val = append(val, data[lo:hi]...)
+		val = binary.BigEndian.AppendUint32(val, crc32.Checksum(data[lo:hi], crcTable))
+		b.b.Set(binary.BigEndian.AppendUint32(bytes.Clone(p), uint32(i)), val, nil)
+	}
+}
+
+// DeleteSegment removes every part of segment seg.
+func (b *Batch) DeleteSegment(num uint32, seg uint64) {
+	p := segPrefix(num, seg)
+	b.b.DeleteRange(p, prefixEnd(p), nil)
+}
+
+// Blob reads part of segment seg, verifying checksums. A missing part
+// returns ErrNotFound.
+func (s *Store) Blob(num uint32, seg uint64, part byte) ([]byte, error) {
+	p := append(segPrefix(num, seg), part)
+	var out []byte
+	found := false
+	err := s.scan(p, func(k, v []byte) error {
+		found = true
+		if len(v) < 4 {
+			return fmt.Errorf("%w: segment %d part %c: short chunk", ErrCorrupt, seg, part)
+		}
+		data, sum := v[:len(v)-4], binary.BigEndian.Uint32(v[len(v)-4:])
+		if crc32.Checksum(data, crcTable) != sum {
+			return fmt.Errorf("%w: segment %d part %c: checksum mismatch", ErrCorrupt, seg, part)
+		}
+		out = append(out, data...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	return out, nil
+}
+
+// Segments returns the ids of the stored segments of collection num in
+// ascending order.
+func (s *Store) Segments(num uint32) ([]uint64, error) {
+	var ids []uint64
+	p := numPrefix(prefixSegment, num)
+	err := s.scan(p, func(k, _ []byte) error {
+		if len(k) < len(p)+9 {
+			return fmt.Errorf("%w: segment key %q", ErrCorrupt, k)
+		}
+		if k[len(p)+8] != PartMeta {
+			return nil
+		}
+		id := binary.BigEndian.Uint64(k[len(p):])
+		if len(ids) == 0 || ids[len(ids)-1] != id {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// ---- generic key-values (NLU models, phrase sets, users) ----
+
+// KVGet returns the value of a generic key, or ErrNotFound.
+func (s *Store) KVGet(key string) ([]byte, error) { return s.get([]byte(prefixKV + key)) }
+
+// KVPut durably stores a generic key.
+func (s *Store) KVPut(key string, value []byte) error {
+	return s.db.Set([]byte(prefixKV+key), value, pebble.Sync)
+}
+
+// KVDelete durably deletes a generic key.
+func (s *Store) KVDelete(key string) error {
+	return s.db.Delete([]byte(prefixKV+key), pebble.Sync)
+}
+
+// KVScan calls fn for every generic key with the prefix, in key order.
+func (s *Store) KVScan(prefix string, fn func(key string, value []byte) error) error {
+	return s.scan([]byte(prefixKV+prefix), func(k, v []byte) error {
+		return fn(string(k[len(prefixKV):]), bytes.Clone(v))
+	})
+}
+
+// ---- helpers ----
+
+func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return fmt.Errorf("iterate %q: %w", prefix, err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return fmt.Errorf("iterate %q: %w", prefix, err)
+	}
+	return it.Close()
+}
+
+// prefixEnd returns the smallest key greater than every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		end[i]++
+		if end[i] != 0 {
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("BUG: pebble fatal: "+format, args...))
+}

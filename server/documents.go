@@ -1,0 +1,241 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/najdi/najdi/engine"
+)
+
+func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids []string, rest []string) string {
+	if len(ids) != 1 {
+		writeErrorStatus(ctx, 400, "documents are addressed in one collection at a time", nil)
+		return "/v1/collections/{id}/documents"
+	}
+	coll := ids[0]
+	if len(rest) == 0 {
+		switch method {
+		case "POST":
+			s.ingest(ctx, owner, coll)
+		case "GET":
+			limit := 100
+			if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
+				n, err := strconv.Atoi(string(v))
+				if err != nil || n <= 0 {
+					writeErrorStatus(ctx, 400, fmt.Sprintf("limit: %q is not a positive integer", v), nil)
+					return "/v1/collections/{id}/documents"
+				}
+				limit = n
+			}
+			list, next, err := s.eng.ListDocuments(ctx, owner, coll, limit, string(ctx.QueryArgs().Peek("cursor")))
+			if err != nil {
+				writeError(ctx, err)
+				break
+			}
+			out := map[string]any{"documents": list}
+			if next != "" {
+				out["next_cursor"] = next
+			}
+			writeJSON(ctx, 200, out)
+		default:
+			methodNotAllowed(ctx, "GET, POST")
+		}
+		return "/v1/collections/{id}/documents"
+	}
+	if len(rest) != 1 {
+		writeErrorStatus(ctx, 404, "no such route", nil)
+		return "unknown"
+	}
+	docID := rest[0]
+	switch method {
+	case "GET":
+		d, err := s.eng.GetDocument(ctx, owner, coll, docID)
+		if err != nil {
+			writeError(ctx, err)
+			break
+		}
+		out := map[string]any{"document_id": d.DocumentID, "fields": engine.FieldsMap(d.Fields, nil)}
+		switch f := string(ctx.QueryArgs().Peek("result_format")); f {
+		case "", "sections":
+			out["sections"] = d.Sections
+		case "flat":
+			out["content"] = d.Content(nil)
+		default:
+			writeErrorStatus(ctx, 400, fmt.Sprintf("result_format: %q is not supported (use sections or flat)", f), nil)
+			return "/v1/collections/{id}/documents/{doc}"
+		}
+		writeJSON(ctx, 200, out)
+	case "DELETE":
+		if err := s.eng.DeleteDocument(ctx, owner, coll, docID); err != nil {
+			writeError(ctx, err)
+			break
+		}
+		ctx.SetStatusCode(204)
+	default:
+		methodNotAllowed(ctx, "GET, DELETE")
+	}
+	return "/v1/collections/{id}/documents/{doc}"
+}
+
+// ingest handles POST /v1/collections/{id}/documents: a raw file, a
+// multipart upload of one or more "file" parts, or the JSON envelope.
+func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
+	args := ctx.QueryArgs()
+	base := engine.IngestRequest{
+		Format:     string(args.Peek("format")),
+		DocumentID: string(args.Peek("document_id")),
+		IDField:    string(args.Peek("id_field")),
+	}
+	async := false
+	if v := args.Peek("async"); len(v) > 0 {
+		b, err := strconv.ParseBool(string(v))
+		if err != nil {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("async: %q is not a boolean", v), nil)
+			return
+		}
+		async = b
+	}
+	var known = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true}
+	var bad string
+	args.VisitAll(func(k, _ []byte) {
+		if !known[string(k)] && bad == "" {
+			bad = string(k)
+		}
+	})
+	if bad != "" {
+		writeErrorStatus(ctx, 400, fmt.Sprintf("unknown query parameter %q (known: format, document_id, id_field, async, filename)", bad), nil)
+		return
+	}
+	ct := string(ctx.Request.Header.ContentType())
+	mt, params, _ := mime.ParseMediaType(ct)
+	var reqs []engine.IngestRequest
+	switch {
+	case mt == "multipart/form-data":
+		form, err := ctx.MultipartForm()
+		if err != nil {
+			writeErrorStatus(ctx, 400, "cannot read the multipart body: "+err.Error(), nil)
+			return
+		}
+		files := form.File["file"]
+		if len(files) == 0 {
+			writeErrorStatus(ctx, 400, `the multipart body has no "file" part`, nil)
+			return
+		}
+		for _, fh := range files {
+			f, err := fh.Open()
+			if err != nil {
+				writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
+				return
+			}
+			data, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
+				return
+			}
+			r := base
+			r.Data, r.FileName, r.ContentType = data, fh.Filename, fh.Header.Get("Content-Type")
+			if len(files) > 1 && r.DocumentID != "" {
+				writeErrorStatus(ctx, 400, "document_id names one document: upload several files without it", nil)
+				return
+			}
+			reqs = append(reqs, r)
+		}
+		_ = params
+	default:
+		body := ctx.PostBody()
+		if len(body) == 0 {
+			writeErrorStatus(ctx, 400, "the request body is empty: send a file, a multipart upload or the JSON envelope {\"documents\": [...]}", nil)
+			return
+		}
+		r := base
+		r.ContentType = ct
+		r.FileName = string(args.Peek("filename"))
+		if r.Format == "" && (mt == "application/json" || mt == "") && looksLikeEnvelope(body) {
+			docs, err := parseEnvelope(body)
+			if err != nil {
+				writeError(ctx, err)
+				return
+			}
+			r.Documents = docs
+		} else {
+			r.Data = append([]byte(nil), body...)
+		}
+		reqs = append(reqs, r)
+	}
+	for _, r := range reqs {
+		s.metrics.ingestBytes.Add(uint64(len(r.Data)))
+	}
+	if async {
+		if len(reqs) != 1 {
+			writeErrorStatus(ctx, 400, "async ingest takes one file per request", nil)
+			return
+		}
+		id, err := s.eng.StartIngest(owner, coll, reqs[0])
+		if err != nil {
+			writeError(ctx, err)
+			return
+		}
+		writeJSON(ctx, 202, map[string]any{"job_id": id, "status_url": fmt.Sprintf("/v1/collections/%s/jobs/%s", coll, id)})
+		return
+	}
+	var total engine.IngestResult
+	total.Documents, total.Errors = []engine.DocStatus{}, []engine.IngestError{}
+	for _, r := range reqs {
+		res, err := s.eng.Ingest(ctx, owner, coll, r)
+		total.Documents = append(total.Documents, res.Documents...)
+		total.Errors = append(total.Errors, res.Errors...)
+		if err != nil {
+			if len(reqs) > 1 {
+				err = &engine.Error{Kind: errKind(err), Message: fmt.Sprintf("file %q: %v", r.FileName, err), Cause: err}
+			}
+			writeError(ctx, err)
+			return
+		}
+	}
+	writeJSON(ctx, 200, total)
+}
+
+func errKind(err error) error {
+	for _, k := range []error{engine.ErrInvalid, engine.ErrNotFound, engine.ErrUnsupportedMedia, engine.ErrTooLarge, engine.ErrUpstream, engine.ErrUpstreamTimeout} {
+		if isKind(err, k) {
+			return k
+		}
+	}
+	return engine.ErrInvalid
+}
+
+// looksLikeEnvelope reports whether a JSON body is an object whose first
+// key is "documents".
+func looksLikeEnvelope(body []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(body))
+	t, err := d.Token()
+	if err != nil || t != json.Delim('{') {
+		return false
+	}
+	t, err = d.Token()
+	return err == nil && t == "documents"
+}
+
+func parseEnvelope(body []byte) ([]engine.DocumentInput, error) {
+	var env struct {
+		Documents []engine.DocumentInput `json:"documents"`
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	d.UseNumber()
+	if err := d.Decode(&env); err != nil {
+		return nil, &engine.Error{Kind: engine.ErrInvalid, Message: "documents envelope: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	if len(env.Documents) == 0 {
+		return nil, &engine.Error{Kind: engine.ErrInvalid, Message: "documents envelope: \"documents\" is empty"}
+	}
+	return env.Documents, nil
+}

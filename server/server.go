@@ -1,0 +1,340 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/nlu"
+)
+
+// Config configures a Server.
+type Config struct {
+	// MaxBodyBytes limits request bodies (default 100 MiB).
+	MaxBodyBytes int
+	// Users authenticates requests; nil or empty disables authentication
+	// (every request acts as the anonymous owner "").
+	Users *Users
+	// ReadTimeout and WriteTimeout bound one request (defaults 5 min).
+	ReadTimeout, WriteTimeout time.Duration
+	// Logger receives request errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Server serves najdi's HTTP API over fasthttp. Handlers are thin: they
+// decode the request, call the engine or the NLU service, and encode the
+// answer. Nothing keeps a *fasthttp.RequestCtx after its handler returns.
+type Server struct {
+	eng     *engine.Engine
+	nlu     *nlu.Service
+	cfg     Config
+	metrics *metrics
+	ready   bool
+	srv     *fasthttp.Server
+}
+
+// New returns a server over the engine and the NLU service.
+func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 100 << 20
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = 5 * time.Minute
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 5 * time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{eng: eng, nlu: nluSvc, cfg: cfg, metrics: newMetrics()}
+	s.srv = &fasthttp.Server{
+		Handler:            s.Handle,
+		Name:               "najdi",
+		MaxRequestBodySize: cfg.MaxBodyBytes,
+		ReadTimeout:        cfg.ReadTimeout,
+		WriteTimeout:       cfg.WriteTimeout,
+		StreamRequestBody:  false,
+		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
+			if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+				writeErrorStatus(ctx, 413, fmt.Sprintf("the request body is larger than the limit of %d bytes (server flag --max-body)", cfg.MaxBodyBytes), map[string]any{"limit_bytes": cfg.MaxBodyBytes})
+				return
+			}
+			writeErrorStatus(ctx, 400, "malformed HTTP request: "+err.Error(), nil)
+		},
+	}
+	s.ready = true
+	return s
+}
+
+// Serve serves on the listener until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for handlers to finish.
+func (s *Server) Shutdown() error { return s.srv.Shutdown() }
+
+// Handle is the fasthttp request handler.
+func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
+	route := s.route(ctx)
+	s.metrics.observe(route, string(ctx.Method()), ctx.Response.StatusCode(), time.Since(start))
+}
+
+// route dispatches a request and returns its route name for metrics.
+func (s *Server) route(ctx *fasthttp.RequestCtx) string {
+	path := string(ctx.Path())
+	method := string(ctx.Method())
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case path == "/health":
+		s.health(ctx)
+		return "/health"
+	case path == "/metrics":
+		s.metrics.write(ctx, s.eng)
+		return "/metrics"
+	case path == "/v1/openapi.json":
+		ctx.Response.Header.SetContentType("application/json")
+		ctx.SetBody(openAPI)
+		return "/v1/openapi.json"
+	}
+	user, ok := s.authenticate(ctx)
+	if !ok {
+		return "unauthorized"
+	}
+	switch {
+	case len(parts) >= 2 && parts[0] == "v1" && parts[1] == "collections":
+		return s.collections(ctx, user, method, parts[2:])
+	case parts[0] == "models":
+		return s.models(ctx, user, method, parts[1:])
+	case parts[0] == "phrase-sets":
+		return s.phraseSets(ctx, user, method, parts[1:])
+	}
+	writeErrorStatus(ctx, 404, fmt.Sprintf("no route %s %s: see /v1/openapi.json", method, path), nil)
+	return "unknown"
+}
+
+func (s *Server) health(ctx *fasthttp.RequestCtx) {
+	if !s.ready {
+		writeErrorStatus(ctx, 503, "starting", nil)
+		return
+	}
+	writeJSON(ctx, 200, map[string]any{"status": "ok"})
+}
+
+func methodNotAllowed(ctx *fasthttp.RequestCtx, allowed string) {
+	ctx.Response.Header.Set("Allow", allowed)
+	writeErrorStatus(ctx, 405, fmt.Sprintf("method %s is not allowed here (allowed: %s)", ctx.Method(), allowed), nil)
+}
+
+// collections routes /v1/collections/...
+func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, rest []string) string {
+	owner := u.owner(ctx)
+	switch len(rest) {
+	case 0:
+		if method != "GET" {
+			methodNotAllowed(ctx, "GET")
+			return "/v1/collections"
+		}
+		writeJSON(ctx, 200, map[string]any{"collections": s.eng.ListCollections(ctx, owner, u.admin() && owner == u.Name)})
+		return "/v1/collections"
+	case 1:
+		id := rest[0]
+		switch method {
+		case "PUT":
+			cfg, err := engine.ParseCollectionConfig(ctx.PostBody())
+			if err != nil {
+				writeError(ctx, err)
+				break
+			}
+			c, created, err := s.eng.PutCollection(ctx, owner, id, cfg)
+			if err != nil {
+				writeError(ctx, err)
+				break
+			}
+			status := 200
+			if created {
+				status = 201
+			}
+			writeJSON(ctx, status, c)
+		case "GET":
+			c, err := s.eng.GetCollection(ctx, owner, id)
+			if err != nil {
+				writeError(ctx, err)
+				break
+			}
+			writeJSON(ctx, 200, c)
+		case "DELETE":
+			if err := s.eng.DeleteCollection(ctx, owner, id); err != nil {
+				writeError(ctx, err)
+				break
+			}
+			ctx.SetStatusCode(204)
+		default:
+			methodNotAllowed(ctx, "GET, PUT, DELETE")
+		}
+		return "/v1/collections/{id}"
+	}
+	ids := strings.Split(rest[0], ",")
+	switch rest[1] {
+	case "documents":
+		return s.documents(ctx, owner, method, ids, rest[2:])
+	case "jobs":
+		if len(rest) != 3 || method != "GET" || len(ids) != 1 {
+			writeErrorStatus(ctx, 404, "use GET /v1/collections/{id}/jobs/{job_id}", nil)
+			return "/v1/collections/{id}/jobs/{job}"
+		}
+		st, err := s.eng.Job(owner, ids[0], rest[2])
+		if err != nil {
+			writeError(ctx, err)
+		} else {
+			writeJSON(ctx, 200, st)
+		}
+		return "/v1/collections/{id}/jobs/{job}"
+	case "search", "answer", "query":
+		if len(rest) != 2 {
+			break
+		}
+		return s.search(ctx, owner, method, ids, rest[1])
+	}
+	writeErrorStatus(ctx, 404, fmt.Sprintf("no route %s %s: see /v1/openapi.json", method, ctx.Path()), nil)
+	return "unknown"
+}
+
+func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []string, op string) string {
+	route := "/v1/collections/{ids}/" + op
+	var req engine.SearchRequest
+	var err error
+	if op == "query" {
+		if method != "GET" {
+			methodNotAllowed(ctx, "GET")
+			return route
+		}
+		req, err = queryRequest(ctx.QueryArgs())
+	} else {
+		if method != "POST" {
+			methodNotAllowed(ctx, "POST")
+			return route
+		}
+		if !isJSON(ctx) {
+			writeErrorStatus(ctx, 415, "send the request as Content-Type: application/json", nil)
+			return route
+		}
+		req, err = engine.ParseSearchRequest(ctx.PostBody())
+	}
+	if err != nil {
+		writeError(ctx, err)
+		return route
+	}
+	var resp engine.SearchResponse
+	if op == "answer" {
+		resp, err = s.eng.Answer(ctx, owner, ids, req)
+	} else {
+		resp, err = s.eng.Search(ctx, owner, ids, req)
+	}
+	if err != nil {
+		writeError(ctx, err)
+		return route
+	}
+	writeJSON(ctx, 200, resp)
+	return route
+}
+
+// queryRequest builds a search request from the query endpoint's
+// parameters; unknown parameters are rejected.
+func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
+	var req engine.SearchRequest
+	var err error
+	args.VisitAll(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		key, val := string(k), string(v)
+		switch {
+		case key == "query":
+			req.Query = val
+		case key == "max_results":
+			n, e := strconv.Atoi(val)
+			if e != nil {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("max_results: %q is not an integer", val)}
+				return
+			}
+			req.MaxResults = &n
+		case key == "result_format":
+			req.ResultFormat = val
+		case key == "include_fields":
+			for _, f := range strings.Split(val, ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					req.IncludeFields = append(req.IncludeFields, f)
+				}
+			}
+		case key == "include_content":
+			for _, f := range strings.Split(val, ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					req.IncludeContent = append(req.IncludeContent, f)
+				}
+			}
+		case key == "highlight", key == "restore_diacritics":
+			b, e := strconv.ParseBool(val)
+			if e != nil {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("%s: %q is not a boolean", key, val)}
+				return
+			}
+			if key == "highlight" {
+				req.Highlight = &b
+			} else {
+				req.RestoreDiacritics = &b
+			}
+		case key == "max_tokens":
+			n, e := strconv.Atoi(val)
+			if e != nil || n <= 0 {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("max_tokens: %q is not a positive integer", val)}
+				return
+			}
+			req.SummaryConfig = &engine.RequestSummaryConfig{MaxTokens: n}
+		case strings.HasPrefix(key, "filter:"):
+			field := strings.TrimPrefix(key, "filter:")
+			if field == "" {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: "filter parameter without a field name: use filter:{field}=value"}
+				return
+			}
+			req.SimpleFilters = append(req.SimpleFilters, [2]string{field, val})
+		case key == "filter":
+			req.Filter = json.RawMessage(val)
+		default:
+			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field})", key)}
+		}
+	})
+	return req, err
+}
+
+func isJSON(ctx *fasthttp.RequestCtx) bool {
+	ct := string(ctx.Request.Header.ContentType())
+	if ct == "" {
+		return true // be lenient with curl -d without a type
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded")
+}
+
+func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		writeErrorStatus(ctx, 500, "internal error: encode response: "+err.Error(), nil)
+		return
+	}
+	ctx.Response.Header.SetContentType("application/json")
+	ctx.SetStatusCode(status)
+	ctx.SetBody(buf.Bytes())
+}

@@ -1,0 +1,105 @@
+package summary
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// sharedData returns the shared/data directory found by walking up from the
+// package directory.
+func sharedData(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("shared/data not found above the package directory")
+		}
+		dir = up
+	}
+}
+
+// scifactDoc is one line of the SciFact corpus.
+type scifactDoc struct {
+	ID    string `json:"_id"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// loadSciFact reads the first n documents of the SciFact corpus (all if
+// n <= 0) as Docs with a title and a text section.
+func loadSciFact(t testing.TB, n int) []Doc {
+	t.Helper()
+	f, err := os.Open(filepath.Join(sharedData(t), "beir", "scifact", "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Doc
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() && (n <= 0 || len(out) < n) {
+		var d scifactDoc
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Doc{ID: d.ID, Score: 1, Sections: []Section{{Type: "title", Content: d.Title}, {Type: "text", Content: d.Text}}})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// r50k stands in for an embedding model's own tokenizer: a real, exact BPE
+// tokenizer (GPT-2's) that differs from both o200k_base and cl100k_base.
+type r50k struct{ c tokenizer.Codec }
+
+func (r r50k) CountTokens(s string) int {
+	n, err := r.c.Count(s)
+	if err != nil {
+		return len(s)
+	}
+	return n
+}
+
+// testTokenizers returns the three tokenizers the tests run with.
+func testTokenizers(t testing.TB) []Tokenizer {
+	t.Helper()
+	c, err := tokenizer.Get(tokenizer.R50kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Tokenizer
+	for _, name := range []string{O200kBase, Cl100kBase, Embedding} {
+		tk, err := NewTokenizer(name, EmbeddingTokenizer(r50k{c}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tk)
+	}
+	return out
+}
+
+// docText returns all of d's text.
+func docText(d Doc) string {
+	var b strings.Builder
+	for _, s := range d.Sections {
+		b.WriteString(s.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

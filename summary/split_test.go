@@ -1,0 +1,62 @@
+package summary
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"  \n ", nil},
+		{"One sentence", []string{"One sentence"}},
+		{"First one. Second one! Third? Yes.", []string{"First one.", "Second one!", "Third?", "Yes."}},
+		{"Smith et al. found it. See Fig. 2 for e.g. details.", []string{"Smith et al. found it.", "See Fig. 2 for e.g. details."}},
+		{"J. R. R. Tolkien wrote it. Done.", []string{"J. R. R. Tolkien wrote it.", "Done."}},
+		{"p = 0.016 was found. 1.8 microm2/ms is high.", []string{"p = 0.016 was found.", "1.8 microm2/ms is high."}},
+		{"He said \"stop.\" Then left.", []string{"He said \"stop.\"", "Then left."}},
+		{"lower case after. period stays", []string{"lower case after. period stays"}},
+		{"Title line\nBody text. More…  Next", []string{"Title line", "Body text.", "More…", "Next"}},
+		{"Praha je město. Žije tam milion lidí.", []string{"Praha je město.", "Žije tam milion lidí."}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, sp := range sentences(tc.in) {
+			got = append(got, tc.in[sp.start:sp.end])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("sentences(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestAppendTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"The proteins of a cell", []string{"protei", "cell"}},
+		{"Příliš žluťoučký kůň", []string{"prilis", "zlutou", "kun"}},
+		{"COVID-19 in 2020: 5 cases", []string{"covid", "19", "2020", "5", "cases"}},
+		{"", nil},
+	}
+	for _, tc := range tests {
+		if got := appendTerms(nil, tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("appendTerms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestWords(t *testing.T) {
+	s := "  alpha  beta\tgamma\n"
+	var got []string
+	for _, w := range words(s, 0, len(s), nil) {
+		got = append(got, s[w.start:w.end])
+	}
+	if want := []string{"alpha", "beta", "gamma"}; !slices.Equal(got, want) {
+		t.Errorf("words = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,156 @@
+package diacritics
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+//go:embed data/lexicon.gz
+var lexiconGz []byte
+
+// lexicon is the decoded data file: interned word forms, their unigram
+// probabilities, candidate lists per folded key and word-pair counts.
+type lexicon struct {
+	forms []string         // id → form (lowercase)
+	ids   map[string]int32 // form → id
+	uni   []float64        // id → unigram probability, 0 if unknown
+	ctx   []uint32         // id → corpus count as bigram context
+	cands map[string][]int32
+	pairs map[uint64]uint32 // v<<32|w → count
+
+	// Ending classes: the last suffix runes of a word.
+	suffix     int
+	classes    map[string]int32
+	classCount []uint32
+	classPairs map[uint64]uint32
+	classTotal float64
+
+	suffixes map[string]string // folded ending → restored, for unknown words
+}
+
+// class returns the ending class id of form, -1 if unknown.
+func (l *lexicon) class(form string) int32 {
+	if l.suffix <= 0 {
+		return -1
+	}
+	i := len(form)
+	for n := 0; n < l.suffix && i > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(form[:i])
+		i -= size
+	}
+	if id, ok := l.classes[form[i:]]; ok {
+		return id
+	}
+	return -1
+}
+
+func (l *lexicon) classID(c string) int32 {
+	if id, ok := l.classes[c]; ok {
+		return id
+	}
+	id := int32(len(l.classCount))
+	l.classes[c] = id
+	l.classCount = append(l.classCount, 0)
+	return id
+}
+
+func (l *lexicon) id(form string) int32 {
+	if id, ok := l.ids[form]; ok {
+		return id
+	}
+	id := int32(len(l.forms))
+	l.forms = append(l.forms, form)
+	l.ids[form] = id
+	l.uni = append(l.uni, 0)
+	l.ctx = append(l.ctx, 0)
+	return id
+}
+
+// parseLexicon reads the gzip'd record format written by
+// scripts/build-cs-lexicon.py.
+func parseLexicon(gz []byte) (*lexicon, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("open lexicon: %w: %w", ErrBadLexicon, err)
+	}
+	defer zr.Close()
+	l := &lexicon{
+		ids:        make(map[string]int32, 400_000),
+		cands:      make(map[string][]int32, 330_000),
+		pairs:      make(map[uint64]uint32, 80_000),
+		classes:    make(map[string]int32, 8_000),
+		classPairs: make(map[uint64]uint32, 100_000),
+	}
+	br := bufio.NewReaderSize(zr, 1<<16)
+	for line := 1; ; line++ {
+		s, err := br.ReadString('\n')
+		if err == io.EOF && s == "" {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read lexicon: %w", err)
+		}
+		f := strings.Split(strings.TrimSuffix(s, "\n"), "\t")
+		bad := func() error { return fmt.Errorf("lexicon line %d %q: %w", line, s, ErrBadLexicon) }
+		switch {
+		case len(f) == 3 && f[0] == "U":
+			cb, err := strconv.Atoi(f[2])
+			if err != nil {
+				return nil, bad()
+			}
+			id := l.id(f[1])
+			l.uni[id] = centibels(cb)
+			k := fold(f[1])
+			l.cands[k] = append(l.cands[k], id)
+		case len(f) == 3 && f[0] == "C":
+			n, err := strconv.ParseUint(f[2], 10, 32)
+			if err != nil {
+				return nil, bad()
+			}
+			l.ctx[l.id(f[1])] = uint32(n)
+		case len(f) == 4 && f[0] == "B":
+			n, err := strconv.ParseUint(f[3], 10, 32)
+			if err != nil {
+				return nil, bad()
+			}
+			l.pairs[pairKey(l.id(f[1]), l.id(f[2]))] = uint32(n)
+		case len(f) == 3 && f[0] == "H" && f[1] == "suffix":
+			n, err := strconv.Atoi(f[2])
+			if err != nil || n < 0 {
+				return nil, bad()
+			}
+			l.suffix = n
+		case len(f) == 3 && f[0] == "K":
+			n, err := strconv.ParseUint(f[2], 10, 32)
+			if err != nil {
+				return nil, bad()
+			}
+			l.classCount[l.classID(f[1])] = uint32(n)
+			l.classTotal += float64(n)
+		case len(f) == 4 && f[0] == "P":
+			n, err := strconv.ParseUint(f[3], 10, 32)
+			if err != nil {
+				return nil, bad()
+			}
+			l.classPairs[pairKey(l.classID(f[1]), l.classID(f[2]))] = uint32(n)
+		case len(f) == 3 && f[0] == "X":
+			if l.suffixes == nil {
+				l.suffixes = make(map[string]string, 100_000)
+			}
+			l.suffixes[f[1]] = f[2]
+		case len(f) == 1 && f[0] == "":
+		default:
+			return nil, bad()
+		}
+	}
+	return l, nil
+}
+
+func pairKey(v, w int32) uint64 { return uint64(uint32(v))<<32 | uint64(uint32(w)) }

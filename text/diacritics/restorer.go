@@ -1,0 +1,304 @@
+package diacritics
+
+import (
+	"math"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/text"
+)
+
+// Smoothing constants of the word-pair model (see the package doc).
+const (
+	// pairPrior is μ in P(w|v) = (c(v,w) + μ·P(w)) / (c(v) + μ): how many
+	// corpus observations of v it takes before pair counts outweigh the
+	// unigram frequency.
+	pairPriorDefault = 200
+	// vocabularyShare is the weight of a collection's own vocabulary
+	// against the built-in lexicon in a word's unigram probability.
+	vocabularyShare = 0.5
+)
+
+// Restorer restores Czech diacritics in text typed without them. It is
+// immutable and safe for concurrent use.
+type Restorer struct {
+	lex *lexicon
+	// vocab overrides the candidate lists of keys found in a collection's
+	// vocabulary (see WithVocabulary); nil for the built-in lexicon alone.
+	vocab map[string][]candidate
+}
+
+// candidate is one possible form of a folded word.
+type candidate struct {
+	form string
+	id   int32   // lexicon id, -1 when the form comes only from a vocabulary
+	cls  int32   // ending class id, -1 if unknown
+	p    float64 // unigram probability
+}
+
+var (
+	defaultOnce     sync.Once
+	defaultRestorer *Restorer
+	defaultErr      error
+)
+
+// Default returns the restorer backed by the built-in lexicon (embedded in
+// the binary, decoded on first use, about 0.3 s and 60 MB).
+func Default() (*Restorer, error) {
+	defaultOnce.Do(func() {
+		lex, err := parseLexicon(lexiconGz)
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		defaultRestorer = &Restorer{lex: lex}
+	})
+	return defaultRestorer, defaultErr
+}
+
+// WithVocabulary returns a restorer that also knows a collection's own word
+// forms (form → count, any case). Forms are lowercased; a form's
+// probability mixes its share of the collection with its lexicon
+// probability, so names and terms frequent in the collection win there.
+// r is not modified.
+func (r *Restorer) WithVocabulary(words map[string]int) *Restorer {
+	var total float64
+	counts := make(map[string]int, len(words))
+	for w, n := range words {
+		if n <= 0 || !isCzechWord(w) {
+			continue
+		}
+		w = strings.ToLower(w)
+		counts[w] += n
+		total += float64(n)
+	}
+	nr := &Restorer{lex: r.lex, vocab: make(map[string][]candidate)}
+	for k, cs := range r.vocab {
+		nr.vocab[k] = cs
+	}
+	if total == 0 {
+		return nr
+	}
+	byKey := make(map[string][]string)
+	for w := range counts {
+		k := fold(w)
+		byKey[k] = append(byKey[k], w)
+	}
+	for k, ws := range byKey {
+		old := nr.candidates(k)
+		if len(old) == 0 && len(ws) == 1 && ws[0] == k {
+			continue // plain word without alternatives: nothing to restore
+		}
+		merged := make([]candidate, 0, len(old)+len(ws))
+		seen := make(map[string]int, len(old))
+		for _, c := range old {
+			seen[c.form] = len(merged)
+			c.p *= 1 - vocabularyShare
+			merged = append(merged, c)
+		}
+		for _, w := range ws {
+			p := vocabularyShare * float64(counts[w]) / total
+			if i, ok := seen[w]; ok {
+				merged[i].p += p
+				continue
+			}
+			merged = append(merged, candidate{form: w, id: -1, cls: nr.lex.class(w), p: p})
+		}
+		nr.vocab[k] = merged
+	}
+	return nr
+}
+
+// candidates returns the forms of the folded key k.
+func (r *Restorer) candidates(k string) []candidate {
+	if cs, ok := r.vocab[k]; ok {
+		return cs
+	}
+	ids := r.lex.cands[k]
+	if len(ids) == 0 {
+		return nil
+	}
+	cs := make([]candidate, len(ids))
+	for i, id := range ids {
+		f := r.lex.forms[id]
+		cs[i] = candidate{form: f, id: id, cls: r.lex.class(f), p: r.lex.uni[id]}
+	}
+	return cs
+}
+
+// Restore returns query with Czech diacritics restored and whether anything
+// changed. Words that already carry diacritics, numbers and words without a
+// known accented form are left as typed; the letter case of each character,
+// punctuation and spacing are preserved. Each word's form is chosen by a
+// Viterbi search over the query maximising unigram × smoothed word-pair
+// probabilities; punctuation such as '.', ',' or ';' between words cuts the
+// context.
+func (r *Restorer) Restore(query string) (restored string, changed bool) {
+	if r == nil || r.lex == nil {
+		return query, false
+	}
+	spans := text.Words(query)
+	if len(spans) == 0 {
+		return query, false
+	}
+	type slot struct {
+		cands []candidate
+		// score and back are Viterbi tables per candidate.
+		score []float64
+		back  []int
+		cut   bool // context is cut before this word
+		free  bool // the word may change
+	}
+	slots := make([]slot, len(spans))
+	for i, sp := range spans {
+		w := query[sp.Start:sp.End]
+		s := &slots[i]
+		if i > 0 {
+			s.cut = strings.ContainsAny(query[spans[i-1].End:sp.Start], ".!?;:()[]\"„“”…,")
+		}
+		lw := strings.ToLower(w)
+		if isASCIILetters(w) {
+			if cs := r.candidates(lw); len(cs) > 0 {
+				s.cands, s.free = cs, true
+			} else if _, known := r.lex.ids[lw]; !known && len(lw) >= 5 {
+				if f := restoreUnknown(r.lex.suffixes, lw); f != "" {
+					s.cands, s.free = []candidate{{form: f, id: -1, cls: r.lex.class(f), p: 1}}, true
+				}
+			}
+		}
+		if s.cands == nil {
+			id := int32(-1)
+			if v, ok := r.lex.ids[lw]; ok {
+				id = v
+			}
+			s.cands = []candidate{{form: lw, id: id, cls: r.lex.class(lw), p: 1}}
+		}
+		s.score = make([]float64, len(s.cands))
+		s.back = make([]int, len(s.cands))
+	}
+	for i := range slots {
+		s := &slots[i]
+		for j, c := range s.cands {
+			if i == 0 {
+				s.score[j] = math.Log(c.p)
+				continue
+			}
+			prev := &slots[i-1]
+			best, arg := math.Inf(-1), 0
+			for k, pc := range prev.cands {
+				v := prev.score[k] + r.logTrans(pc, c, s.cut)
+				if v > best {
+					best, arg = v, k
+				}
+			}
+			s.score[j], s.back[j] = best, arg
+		}
+	}
+	last := &slots[len(slots)-1]
+	arg := 0
+	for j := range last.score {
+		if last.score[j] > last.score[arg] {
+			arg = j
+		}
+	}
+	choice := make([]int, len(slots))
+	for i := len(slots) - 1; i >= 0; i-- {
+		choice[i] = arg
+		arg = slots[i].back[arg]
+	}
+	var sb strings.Builder
+	prevEnd := 0
+	for i, sp := range spans {
+		if !slots[i].free {
+			continue
+		}
+		w := query[sp.Start:sp.End]
+		nw := applyCase(slots[i].cands[choice[i]].form, w)
+		if nw == w {
+			continue
+		}
+		sb.WriteString(query[prevEnd:sp.Start])
+		sb.WriteString(nw)
+		prevEnd = sp.End
+		changed = true
+	}
+	if !changed {
+		return query, false
+	}
+	sb.WriteString(query[prevEnd:])
+	return sb.String(), true
+}
+
+// logTrans is log P(c | prev): the smoothed pair probability when both are
+// lexicon words and the context is not cut, the unigram probability
+// otherwise.
+func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
+	if cut {
+		return math.Log(c.p)
+	}
+	lp := math.Log(c.p)
+	if prev.id >= 0 && c.id >= 0 {
+		n := float64(r.lex.pairs[pairKey(prev.id, c.id)])
+		ctx := float64(r.lex.ctx[prev.id])
+		lp = math.Log((n + pairPrior*c.p) / (ctx + pairPrior))
+	}
+	if prev.cls >= 0 && c.cls >= 0 && classWeight > 0 {
+		l := r.lex
+		pb := (float64(l.classCount[c.cls]) + 1) / (l.classTotal + float64(len(l.classCount)))
+		n := float64(l.classPairs[pairKey(prev.cls, c.cls)])
+		ctx := float64(l.classCount[prev.cls])
+		lp += classWeight * max(classFloor, math.Log((n+classPrior*pb)/(ctx+classPrior)/pb))
+	}
+	return lp
+}
+
+// applyCase copies the letter case of typed onto form rune by rune (both
+// have the same number of runes: form folds to typed).
+func applyCase(form, typed string) string {
+	if utf8.RuneCountInString(form) != utf8.RuneCountInString(typed) {
+		return typed
+	}
+	var sb strings.Builder
+	sb.Grow(len(form))
+	i := 0
+	for _, t := range typed {
+		f, n := utf8.DecodeRuneInString(form[i:])
+		i += n
+		if unicode.IsUpper(t) {
+			f = unicode.ToUpper(f)
+		}
+		sb.WriteRune(f)
+	}
+	return sb.String()
+}
+
+func isASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isCzechWord reports whether w is made of letters of the Czech alphabet.
+func isCzechWord(w string) bool {
+	for _, r := range strings.ToLower(w) {
+		if !('a' <= r && r <= 'z') && !strings.ContainsRune("áčďéěíňóřšťúůýž", r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// fold is the lexicon key of a lowercase form.
+func fold(s string) string { return text.Fold(s) }
+
+// centibels converts a wordfreq centibel value to a probability.
+func centibels(cb int) float64 { return math.Pow(10, -float64(cb)/100) }
+
+var pairPrior = float64(pairPriorDefault)
+var classWeight, classPrior, classFloor = 0.5, 100.0, -2.0

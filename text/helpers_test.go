@@ -1,0 +1,77 @@
+package text
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedData returns the shared/data directory found by walking up from the
+// package directory.
+func sharedData(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/data not found above the package directory")
+		}
+		dir = parent
+	}
+}
+
+// czechSentences returns the "# text =" lines of the UD Czech-CAC files.
+func czechSentences(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, name := range []string{"cs_cac-ud-dev.conllu", "cs_cac-ud-test.conllu"} {
+		f, err := os.Open(filepath.Join(sharedData(t), "czech", "ud_czech_cac", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if s, ok := strings.CutPrefix(sc.Text(), "# text = "); ok {
+				out = append(out, s)
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// czechFormLemmas returns (form, lemma) pairs of the UD Czech-CAC dev file.
+func czechFormLemmas(t testing.TB) [][2]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(sharedData(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][2]string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < 4 || cols[3] == "PUNCT" || cols[3] == "NUM" || strings.ContainsAny(cols[0], "-.") {
+			continue
+		}
+		lemma, _, _ := strings.Cut(cols[2], "_")
+		lemma, _, _ = strings.Cut(lemma, "-")
+		out = append(out, [2]string{cols[1], lemma})
+	}
+	return out
+}
