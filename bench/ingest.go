@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ const (
 	// DefaultIngestRepeatBytes is how many bytes of each real file are
 	// parsed (the file repeated): 32 MiB.
 	DefaultIngestRepeatBytes = 32 << 20
+	// DefaultIngestFileTime bounds the time spent on each real file.
+	DefaultIngestFileTime = 10 * time.Second
 	// DefaultIngestSampleEvery is the heap sampling period.
 	DefaultIngestSampleEvery = 10 * time.Millisecond
 )
@@ -38,6 +41,10 @@ type IngestConfig struct {
 	// RepeatBytes is how many bytes of each real file are parsed; 0 means
 	// DefaultIngestRepeatBytes.
 	RepeatBytes int64
+	// FileTime stops repeating a real file once this much time has passed
+	// (after at least one pass), so slow formats do not dominate the run;
+	// 0 means DefaultIngestFileTime.
+	FileTime time.Duration
 	// SampleEvery is how often the heap is sampled for its peak; 0 means
 	// DefaultIngestSampleEvery.
 	SampleEvery time.Duration
@@ -48,8 +55,8 @@ func (c IngestConfig) Validate() error {
 	if c.DocsDir == "" {
 		return errors.New("ingest config: no docs directory")
 	}
-	if c.RepeatBytes < 0 || c.SampleEvery < 0 {
-		return errors.New("ingest config: negative repeat size or sampling period")
+	if c.RepeatBytes < 0 || c.SampleEvery < 0 || c.FileTime < 0 {
+		return errors.New("ingest config: negative repeat size, file time or sampling period")
 	}
 	return nil
 }
@@ -64,6 +71,9 @@ func (c IngestConfig) withDefaults() IngestConfig {
 	}
 	if c.SampleEvery == 0 {
 		c.SampleEvery = DefaultIngestSampleEvery
+	}
+	if c.FileTime == 0 {
+		c.FileTime = DefaultIngestFileTime
 	}
 	return c
 }
@@ -82,8 +92,12 @@ type IngestResult struct {
 	// than wall-clock throughput.
 	CPU time.Duration
 	// PeakHeapInuse is the largest runtime.MemStats.HeapInuse sampled
-	// during the run, BaseHeapInuse the value after a GC before it.
+	// during the run (garbage not yet collected included), BaseHeapInuse
+	// the value after a GC before it.
 	PeakHeapInuse, BaseHeapInuse uint64
+	// PeakLiveHeap is the largest live heap the GC marked during the run
+	// (runtime/metrics /gc/heap/live:bytes): the memory the parser keeps.
+	PeakLiveHeap uint64
 }
 
 // MBPerSec is the parse throughput in MB (10^6 bytes) per second.
@@ -116,7 +130,7 @@ var ingestFiles = []struct {
 
 // RunIngestParse measures record parsing throughput: each real file of
 // cfg.DocsDir is parsed repeatedly until cfg.RepeatBytes have gone through
-// the parser, then a generated CSV of cfg.CSVBytes is streamed from an
+// the parser (or cfg.FileTime has passed), then a generated CSV of cfg.CSVBytes is streamed from an
 // io.Reader (never held in memory or on disk) while a goroutine samples the
 // heap, to show that memory stays bounded by the record, not the file. It
 // writes one line per input to w.
@@ -125,13 +139,13 @@ func RunIngestParse(cfg IngestConfig, w io.Writer) error {
 		return err
 	}
 	cfg = cfg.withDefaults()
-	fmt.Fprintf(w, "%-6s %-26s %12s %10s %9s %9s %10s %12s\n", "format", "input", "bytes", "records", "MB/s", "cpu MB/s", "records/s", "peak heap")
+	fmt.Fprintf(w, "%-6s %-26s %12s %10s %9s %9s %10s %13s %13s\n", "format", "input", "bytes", "records", "MB/s", "cpu MB/s", "records/s", "peak inuse", "peak live")
 	for _, f := range ingestFiles {
 		data, err := os.ReadFile(filepath.Join(cfg.DocsDir, f.name))
 		if err != nil {
 			return fmt.Errorf("ingest bench: %w", err)
 		}
-		res, err := ingestMeasure(f.format, f.name, cfg, func() io.Reader { return bytes.NewReader(data) }, int64(len(data)), cfg.RepeatBytes)
+		res, err := ingestMeasure(f.format, f.name, cfg, func() io.Reader { return bytes.NewReader(data) }, int64(len(data)), cfg.RepeatBytes, cfg.FileTime)
 		if err != nil {
 			return err
 		}
@@ -140,7 +154,7 @@ func RunIngestParse(cfg IngestConfig, w io.Writer) error {
 	if cfg.CSVBytes > 0 {
 		name := fmt.Sprintf("generated %d MiB", cfg.CSVBytes>>20)
 		gen := func() io.Reader { return NewIngestCSVGenerator(cfg.CSVBytes, 1) }
-		res, err := ingestMeasure(ingest.FormatCSV, name, cfg, gen, cfg.CSVBytes, cfg.CSVBytes)
+		res, err := ingestMeasure(ingest.FormatCSV, name, cfg, gen, cfg.CSVBytes, cfg.CSVBytes, 0)
 		if err != nil {
 			return err
 		}
@@ -151,23 +165,24 @@ func RunIngestParse(cfg IngestConfig, w io.Writer) error {
 
 // ingestPrint writes one result line.
 func ingestPrint(w io.Writer, r IngestResult) {
-	fmt.Fprintf(w, "%-6s %-26s %12d %10d %9.1f %9.1f %10.0f %9.1f MiB\n", r.Format, r.Input, r.Bytes, r.Records,
-		r.MBPerSec(), r.CPUMBPerSec(), float64(r.Records)/r.Elapsed.Seconds(), float64(r.PeakHeapInuse)/(1<<20))
+	fmt.Fprintf(w, "%-6s %-26s %12d %10d %9.1f %9.1f %10.0f %9.1f MiB %9.1f MiB\n", r.Format, r.Input, r.Bytes, r.Records,
+		r.MBPerSec(), r.CPUMBPerSec(), float64(r.Records)/r.Elapsed.Seconds(), float64(r.PeakHeapInuse)/(1<<20), float64(r.PeakLiveHeap)/(1<<20))
 	if r.Errors > 0 {
 		fmt.Fprintf(w, "       %d record errors\n", r.Errors)
 	}
 }
 
 // ingestMeasure parses inputs from open, each size bytes, until total bytes
-// have been parsed, sampling the heap all along.
-func ingestMeasure(format ingest.Format, name string, cfg IngestConfig, open func() io.Reader, size, total int64) (IngestResult, error) {
+// have been parsed or, when limit > 0, limit has passed, sampling the heap
+// all along.
+func ingestMeasure(format ingest.Format, name string, cfg IngestConfig, open func() io.Reader, size, total int64, limit time.Duration) (IngestResult, error) {
 	res := IngestResult{Format: format, Input: name}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.BaseHeapInuse = ms.HeapInuse
 	stop := make(chan struct{})
-	var peak uint64
+	var peak, live uint64
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -175,9 +190,14 @@ func ingestMeasure(format ingest.Format, name string, cfg IngestConfig, open fun
 		t := time.NewTicker(cfg.SampleEvery)
 		defer t.Stop()
 		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		for {
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, ms.HeapInuse)
+			metrics.Read(sample)
+			if sample[0].Value.Kind() == metrics.KindUint64 {
+				live = max(live, sample[0].Value.Uint64())
+			}
 			select {
 			case <-stop:
 				return
@@ -188,7 +208,7 @@ func ingestMeasure(format ingest.Format, name string, cfg IngestConfig, open fun
 	cpu0, cpuOK := ingestCPUTime()
 	start := time.Now()
 	var err error
-	for res.Bytes < total && err == nil {
+	for res.Bytes < total && err == nil && (limit <= 0 || res.Bytes == 0 || time.Since(start) < limit) {
 		var n, e int
 		n, e, err = ingestDrain(format, open())
 		res.Records += n
@@ -201,7 +221,7 @@ func ingestMeasure(format ingest.Format, name string, cfg IngestConfig, open fun
 	}
 	close(stop)
 	wg.Wait()
-	res.PeakHeapInuse = peak
+	res.PeakHeapInuse, res.PeakLiveHeap = peak, live
 	if err != nil {
 		return res, fmt.Errorf("ingest bench: %s: %w", name, err)
 	}

@@ -19,7 +19,7 @@ const (
 	// DefaultTitleBoost multiplies the term frequencies and length of the
 	// title section (BM25F-style weighted tf); tuned on SciFact, see
 	// RunKeyword's report.
-	DefaultTitleBoost = 1.5
+	DefaultTitleBoost = 2
 	// DefaultKeywordDepth is the number of results retrieved per query
 	// (recall is measured at this depth).
 	DefaultKeywordDepth = 100

@@ -121,3 +121,16 @@ func BenchmarkIngestOverhead(b *testing.B) {
 	b.ReportMetric(n/full.Seconds(), "full_chunks/s")
 	b.ReportMetric(full.Seconds()/raw.Seconds(), "full/raw")
 }
+
+// BenchmarkEmbedQuery measures the latency of one short query.
+func BenchmarkEmbedQuery(b *testing.B) {
+	l := loadModel(b, "bge-small-en-v1.5")
+	q := []string{"what causes bone fractures in elderly patients"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := l.EmbedQueries(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -80,6 +80,13 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
+// callCount returns the number of requests received so far.
+func (f *fakeServer) callCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
 func newFake(t *testing.T, f *fakeServer) (*httptest.Server, *fakeServer) {
 	t.Helper()
 	if f.dims == 0 {
@@ -170,8 +177,8 @@ func TestRemoteRetries(t *testing.T) {
 			if err != nil && (!strings.Contains(err.Error(), srv.URL+"/v1/embeddings") || !strings.Contains(err.Error(), tt.wantMsg)) {
 				t.Errorf("error %q does not name the endpoint and %q", err, tt.wantMsg)
 			}
-			if f.calls != tt.wantCalls {
-				t.Errorf("%d calls, want %d", f.calls, tt.wantCalls)
+			if n := f.callCount(); n != tt.wantCalls {
+				t.Errorf("%d calls, want %d", n, tt.wantCalls)
 			}
 		})
 	}

@@ -132,11 +132,6 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 		return IngestResult{}, err
 	}
 	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped {
-		return IngestResult{}, notFoundf("collection %q not found", coll)
-	}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
 	}

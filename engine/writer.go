@@ -70,7 +70,9 @@ func (w *writer) add(d pendingDoc) error {
 }
 
 // flush writes the buffered documents as one segment, atomically with
-// their bodies and the deletes of the documents they replace.
+// their bodies and the deletes of the documents they replace. Text
+// analysis and embedding run before the collection's write lock is taken;
+// field typing, encoding and the commit run under it.
 func (w *writer) flush() error {
 	if len(w.pending) == 0 {
 		return nil
@@ -81,11 +83,21 @@ func (w *writer) flush() error {
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
 
-	seg, bodies, err := w.build(docs)
+	seg, err := w.prepare(docs)
 	if err != nil {
 		return err
 	}
 	c := w.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped {
+		return notFoundf("collection %q was deleted during the ingest", c.id)
+	}
+	w.rec = c.record()
+	bodies, err := w.fields(seg, docs)
+	if err != nil {
+		return err
+	}
 	c.mu.RLock()
 	segs := c.segs
 	replaced := map[uint64][]uint32{}
@@ -129,7 +141,6 @@ func (w *writer) flush() error {
 	c.invalidateVocabulary()
 	if w.recDirty {
 		c.rec = w.rec
-		w.rec.Inferred = cloneMap(w.rec.Inferred)
 		w.recDirty = false
 	}
 	nsegs := len(c.segs)
@@ -204,13 +215,13 @@ func searchable(rec *collRecord, typ string) bool {
 	return !ok || (t != FieldEnum && t != FieldNumber)
 }
 
-// build indexes docs into a new segment and encodes their bodies.
-func (w *writer) build(docs []pendingDoc) (*segment.Segment, [][]byte, error) {
+// prepare analyzes and embeds docs into a new segment without its field
+// index (see fields).
+func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 	rk := w.e.opts.Ranker
+	rec := w.c.record()
 	tb := invindex.NewTextBuilder()
-	fb := invindex.NewFieldBuilder()
 	seg := &segment.Segment{ID: w.e.store.NextID(), Docs: make([]string, len(docs)), Deleted: roaring.New()}
-	bodies := make([][]byte, len(docs))
 	var chunkTexts []string
 	tf := map[string]float32{}
 	var terms []invindex.TermFreq
@@ -224,11 +235,11 @@ func (w *writer) build(docs []pendingDoc) (*segment.Segment, [][]byte, error) {
 			}
 			sample += s.Content + "\n"
 		}
-		a := analyzerFor(w.rec.Config.SearchConfig.Language, sample)
+		a := analyzerFor(rec.Config.SearchConfig.Language, sample)
 		clear(tf)
 		var length float32
 		for si, s := range d.sections {
-			if !searchable(&w.rec, s.Type) {
+			if !searchable(&rec, s.Type) {
 				continue
 			}
 			boost := rk.SectionBoost(s.Type)
@@ -250,14 +261,41 @@ func (w *writer) build(docs []pendingDoc) (*segment.Segment, [][]byte, error) {
 		}
 		sortTerms(terms)
 		tb.Add(local, terms, length)
+	}
+	seg.Text = tb.Build()
+	if w.emb != nil {
+		vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
+		if err != nil {
+			return nil, err
+		}
+		vb := vector.NewBuilder(w.emb.Dims())
+		for i, v := range vecs {
+			vb.Add(uint32(i), v)
+		}
+		idx, err := vb.Build(w.e.opts.Ranker.VectorOptions())
+		if err != nil {
+			return nil, fmt.Errorf("build vector index: %w", err)
+		}
+		seg.Vectors = idx
+	}
+	return seg, nil
+}
 
+// fields types the documents' fields (inferring new ones into w.rec),
+// builds the segment's field index and encodes the document bodies. It runs
+// under the collection's write lock.
+func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, error) {
+	fb := invindex.NewFieldBuilder()
+	bodies := make([][]byte, len(docs))
+	for i, d := range docs {
+		local := uint32(i)
 		stored := storedDoc{Sections: d.sections}
 		for _, f := range d.fields {
 			typ, ok := fieldTypeOf(&w.rec, f.name)
 			if !ok {
 				typ = inferType(f)
 				if typ == "" {
-					continue // only nulls so far: infer on first real value
+					continue // only nulls so far: infer on the first real value
 				}
 				w.rec.Inferred[f.name] = typ
 				w.recDirty = true
@@ -289,28 +327,12 @@ func (w *writer) build(docs []pendingDoc) (*segment.Segment, [][]byte, error) {
 		}
 		body, err := json.Marshal(stored)
 		if err != nil {
-			return nil, nil, fmt.Errorf("encode document %q: %w", d.id, err)
+			return nil, fmt.Errorf("encode document %q: %w", d.id, err)
 		}
 		bodies[i] = body
 	}
-	seg.Text = tb.Build()
 	seg.Fields = fb.Build(uint32(len(docs)))
-	if w.emb != nil {
-		vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
-		if err != nil {
-			return nil, nil, err
-		}
-		vb := vector.NewBuilder(w.emb.Dims())
-		for i, v := range vecs {
-			vb.Add(uint32(i), v)
-		}
-		idx, err := vb.Build(w.e.opts.Ranker.VectorOptions())
-		if err != nil {
-			return nil, nil, fmt.Errorf("build vector index: %w", err)
-		}
-		seg.Vectors = idx
-	}
-	return seg, bodies, nil
+	return bodies, nil
 }
 
 func inferType(f fieldInput) string {

@@ -127,7 +127,7 @@ func termCost(e *evalCtx, field string, v Value, ci bool) (uint64, *roaring.Bitm
 		n = e.idx.NumberRangeCount(field, NumRange{Lo: f, Hi: f, LoIncl: true, HiIncl: true})
 	}
 	if ci {
-		return n + uint64(e.idx.NumDocs())/2, nil
+		return n + uint64(e.idx.NumDocs())/2 + 1, nil // never claims empty
 	}
 	bm := e.idx.Term(field, v.Text)
 	if bm == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -55,7 +56,10 @@ func ParsePDF(data []byte) (doc Document, err error) {
 	}
 	doc = pdfAssemble(laid)
 	if doc.Title == "" {
-		doc.Title = pdfInfoTitle(r)
+		if t := pdfInfoTitle(r); t != "" {
+			doc.Title = t
+			doc.Sections = append([]Section{{Type: "title", Content: t}}, doc.Sections...)
+		}
 	}
 	return doc, nil
 }
@@ -259,9 +263,21 @@ func pdfPageText(in *pdfInterp, p pdf.Page) (lines pdfPageLines, ok bool) {
 		if g.text == "" && !g.space {
 			continue
 		}
+		if !pdfSane(g.x) || !pdfSane(g.y) || !pdfSane(g.w) || !(g.size > 0 && g.size < pdfMaxCoord) {
+			continue // off any real page: hostile or broken matrices
+		}
 		glyphs = append(glyphs, g)
 	}
 	return pdfLayoutPage(glyphs, box), ok
+}
+
+// pdfMaxCoord bounds glyph coordinates and sizes, in points; real pages
+// are at most 14,400 points (200 inches) wide.
+const pdfMaxCoord = 1e5
+
+// pdfSane reports whether v is a finite coordinate within pdfMaxCoord.
+func pdfSane(v float64) bool {
+	return v > -pdfMaxCoord && v < pdfMaxCoord
 }
 
 // pdfPageBox returns the page's MediaBox as [x0 y0 x1 y1], US Letter when
@@ -293,7 +309,17 @@ func pdfInfoTitle(r *pdf.Reader) (title string) {
 	if t.Kind() != pdf.String {
 		return ""
 	}
-	return docCleanText(t.Text())
+	title = docCleanText(t.Text())
+	// Producers often fill in the file name instead of a title.
+	title = strings.TrimPrefix(title, "Microsoft Word - ")
+	for _, ext := range []string{".docx", ".doc", ".pdf", ".odt", ".rtf", ".txt"} {
+		title = strings.TrimSuffix(title, ext)
+	}
+	switch strings.ToLower(title) {
+	case "untitled", "title", "document", "unknown":
+		return ""
+	}
+	return title
 }
 
 // pdfInherited returns the page attribute key, looking up the page tree

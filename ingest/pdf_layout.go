@@ -406,7 +406,7 @@ func pdfBodySize(lines []pdfLine) float64 {
 // column-wide line crosses, with enough lines on both sides.
 func pdfFindGutter(lines []pdfLine, body, left, right float64) (float64, bool) {
 	width := right - left
-	if width < 20*body || len(lines) < 2*pdfColumnMinLine {
+	if width < 20*body || width > 2*pdfMaxCoord || len(lines) < 2*pdfColumnMinLine {
 		return 0, false
 	}
 	lo, hi := left+0.25*width, left+0.75*width

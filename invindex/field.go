@@ -359,8 +359,17 @@ func (f *FieldIndex) NumberRange(field string, r filter.NumRange, within, dst *r
 	if within != nil && within.GetCardinality()*4 < uint64(j-i) {
 		bp := fldBufPool.Get().(*[]uint32)
 		buf := (*bp)[:0]
+		pos := 0
 		within.Iterate(func(d uint32) bool {
-			for _, v := range fd.docValues(d) {
+			// within ascends: gallop forward in colDocs from the last hit.
+			pos = fldGallop(fd.colDocs, pos, d)
+			if pos == len(fd.colDocs) {
+				return false
+			}
+			if fd.colDocs[pos] != d {
+				return true
+			}
+			for _, v := range fd.colVal[fd.colOff[pos]:fd.colOff[pos+1]] {
 				if r.Contains(v) {
 					buf = append(buf, d)
 					break
@@ -390,4 +399,20 @@ func (f *FieldIndex) NumberRange(field string, r filter.NumRange, within, dst *r
 		return
 	}
 	dst.Or(roaring.FastOr(fd.buckets[bi:bj]...))
+}
+
+// fldGallop returns the first index >= from with a[i] >= x (len(a) if none),
+// by exponential then binary search.
+func fldGallop(a []uint32, from int, x uint32) int {
+	if from >= len(a) || a[from] >= x {
+		return from
+	}
+	lo, step := from, 1
+	for lo+step < len(a) && a[lo+step] < x {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(a))
+	i, _ := slices.BinarySearch(a[lo+1:hi], x)
+	return lo + 1 + i
 }

@@ -65,7 +65,9 @@ type Pipeline struct {
 	Models []string `json:"models"`
 }
 
-// IntentConfig is the config of the builtin intent-classifier.
+// IntentConfig is the config of the builtin intent-classifier: example
+// utterances per intent, the out-of-scope threshold on the calibrated top
+// probability (default 0.5) and an informational language.
 type IntentConfig struct {
 	Examples  map[string][]string `json:"examples"`
 	Threshold *float64            `json:"threshold,omitempty"`

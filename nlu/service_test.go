@@ -507,3 +507,40 @@ func TestRegexOffsetsAreCodePoints(t *testing.T) {
 		t.Errorf("unknown analyze field = %v", err)
 	}
 }
+
+func TestNestedPipelinesAndInlineCleanup(t *testing.T) {
+	ctx := context.Background()
+	s, st := newTestService(t, Options{})
+	r := mustCreate(t, s, "alice", regexBody)
+	inner := mustCreate(t, s, "alice", fmt.Sprintf(`{"name": "inner", "type": "pipeline", "mode": "parallel", "pipeline": {"models": [%q, {"name": "builtin-ner", "language": "en"}]}}`, r.ModelID))
+	outer := mustCreate(t, s, "alice", fmt.Sprintf(`{"name": "outer", "type": "pipeline", "mode": "sequential", "pipeline": {"models": [%q]}}`, inner.ModelID))
+	a, err := s.Analyze(ctx, "alice", outer.ModelID, "Pay 20 dollars to John Smith")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]bool{}
+	for _, an := range a.Annotations {
+		sources[an.Source] = true
+	}
+	if !sources[r.ModelID] || !sources[inner.Pipeline.Models[1]] || len(sources) != 2 {
+		t.Errorf("sources %v, want the regex model and the inline builtin-ner", sources)
+	}
+	// Replacing the inner pipeline drops its old inline member.
+	oldNER := inner.Pipeline.Models[1]
+	if _, err := s.UpdateModel(ctx, "alice", inner.ModelID, []byte(fmt.Sprintf(`{"name": "inner", "type": "pipeline", "mode": "parallel", "pipeline": {"models": [%q]}}`, r.ModelID))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetModel(ctx, "alice", oldNER); !errors.Is(err, ErrNotFound) {
+		t.Errorf("old inline member after update: %v, want ErrNotFound", err)
+	}
+	if _, err := st.Get(modelKey("alice", oldNER)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("old inline member still stored: %v", err)
+	}
+	// Echoing a response's member list back keeps the same members.
+	got, _ := s.GetModel(ctx, "alice", outer.ModelID)
+	body, _ := json.Marshal(map[string]any{"name": "outer2", "type": "pipeline", "mode": "parallel", "pipeline": got.Pipeline})
+	up, err := s.UpdateModel(ctx, "alice", outer.ModelID, body)
+	if err != nil || up.Pipeline.Models[0] != inner.ModelID || up.Mode != ModeParallel {
+		t.Errorf("echoed update = %+v, %v", up, err)
+	}
+}

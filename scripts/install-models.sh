@@ -29,8 +29,18 @@ die() {
 	exit 1
 }
 
-command -v mvn >/dev/null 2>&1 || die "mvn not found (apt-get install -y maven)"
-command -v unzip >/dev/null 2>&1 || die "unzip not found (apt-get install -y unzip)"
+# need_tool TOOL PACKAGE installs a missing tool with apt-get when root.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		echo "install-models: installing $2 with apt-get" >&2
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"; } >/dev/null 2>&1 ||
+			die "apt-get install $2 failed"
+	fi
+	command -v "$1" >/dev/null 2>&1 || die "$1 not found (apt-get install -y $2)"
+}
+need_tool mvn maven
+need_tool unzip unzip
 
 # fetch COORD prints the path of the jar for the Maven coordinate
 # group:artifact:version after downloading it into $M2 if needed.

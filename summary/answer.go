@@ -53,10 +53,11 @@ const (
 // sentence of another document when it holds nearly as much weight; quotes
 // come in rank order of their documents. When no
 // sentence shares a term with the question, the answer is NoAnswer: it
-// never invents. It needs no external service.
+// never invents. It needs no external service. Terms are analyzed with
+// the Config.Analyzer r was made with.
 func Extractive(question string, r Result, docs []Doc) AnswerResult {
 	out := AnswerResult{Answer: NoAnswer, PromptTokens: r.PromptTokens, Summary: r}
-	w := newWeights(question, docs)
+	w := newWeights(question, docs, r.analyzer)
 	type cand struct {
 		text       string
 		doc        int // index into r.Summaries

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/text"
 )
 
 // bm25 is a minimal BM25 retriever (k1 1.2, b 0.75) over Docs, enough to
@@ -136,10 +138,11 @@ func TestExtractiveSciFact(t *testing.T) {
 	claims, qrels := loadClaims(t)
 	ix := newBM25(loadSciFact(t, 0))
 	tk, _ := NewTokenizer(O200kBase, nil)
+	an := text.NewAnalyzer(text.English)
 	hit, total, retrieved := 0, 0, 0
 	for id, claim := range claims {
 		docs := ix.search(claim, 5)
-		r, err := Summarize(claim, docs, Config{MaxTokens: 1000, Tokenizer: tk}, false)
+		r, err := Summarize(claim, docs, Config{MaxTokens: 1000, Tokenizer: tk, Analyzer: an}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -135,8 +135,8 @@ func Prompt(question string, docs []Doc, cfg Config) (string, Result, int, error
 
 // Answer generates an answer to question from the summaries of docs (the
 // retrieved documents in rank order). The prompt is built by Prompt within
-// cfg.MaxTokens; with no documents the answer is NoAnswer and no request
-// is sent. Errors wrap ErrInvalid (bad configuration or budget),
+// cfg.MaxTokens; with no documents (or none with text) the answer is
+// NoAnswer and no request is sent. Errors wrap ErrInvalid (bad configuration or budget),
 // ErrUpstreamTimeout (no response within the timeout or the context's
 // deadline) or ErrUpstream (transport error, non-2xx status, bad body), and
 // name the URL.
@@ -144,7 +144,7 @@ func (l *LLM) Answer(ctx context.Context, question string, docs []Doc, cfg Confi
 	if l.URL == "" {
 		return AnswerResult{}, fmt.Errorf("llm: no URL: %w", ErrInvalid)
 	}
-	if len(docs) == 0 {
+	if !hasText(docs) {
 		return AnswerResult{Answer: NoAnswer}, nil
 	}
 	user, r, n, err := Prompt(question, docs, cfg)
@@ -221,4 +221,16 @@ func upstreamError(ctx context.Context, url string, timeout time.Duration, err e
 		return fmt.Errorf("llm %s: no answer within %s: %w", url, timeout, ErrUpstreamTimeout)
 	}
 	return fmt.Errorf("llm %s: %w: %w", url, err, ErrUpstream)
+}
+
+// hasText reports whether any document has non-space text.
+func hasText(docs []Doc) bool {
+	for _, d := range docs {
+		for _, s := range d.Sections {
+			if strings.TrimSpace(s.Content) != "" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -162,9 +162,11 @@ func TestLLMNoDocuments(t *testing.T) {
 	f := &fakeChat{handle: reply("invented")}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	got, err := (&LLM{URL: srv.URL}).Answer(context.Background(), "Is the moon made of cheese?", nil, Config{})
-	if err != nil || got.Answer != NoAnswer || len(got.Sources) != 0 || f.requests.Load() != 0 {
-		t.Errorf("got %+v, %v, %d requests", got, err, f.requests.Load())
+	for _, docs := range [][]Doc{nil, {{ID: "empty", Sections: []Section{{Type: "text", Content: " \n"}}}}} {
+		got, err := (&LLM{URL: srv.URL}).Answer(context.Background(), "Is the moon made of cheese?", docs, Config{})
+		if err != nil || got.Answer != NoAnswer || len(got.Sources) != 0 || f.requests.Load() != 0 {
+			t.Errorf("%d docs: got %+v, %v, %d requests", len(docs), got, err, f.requests.Load())
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/text"
 )
 
 // sentence is one sentence of a document section with its relevance.
@@ -30,6 +32,7 @@ func (p *prepared) text(i int) string {
 // weights holds the query's terms and their IDF-like weights within the
 // candidate documents.
 type weights struct {
+	terms    func(dst []string, s string) []string
 	idf      map[string]float64
 	maxIDF   float64
 	termsBuf []string
@@ -39,9 +42,12 @@ type weights struct {
 // ln(1 + (N - df + 0.5)/(df + 0.5)) where N is the number of candidate
 // documents and df the number of them that contain the term (the BM25 IDF,
 // always positive). Rare terms among the candidates decide relevance.
-func newWeights(query string, docs []Doc) *weights {
-	w := &weights{idf: map[string]float64{}}
-	for _, t := range appendTerms(nil, query) {
+func newWeights(query string, docs []Doc, an *text.Analyzer) *weights {
+	w := &weights{terms: appendTerms, idf: map[string]float64{}}
+	if an != nil {
+		w.terms = an.AppendTerms
+	}
+	for _, t := range w.terms(nil, query) {
 		w.idf[t] = 0
 	}
 	if len(w.idf) == 0 {
@@ -52,7 +58,7 @@ func newWeights(query string, docs []Doc) *weights {
 	for i := range docs {
 		clear(seen)
 		for _, s := range docs[i].Sections {
-			w.termsBuf = appendTerms(w.termsBuf[:0], s.Content)
+			w.termsBuf = w.terms(w.termsBuf[:0], s.Content)
 			for _, t := range w.termsBuf {
 				if _, ok := w.idf[t]; ok && !seen[t] {
 					seen[t] = true
@@ -76,7 +82,7 @@ func (w *weights) termScore(s string) float64 {
 	if len(w.idf) == 0 {
 		return 0
 	}
-	w.termsBuf = appendTerms(w.termsBuf[:0], s)
+	w.termsBuf = w.terms(w.termsBuf[:0], s)
 	slices.Sort(w.termsBuf)
 	sc := 0.0
 	for i, t := range w.termsBuf {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/najdi/najdi/text"
 )
 
 // Defaults of Config.
@@ -69,6 +71,11 @@ type Config struct {
 	DocumentSeparator string
 	// Tokenizer counts tokens (default o200k_base).
 	Tokenizer Tokenizer
+	// Analyzer turns text into terms to match the query, normally the
+	// collection's (so summaries match what keyword retrieval matched).
+	// Nil means a built-in language-neutral analysis: folded words without
+	// stop words, truncated to six letters.
+	Analyzer *text.Analyzer
 }
 
 // withDefaults validates c and fills its empty fields.
@@ -125,6 +132,8 @@ type Result struct {
 	Method string
 	// Message tells in one sentence how the budget was met.
 	Message string
+
+	analyzer *text.Analyzer // Config.Analyzer, reused by Extractive
 }
 
 // Levels names the summarization levels from the mildest to the most
@@ -189,8 +198,8 @@ func Summarize(query string, docs []Doc, cfg Config, wantString bool) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{OriginalCount: len(docs)}
-	w := newWeights(query, docs)
+	res := Result{OriginalCount: len(docs), analyzer: cfg.Analyzer}
+	w := newWeights(query, docs, cfg.Analyzer)
 	states := make([]*docState, 0, len(docs))
 	empty := 0
 	for i := range docs {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/text"
 )
 
 // randomCase builds a random Summarize input from real SciFact documents:
@@ -67,9 +69,10 @@ func randomCase(rng *rand.Rand, corpus []Doc) (query string, docs []Doc, budget 
 func TestSummarizeProperties(t *testing.T) {
 	corpus := loadSciFact(t, 300)
 	toks := testTokenizers(t)
+	analyzers := []*text.Analyzer{nil, text.NewAnalyzer(text.English), text.NewAnalyzer(text.Czech)}
 	seps := [][2]string{{"", ""}, {" ¶ ", "\n=====\n"}, {"\n", "\n\n"}}
 	rng := rand.New(rand.NewPCG(1, 2))
-	iters := 3000
+	iters := 2400
 	if testing.Short() {
 		iters = 300
 	}
@@ -77,7 +80,7 @@ func TestSummarizeProperties(t *testing.T) {
 	for it := range iters {
 		query, docs, budget := randomCase(rng, corpus)
 		sep := seps[rng.IntN(len(seps))]
-		cfg := Config{MaxTokens: budget, SummarySeparator: sep[0], DocumentSeparator: sep[1], Tokenizer: toks[it%len(toks)]}
+		cfg := Config{MaxTokens: budget, SummarySeparator: sep[0], DocumentSeparator: sep[1], Tokenizer: toks[it%len(toks)], Analyzer: analyzers[rng.IntN(len(analyzers))]}
 		wantString := rng.IntN(2) == 0
 		r, err := Summarize(query, docs, cfg, wantString)
 		if err != nil {
@@ -151,7 +154,7 @@ func checkResult(t *testing.T, it int, query string, docs []Doc, cfg Config, wan
 	}
 	// Every document is included whenever the shortest excerpts allow it.
 	if r.SummaryCount < len(withText) {
-		w := newWeights(query, docs)
+		w := newWeights(query, docs, full.Analyzer)
 		var mins []string
 		total := 0
 		for _, di := range withText[:r.SummaryCount+1] {

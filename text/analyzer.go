@@ -70,8 +70,8 @@ func (a *Analyzer) Analyze(s string, fn func(Token)) {
 			continue
 		}
 		b := appendFold(buf[:0], w)
-		if len(b) > MaxTokenBytes {
-			continue
+		if len(b) == 0 || len(b) > MaxTokenBytes {
+			continue // only combining marks, or too long
 		}
 		if _, ok := a.stop[string(b)]; ok {
 			continue
@@ -82,6 +82,9 @@ func (a *Analyzer) Analyze(s string, fn func(Token)) {
 			} else {
 				b = stemEnglish(b)
 			}
+		}
+		if len(b) == 0 {
+			continue
 		}
 		var term string
 		if len(b) <= len(w) && string(b) == w[:len(b)] {

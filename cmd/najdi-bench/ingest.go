@@ -14,6 +14,7 @@ func runIngest(args []string) error {
 	fs.StringVar(&cfg.DocsDir, "docs", "../shared/data/docs", "directory of the real files (shared/data/docs)")
 	fs.Int64Var(&cfg.CSVBytes, "csv-bytes", bench.DefaultIngestCSVBytes, "size of the generated CSV in bytes; negative skips it")
 	fs.Int64Var(&cfg.RepeatBytes, "repeat-bytes", bench.DefaultIngestRepeatBytes, "bytes of each real file to parse (the file repeated)")
+	fs.DurationVar(&cfg.FileTime, "file-time", bench.DefaultIngestFileTime, "time limit for repeating each real file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

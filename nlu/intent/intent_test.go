@@ -175,3 +175,22 @@ func TestEmbedderFeatures(t *testing.T) {
 		t.Error("Train accepted an embedder returning the wrong number of vectors")
 	}
 }
+
+func BenchmarkClassify(b *testing.B) {
+	train := map[string][]string{}
+	for _, in := range snipsIntents {
+		train[in] = loadSnips(b, in, "train_"+in+"_full.json", 100)
+	}
+	c, err := Train(context.Background(), train, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := "play the latest album by Radiohead on Spotify"
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := c.Classify(context.Background(), text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

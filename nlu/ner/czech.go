@@ -83,14 +83,14 @@ var (
 			"místopředseda", "ředitel", "ředitelka", "tajemník", "poslanec", "poslankyně", "senátor", "bratr", "sestra", "vedoucí",
 			"náměstek", "velvyslanec", "starosta", "starostka", "primátor", "hejtman", "doktor", "profesor", "docent", "inženýr",
 			"trenér", "kapitán", "generál", "plukovník", "major", "kancléř", "papež", "král", "královna", "manžel", "manželka"} {
-			m[CzechRoleKey(w)] = true
+			m[czechRoleKey(w)] = true
 		}
 		return m
 	}()
 )
 
-// CzechRoleKey is the lookup key of a role word: its folded Czech stem.
-func CzechRoleKey(w string) string { return phrase.CzechStem(token.Fold(w)) }
+// czechRoleKey is the lookup key of a role word: its folded Czech stem.
+func czechRoleKey(w string) string { return phrase.CzechStem(token.Fold(w)) }
 
 // adjectivalEndings are folded endings of adjectives derived from place
 // names ("Polské", "Finské"), which stem like the place ("Polsko").

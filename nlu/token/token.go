@@ -33,58 +33,53 @@ func (t Token) Word() bool {
 }
 
 func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
 // Tokenize splits s into tokens. Whitespace separates tokens and is not
 // returned; punctuation and symbols are single-rune tokens.
 func Tokenize(s string) []Token {
-	var out []Token
-	type rr struct {
-		r    rune
-		b, n int
-	}
-	runes := make([]rr, 0, len(s))
-	for b, r := range s {
-		runes = append(runes, rr{r, b, utf8.RuneLen(r)})
-	}
-	i := 0
-	for i < len(runes) {
-		r := runes[i].r
-		if unicode.IsSpace(r) {
-			i++
-			continue
-		}
+	out := make([]Token, 0, len(s)/6+1)
+	b, ri := 0, 0 // byte and code-point offset
+	for b < len(s) {
+		r, n := utf8.DecodeRuneInString(s[b:])
 		if !isWordRune(r) {
-			out = append(out, Token{Text: s[runes[i].b : runes[i].b+runes[i].n], Start: i, End: i + 1, ByteStart: runes[i].b, ByteEnd: runes[i].b + runes[i].n})
-			i++
+			if !unicode.IsSpace(r) {
+				out = append(out, Token{Text: s[b : b+n], Start: ri, End: ri + 1, ByteStart: b, ByteEnd: b + n})
+			}
+			b += n
+			ri++
 			continue
 		}
-		j := i + 1
-		for j < len(runes) {
-			c := runes[j].r
+		start, startRi, prev := b, ri, r
+		b += n
+		ri++
+		for b < len(s) {
+			c, cn := utf8.DecodeRuneInString(s[b:])
 			if isWordRune(c) {
-				j++
+				prev = c
+				b += cn
+				ri++
 				continue
 			}
 			// Keep inner joiners: "don't", "Frýdek-Místek", "3.5", "1,5".
-			if j+1 < len(runes) && isWordRune(runes[j+1].r) {
-				prev, next := runes[j-1].r, runes[j+1].r
-				if (c == '\'' || c == '’' || c == '-') && unicode.IsLetter(prev) && unicode.IsLetter(next) {
-					j += 2
-					continue
-				}
-				if (c == '.' || c == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next) {
-					j += 2
+			if b+cn < len(s) {
+				next, nn := utf8.DecodeRuneInString(s[b+cn:])
+				if isWordRune(next) &&
+					((c == '\'' || c == '’' || c == '-') && unicode.IsLetter(prev) && unicode.IsLetter(next) ||
+						(c == '.' || c == ',') && unicode.IsDigit(prev) && unicode.IsDigit(next)) {
+					prev = next
+					b += cn + nn
+					ri += 2
 					continue
 				}
 			}
 			break
 		}
-		bs := runes[i].b
-		be := runes[j-1].b + runes[j-1].n
-		out = append(out, Token{Text: s[bs:be], Start: i, End: j, ByteStart: bs, ByteEnd: be})
-		i = j
+		out = append(out, Token{Text: s[start:b], Start: startRi, End: ri, ByteStart: start, ByteEnd: b})
 	}
 	return out
 }
@@ -121,6 +116,16 @@ func FoldRune(r rune) rune {
 // Fold lower-cases s and removes diacritics. It maps rune to rune (combining
 // marks are dropped), so folded words are never longer in runes.
 func Fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {

@@ -301,4 +301,4 @@ func fold(s string) string { return text.Fold(s) }
 func centibels(cb int) float64 { return math.Pow(10, -float64(cb)/100) }
 
 var pairPrior = float64(pairPriorDefault)
-var classWeight, classPrior, classFloor = 0.5, 100.0, -2.0
+var classWeight, classPrior, classFloor = 0.5, 100.0, -3.0

@@ -13,10 +13,10 @@ func TestTune(t *testing.T) {
 		return
 	}
 	r, _ := Default()
-	for _, mu := range []float64{-1, -2, -3, -100} {
-		for _, kp := range []float64{100} {
-			classFloor, classPrior = mu, kp
-			sents := cacSentences(t)[:603]
+	for _, mu := range []float64{200} {
+		for _, kp := range []float64{0.5} {
+			pairPrior, classWeight = mu, kp
+			sents := cacSentences(t)[603:]
 			oov, notCand, wrong, total := 0, 0, 0, 0
 			for _, o := range sents {
 				s := strip(o)
