@@ -559,6 +559,7 @@ func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, se
 			}
 			lat := make([]time.Duration, cfg.LatencyRuns)
 			runes := 0
+			var total time.Duration
 			for i := range lat {
 				text := lang.texts[rng.IntN(len(lang.texts))]
 				runes += utf8.RuneCountInString(text)
@@ -567,10 +568,11 @@ func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, se
 					return err
 				}
 				lat[i] = time.Since(start)
+				total += lat[i]
 			}
 			slices.Sort(lat)
 			q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
-			fmt.Fprintf(w, "  %s %-10s texts of %.0f chars on average: p50 %v p90 %v p99 %v\n", lang.code, mode, float64(runes)/float64(len(lat)), q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond))
+			fmt.Fprintf(w, "  %s %-10s texts of %.0f chars on average: p50 %v p90 %v p99 %v mean %v\n", lang.code, mode, float64(runes)/float64(len(lat)), q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond), (total / time.Duration(len(lat))).Round(time.Microsecond))
 		}
 	}
 	fmt.Fprintln(w)

@@ -90,3 +90,23 @@ func TestDetectFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectThenRead sniffs each record-oriented real file and reads it
+// with the detected format, as an upload without a name or type is.
+func TestDetectThenRead(t *testing.T) {
+	for name, want := range map[string]int{
+		"country-codes.csv": 249, "countries.json": 250, "gsm8k-test.jsonl": 1319,
+		"testEXCEL.xlsx": 16, "test-columnar.ods": 11,
+	} {
+		data := recReadDoc(t, name)
+		f, err := DetectFormat("", "", data[:min(len(data), DetectSniffSize)])
+		if err != nil || !f.RecordOriented() {
+			t.Errorf("%s: detected %q, %v", name, f, err)
+			continue
+		}
+		recs, rerrs := recAll(t, f, data, RecordOptions{})
+		if len(recs) != want || len(rerrs) != 0 {
+			t.Errorf("%s as %s: %d records, %d errors; want %d, 0", name, f, len(recs), len(rerrs), want)
+		}
+	}
+}

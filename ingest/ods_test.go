@@ -180,6 +180,7 @@ func TestODSCorrupt(t *testing.T) {
 		"not a zip":      []byte("hello"),
 		"truncated":      good[:len(good)*2/3],
 		"no content.xml": odsZipWithout(t),
+		"xlsx":           recReadDoc(t, "testEXCEL.xlsx"),
 		"unclosed table": odsBuild(t, `<table:table table:name="x"><table:table-row><table:table-cell><text:p>a</text:p></table:table-cell></table:table-row>`),
 	} {
 		if _, _, err := recAllErr(FormatODS, in, RecordOptions{}); !errors.Is(err, ErrCorrupt) {

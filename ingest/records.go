@@ -9,7 +9,8 @@ import (
 
 // ErrTooLarge reports input beyond a parser's documented size limit: a
 // spreadsheet larger than MaxSpreadsheetSize, a JSON top-level object larger
-// than MaxJSONObjectSize, or one JSONL line longer than MaxJSONLLine.
+// than MaxJSONObjectSize, one JSONL line longer than MaxJSONLLine or one CSV
+// row longer than MaxCSVRecord.
 var ErrTooLarge = errors.New("input too large")
 
 // Size limits of the record parsers. Streaming formats (CSV, JSONL, a JSON
@@ -26,6 +27,10 @@ const (
 	// MaxJSONLLine caps one JSONL line; a longer line is reported as a
 	// *RecordError and skipped.
 	MaxJSONLLine = 64 << 20
+	// MaxCSVRecord caps the bytes of one CSV row (an unterminated quote
+	// would otherwise swallow the rest of the file into one field); the
+	// reader stops with an error wrapping ErrTooLarge.
+	MaxCSVRecord = 64 << 20
 	// MaxRecordDepth caps the nesting depth of a JSON record.
 	MaxRecordDepth = 512
 	// MaxSheetColumns caps the columns read from a spreadsheet row (the

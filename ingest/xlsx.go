@@ -49,7 +49,12 @@ func newXLSXReader(r io.Reader) (rr RecordReader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
 	}
-	return &recTableReader{grid: &xlsxGrid{f: f, sheets: f.GetSheetList()}}, nil
+	sheets := f.GetSheetList()
+	if len(sheets) == 0 {
+		_ = f.Close()
+		return nil, fmt.Errorf("xlsx: no worksheets: %w", ErrCorrupt)
+	}
+	return &recTableReader{grid: &xlsxGrid{f: f, sheets: sheets}}, nil
 }
 
 // xlsxRecover turns a panic inside excelize on a malformed file into an

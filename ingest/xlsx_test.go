@@ -186,6 +186,8 @@ func TestXLSXCorrupt(t *testing.T) {
 		"not a zip": []byte("hello, world"),
 		"truncated": good[:len(good)/2],
 		"empty":     nil,
+		"docx":      recReadDoc(t, "testWORD.docx"),
+		"ods":       recReadDoc(t, "test-columnar.ods"),
 	} {
 		if _, _, err := recAllErr(FormatXLSX, in, RecordOptions{}); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: error = %v, want ErrCorrupt", name, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/najdi/najdi/nlu/entity"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
 )
 
 // Annotation types.
@@ -281,6 +282,12 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 		}
 		return ra, nil
 	case ModelBuiltinNER:
+		// Load the name tagger now rather than on the first analysis.
+		if m.Language == "cs" {
+			ner.CzechTagger()
+		} else if _, err := ner.English(); err != nil {
+			return nil, fmt.Errorf("builtin-ner: %w", err)
+		}
 		return &entityAnnotator{lang: m.Language, now: s.opts.Now}, nil
 	case ModelClosedNER:
 		return closedAnnotator{}, nil

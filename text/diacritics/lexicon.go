@@ -1,7 +1,6 @@
 package diacritics
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
@@ -88,69 +87,98 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 		classes:    make(map[string]int32, 8_000),
 		classPairs: make(map[uint64]uint32, 100_000),
 	}
-	br := bufio.NewReaderSize(zr, 1<<16)
-	for line := 1; ; line++ {
-		s, err := br.ReadString('\n')
-		if err == io.EOF && s == "" {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read lexicon: %w", err)
-		}
-		f := strings.Split(strings.TrimSuffix(s, "\n"), "\t")
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read lexicon: %w: %w", ErrBadLexicon, err)
+	}
+	// Forms are substrings of one string: no allocation per record.
+	rest := string(raw)
+	var f [4]string
+	all := make([]int32, 0, 400_000)
+	curKey, curStart := "", 0
+	for line := 1; rest != ""; line++ {
+		var s string
+		s, rest, _ = strings.Cut(rest, "\n")
+		n := splitTabs(s, f[:])
 		bad := func() error { return fmt.Errorf("lexicon line %d %q: %w", line, s, ErrBadLexicon) }
 		switch {
-		case len(f) == 3 && f[0] == "U":
+		case n == 3 && f[0] == "U":
 			cb, err := strconv.Atoi(f[2])
 			if err != nil {
 				return nil, bad()
 			}
 			id := l.id(f[1])
 			l.uni[id] = centibels(cb)
-			k := fold(f[1])
-			l.cands[k] = append(l.cands[k], id)
-		case len(f) == 3 && f[0] == "C":
+			// Records of one key are adjacent: their ids share one backing
+			// array, sliced per key.
+			if k := fold(f[1]); k != curKey || len(l.cands[k]) == 0 {
+				if _, dup := l.cands[k]; dup && k != curKey {
+					return nil, bad() // key records not grouped
+				}
+				curKey, curStart = k, len(all)
+			}
+			all = append(all, id)
+			l.cands[curKey] = all[curStart:len(all):len(all)]
+		case n == 3 && f[0] == "C":
 			n, err := strconv.ParseUint(f[2], 10, 32)
 			if err != nil {
 				return nil, bad()
 			}
 			l.ctx[l.id(f[1])] = uint32(n)
-		case len(f) == 4 && f[0] == "B":
+		case n == 4 && f[0] == "B":
 			n, err := strconv.ParseUint(f[3], 10, 32)
 			if err != nil {
 				return nil, bad()
 			}
 			l.pairs[pairKey(l.id(f[1]), l.id(f[2]))] = uint32(n)
-		case len(f) == 3 && f[0] == "H" && f[1] == "suffix":
+		case n == 3 && f[0] == "H" && f[1] == "suffix":
 			n, err := strconv.Atoi(f[2])
 			if err != nil || n < 0 {
 				return nil, bad()
 			}
 			l.suffix = n
-		case len(f) == 3 && f[0] == "K":
+		case n == 3 && f[0] == "K":
 			n, err := strconv.ParseUint(f[2], 10, 32)
 			if err != nil {
 				return nil, bad()
 			}
 			l.classCount[l.classID(f[1])] = uint32(n)
 			l.classTotal += float64(n)
-		case len(f) == 4 && f[0] == "P":
+		case n == 4 && f[0] == "P":
 			n, err := strconv.ParseUint(f[3], 10, 32)
 			if err != nil {
 				return nil, bad()
 			}
 			l.classPairs[pairKey(l.classID(f[1]), l.classID(f[2]))] = uint32(n)
-		case len(f) == 3 && f[0] == "X":
+		case n == 3 && f[0] == "X":
 			if l.suffixes == nil {
 				l.suffixes = make(map[string]string, 100_000)
 			}
 			l.suffixes[f[1]] = f[2]
-		case len(f) == 1 && f[0] == "":
+		case n == 1 && f[0] == "":
 		default:
 			return nil, bad()
 		}
 	}
 	return l, nil
+}
+
+// splitTabs splits s at tabs into f and returns the number of fields, or
+// len(f)+1 when there are more fields than f holds.
+func splitTabs(s string, f []string) int {
+	n := 0
+	for {
+		i := strings.IndexByte(s, '\t')
+		if n == len(f) {
+			return n + 1
+		}
+		if i < 0 {
+			f[n] = s
+			return n + 1
+		}
+		f[n], s = s[:i], s[i+1:]
+		n++
+	}
 }
 
 func pairKey(v, w int32) uint64 { return uint64(uint32(v))<<32 | uint64(uint32(w)) }
