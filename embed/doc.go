@@ -52,8 +52,10 @@
 // depends on its neighbours (cosine 0.99 instead of 1 against the same text
 // run alone). One text per run keeps vectors deterministic, equal to the
 // reference (cosine ≥ 0.999 against onnxruntime-python 1.24.2 on the same
-// files, testdata/reference_vectors.json) and, on two cores, was also faster
-// than padded batches of 32 (48 against 17 SciFact chunks per second).
+// files, testdata/reference_vectors.json) and, on the shared 2-core test
+// machine, was also faster than padded batches of 32 (48 against 17 SciFact
+// chunks per second in one interleaved run): padding to the longest text of
+// a batch costs more than the batch saves on a CPU.
 //
 // # Remote
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/najdi/najdi/text"
+	"github.com/najdi/najdi/text/diacritics"
 )
 
 func newID() string { return uuid.NewString() }
@@ -30,6 +31,8 @@ const vocabSampleDocs = 5000
 type vocabCache struct {
 	once  sync.Once
 	words map[string]int
+	rOnce sync.Once
+	r     *diacritics.Restorer
 }
 
 // vocabulary returns the merged word-form counts of the collections,

@@ -157,6 +157,10 @@ type plan struct {
 	fields     map[string]bool
 	flt        filter.Query
 	colls      []*collection
+	// stats are the segments whose statistics (N, document frequencies,
+	// average length) weigh keyword terms: those of every searched
+	// collection, so that scores are comparable across collections.
+	stats []*segment.Segment
 }
 
 func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
@@ -327,6 +331,10 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		qvec = vs[0]
 	}
+	p.stats = nil
+	for _, c := range p.colls {
+		p.stats = append(p.stats, c.snapshot()...)
+	}
 	var all []*hit
 	for _, c := range p.colls {
 		hs, err := e.retrieveCollection(p, c, qvec)
@@ -443,7 +451,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
 		return out, nil
 	}
-	qt := e.keywordQuery(c, segs, p.query)
+	qt := e.keywordQuery(c, p.stats, p.query)
 	cfg := c.config()
 	keywordOn := cfg.FulltextConfig.On() || qvec == nil
 	var buf []invindex.Hit
@@ -564,7 +572,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 		secs[i] = s.Content
 	}
-	qt := e.keywordQuery(h.c, h.c.snapshot(), p.query)
+	qt := e.keywordQuery(h.c, p.stats, p.query)
 	var out []Passage
 	for _, ps := range text.Passages(qt.an, qt.weights, secs, text.PassageOptions{MaxPassages: defaultPassages}) {
 		out = append(out, Passage{Text: ps.Text, Offsets: [2]int{ps.Start, ps.End}, SectionIndex: ps.Section, Score: round6(ps.Score)})

@@ -64,6 +64,7 @@ func (e *Engine) summaryConfig(p *plan) (summary.Config, error) {
 		return cfg, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err}
 	}
 	cfg.Tokenizer = t
+	cfg.Analyzer = analyzerFor(p.colls[0].config().SearchConfig.Language, p.query)
 	return cfg, nil
 }
 

@@ -22,7 +22,7 @@ var csvDelimiters = []rune{',', ';', '\t', '|'}
 // row is a record. See NewRecordReader.
 type csvReader struct {
 	r     *csv.Reader
-	limit *csvLimitReader
+	limit *recLimitReader
 	names []string
 	index int
 	done  bool
@@ -44,7 +44,7 @@ func newCSVReader(r io.Reader, opts RecordOptions) (*csvReader, error) {
 		}
 		delim = csvSniffDelimiter(head, err == io.EOF)
 	}
-	limit := &csvLimitReader{r: br, left: MaxCSVRecord}
+	limit := &recLimitReader{r: br, left: MaxRecordSize}
 	cr := csv.NewReader(limit)
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1
@@ -64,26 +64,6 @@ func newCSVReader(r io.Reader, opts RecordOptions) (*csvReader, error) {
 	}
 	c.names = recHeaderNames(header)
 	return c, nil
-}
-
-// csvLimitReader fails once more than left bytes are read; csvReader
-// refills left after every row, so one row cannot grow without bound.
-type csvLimitReader struct {
-	r    io.Reader
-	left int64
-}
-
-// Read implements io.Reader.
-func (l *csvLimitReader) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, fmt.Errorf("row over %d bytes: %w", MaxCSVRecord, ErrTooLarge)
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	return n, err
 }
 
 // csvValidDelim reports whether encoding/csv accepts d as a delimiter.
@@ -147,7 +127,7 @@ func (c *csvReader) Next() (Record, error) {
 	if c.done {
 		return Record{}, io.EOF
 	}
-	c.limit.left = MaxCSVRecord
+	c.limit.left = MaxRecordSize
 	fields, err := c.r.Read()
 	if err == io.EOF {
 		c.done = true

@@ -261,7 +261,7 @@ func BenchmarkCSV(b *testing.B) {
 func TestCSVRowLimit(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("a,b\n1,2\n\"unterminated,")
-	b.Write(bytes.Repeat([]byte("x,y\n"), MaxCSVRecord/4+1024))
+	b.Write(bytes.Repeat([]byte("x,y\n"), MaxRecordSize/4+1024))
 	recs, _, err := recAllErr(FormatCSV, b.Bytes(), RecordOptions{})
 	if !errors.Is(err, ErrTooLarge) || len(recs) != 1 {
 		t.Fatalf("got %d records, error %v; want 1 record then ErrTooLarge", len(recs), err)

@@ -23,7 +23,7 @@ import (
 //   - any other object: one record.
 //
 // A top-level object is buffered whole (up to MaxJSONObjectSize) to tell
-// these cases apart.
+// these cases apart; a streamed array element may hold MaxRecordSize bytes.
 //
 // A record object is flattened into properties in the order of the file:
 // nested objects give dotted names ("name.native.nld.official"); an array of
@@ -35,6 +35,7 @@ import (
 // text in Value.Str.
 type jsonReader struct {
 	dec   *json.Decoder
+	limit *recLimitReader
 	index int
 	// records buffered from a top-level object; keys parallel them when
 	// the object is an object of records.
@@ -54,7 +55,8 @@ func newJSONReader(r io.Reader, opts RecordOptions) (*jsonReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("json: %w", err)
 	}
-	dec := json.NewDecoder(dr)
+	limit := &recLimitReader{r: dr, left: MaxJSONObjectSize}
+	dec := json.NewDecoder(limit)
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err == io.EOF {
@@ -63,13 +65,13 @@ func newJSONReader(r io.Reader, opts RecordOptions) (*jsonReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("json: %w: %w", ErrCorrupt, err)
 	}
-	j := &jsonReader{dec: dec}
+	j := &jsonReader{dec: dec, limit: limit}
 	switch tok {
 	case json.Delim('['):
 		j.streaming = true
 		return j, nil
 	case json.Delim('{'):
-		if err := j.bufferObject(dr); err != nil {
+		if err := j.bufferObject(); err != nil {
 			return nil, err
 		}
 		return j, nil
@@ -78,7 +80,7 @@ func newJSONReader(r io.Reader, opts RecordOptions) (*jsonReader, error) {
 }
 
 // bufferObject reads the rest of a top-level object and classifies it.
-func (j *jsonReader) bufferObject(src io.Reader) error {
+func (j *jsonReader) bufferObject() error {
 	var keys []string
 	var raws []json.RawMessage
 	size := int64(0)
@@ -128,7 +130,7 @@ func (j *jsonReader) bufferObject(src io.Reader) error {
 		if _, err := dec.Token(); err != nil {
 			return fmt.Errorf("json: %w: %w", ErrCorrupt, err)
 		}
-		j.dec, j.streaming = dec, true
+		j.dec, j.streaming, j.limit = dec, true, nil
 	case len(keys) == 0:
 		// An empty object holds no record.
 	default:
@@ -225,6 +227,9 @@ func (j *jsonReader) Next() (Record, error) {
 		return Record{}, io.EOF
 	}
 	j.index++
+	if j.limit != nil {
+		j.limit.left = MaxRecordSize
+	}
 	props, err := jsonRecord(j.dec)
 	if errors.Is(err, jsonErrNotObject) {
 		return Record{}, &RecordError{Index: idx, Err: err}

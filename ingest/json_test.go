@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
@@ -184,4 +185,17 @@ func TestJSONErrors(t *testing.T) {
 
 func BenchmarkJSON(b *testing.B) {
 	b.Run("countries", func(b *testing.B) { recBench(b, FormatJSON, recReadDoc(b, "countries.json")) })
+}
+
+func TestJSONElementLimit(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`[{"a": 1}, {"s": "`)
+	// The limit counts bytes read ahead by the decoder too: exceed it by
+	// more than a read-ahead.
+	b.Write(bytes.Repeat([]byte("x"), MaxRecordSize+1<<20))
+	b.WriteString(`"}, {"a": 3}]`)
+	recs, _, err := recAllErr(FormatJSON, b.Bytes(), RecordOptions{})
+	if !errors.Is(err, ErrTooLarge) || len(recs) != 1 {
+		t.Fatalf("got %d records, error %v; want 1 record then ErrTooLarge", len(recs), err)
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // jsonlReader reads JSON Lines: one JSON object per line, flattened as
 // jsonReader flattens records. Blank lines are skipped. A line that is not
-// one JSON object, or is longer than MaxJSONLLine, is reported as a
+// one JSON object, or is longer than MaxRecordSize, is reported as a
 // *RecordError and the reader goes on with the next line. Record.Index and
 // RecordError.Index are 0-based line numbers, so they point into the file
 // even when blank lines are skipped.
@@ -31,18 +31,18 @@ func newJSONLReader(r io.Reader, opts RecordOptions) (*jsonlReader, error) {
 	return &jsonlReader{br: bufio.NewReaderSize(dr, 64<<10)}, nil
 }
 
-// jsonlErrLong reports a line over MaxJSONLLine.
-var jsonlErrLong = fmt.Errorf("line longer than %d bytes: %w", MaxJSONLLine, ErrTooLarge)
+// jsonlErrLong reports a line over MaxRecordSize.
+var jsonlErrLong = fmt.Errorf("line longer than %d bytes: %w", MaxRecordSize, ErrTooLarge)
 
 // readLine returns the next line without its end, or an error; a line over
-// MaxJSONLLine is consumed and reported by jsonlErrLong.
+// MaxRecordSize is consumed and reported by jsonlErrLong.
 func (j *jsonlReader) readLine() ([]byte, error) {
 	j.buf = j.buf[:0]
 	long := false
 	for {
 		frag, err := j.br.ReadSlice('\n')
 		if !long {
-			if len(j.buf)+len(frag) > MaxJSONLLine {
+			if len(j.buf)+len(frag) > MaxRecordSize {
 				long, j.buf = true, j.buf[:0]
 			} else {
 				j.buf = append(j.buf, frag...)

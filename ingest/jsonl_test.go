@@ -94,7 +94,7 @@ func TestJSONL(t *testing.T) {
 func TestJSONLLongLine(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("{\"a\": 1}\n{\"s\": \"")
-	b.Write(bytes.Repeat([]byte("x"), MaxJSONLLine))
+	b.Write(bytes.Repeat([]byte("x"), MaxRecordSize))
 	b.WriteString("\"}\n{\"a\": 3}\n")
 	recs, rerrs := recAll(t, FormatJSONL, b.Bytes(), RecordOptions{})
 	if len(recs) != 2 || recs[1].Index != 2 {

@@ -9,8 +9,8 @@ import (
 
 // ErrTooLarge reports input beyond a parser's documented size limit: a
 // spreadsheet larger than MaxSpreadsheetSize, a JSON top-level object larger
-// than MaxJSONObjectSize, one JSONL line longer than MaxJSONLLine or one CSV
-// row longer than MaxCSVRecord.
+// than MaxJSONObjectSize, or one CSV row, JSON array element or JSONL line
+// longer than MaxRecordSize.
 var ErrTooLarge = errors.New("input too large")
 
 // Size limits of the record parsers. Streaming formats (CSV, JSONL, a JSON
@@ -24,13 +24,13 @@ const (
 	// buffered to decide between one record, an object of records and a
 	// wrapper holding an array of records.
 	MaxJSONObjectSize = 512 << 20
-	// MaxJSONLLine caps one JSONL line; a longer line is reported as a
-	// *RecordError and skipped.
-	MaxJSONLLine = 64 << 20
-	// MaxCSVRecord caps the bytes of one CSV row (an unterminated quote
-	// would otherwise swallow the rest of the file into one field); the
-	// reader stops with an error wrapping ErrTooLarge.
-	MaxCSVRecord = 64 << 20
+	// MaxRecordSize caps the bytes of one CSV row, JSON array element or
+	// JSONL line, so that an unterminated quote or string cannot swallow
+	// the rest of a file into one record. A longer JSONL line is a
+	// *RecordError and skipped; a longer CSV row or JSON element stops the
+	// reader with an error wrapping ErrTooLarge. The count includes the
+	// parser's read-ahead, so the cap holds give or take a buffer.
+	MaxRecordSize = 64 << 20
 	// MaxRecordDepth caps the nesting depth of a JSON record.
 	MaxRecordDepth = 512
 	// MaxSheetColumns caps the columns read from a spreadsheet row (the
@@ -194,6 +194,26 @@ func recHeaderNames(header []string) []string {
 		}
 	}
 	return names
+}
+
+// recLimitReader fails with ErrTooLarge once more than left bytes are
+// read; the record readers refill left before every record.
+type recLimitReader struct {
+	r    io.Reader
+	left int64
+}
+
+// Read implements io.Reader.
+func (l *recLimitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("record over the size limit: %w", ErrTooLarge)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // recGrid is a spreadsheet seen as sheets of rows of cells; XLSX and ODS

@@ -236,3 +236,37 @@ func TestBM25IDF(t *testing.T) {
 		t.Errorf("BM25IDF(1000, 10) = %v, want ≈ 4.5574", BM25IDF(1000, 10))
 	}
 }
+
+// TestSearchConcurrent runs queries from several goroutines on one index
+// (run with -race) and checks each against the sequential answer.
+func TestSearchConcurrent(t *testing.T) {
+	docs := textTestCorpus(70, 3000, 200)
+	idx := textBuild(docs)
+	r := rand.New(rand.NewPCG(7, 7))
+	queries := make([][]QueryTerm, 40)
+	want := make([][]Hit, len(queries))
+	for i := range queries {
+		queries[i] = textRandomQuery(r, idx, 200)
+		want[i] = idx.Search(queries[i], BM25{}, 10, nil, nil, 0, nil)
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			var dst []Hit
+			for rep := range 20 {
+				i := (g*7 + rep) % len(queries)
+				dst = idx.Search(queries[i], BM25{}, 10, nil, nil, 0, dst[:0])
+				if !slices.Equal(dst, want[i]) {
+					errs <- fmt.Errorf("goroutine %d query %d: got %v, want %v", g, i, dst, want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

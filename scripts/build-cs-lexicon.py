@@ -24,9 +24,10 @@ import msgpack
 CZ = set("abcdefghijklmnopqrstuvwxyzáčďéěíňóřšťúůýž")
 WORD = re.compile(r"[a-záčďéěíňóřšťúůýž]+")
 SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
-MIN_BIGRAM = 2
+MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "2"))
 SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))
 MIN_CLASS_PAIR = 2
+PRUNE_CB = int(os.environ.get("CS_LEXICON_PRUNE_CB", "200"))
 MIN_RULE_TYPES, RULE_SHARE, RULE_MIN, RULE_MAX = 10, 0.7, 2, 6
 
 
@@ -74,6 +75,12 @@ def main():
     for w in uni:
         forms[fold(w)].append(w)
     keep = {k: v for k, v in forms.items() if any(fold(w) != w for w in v)}
+    # Forms a hundred times rarer than the best form of their key never win
+    # in practice: drop them (keeps the file under 3 MB).
+    for k, v in keep.items():
+        best = min(uni[w] for w in v)
+        keep[k] = [w for w in v if uni[w] - best < PRUNE_CB]
+    keep = {k: v for k, v in keep.items() if any(fold(w) != w for w in v)}
     ambiguous = {k for k, v in keep.items() if len(v) > 1}
 
     rules = defaultdict(Counter)

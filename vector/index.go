@@ -168,5 +168,3 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 	return b.Build(opts)
 }
 
-// DotFloat32 returns the dot product of a and b.
-func DotFloat32(a, b []float32) float32 { return vek32.Dot(a, b) }

@@ -20,6 +20,7 @@ var commands = map[string]func(args []string) error{
 	"nlu":        runNLU,
 	"diacritics": runDiacritics,
 	"summary":    runSummary,
+	"search":     runSearch,
 }
 
 func main() {

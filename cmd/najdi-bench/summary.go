@@ -14,7 +14,7 @@ import (
 func runSummary(args []string) error {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
 	var cfg bench.SummaryConfig
-	fs.StringVar(&cfg.Dir, "dir", "../shared/data/beir/scifact", "BEIR data set directory")
+	fs.StringVar(&cfg.Dir, "data", "../shared/data/beir/scifact", "BEIR data set directory")
 	fs.IntVar(&cfg.TopK, "top", bench.DefaultSummaryTopK, "documents summarized per query")
 	fs.IntVar(&cfg.MaxTokens, "max-tokens", bench.DefaultSummaryMaxTokens, "summary budget in tokens")
 	fs.StringVar(&cfg.Tokenizer, "tokenizer", "o200k_base", "token counter: o200k_base or cl100k_base")

@@ -115,19 +115,16 @@ func Extract(text, lang string, now time.Time) []Entity {
 	for _, n := range nums {
 		d.addTok(tierNumber, n.i, n.j, Number, n.value, 0.9)
 	}
-	var names []ner.TokenSpan
+	var names []ner.NameSpan
 	if lang == "cs" {
-		names = ner.CzechTagger().Tag(text, d.toks)
+		names = ner.TagCzech(text, d.toks)
 	} else {
 		// The embedded model is part of the binary; an error here is a
 		// broken build, and names are simply not reported.
 		names, _ = ner.TagEnglish(d.toks)
 	}
 	for _, s := range names {
-		if s.Start < 0 || s.End > len(d.toks) || s.Start >= s.End {
-			continue
-		}
-		d.addTok(tierName, s.Start, s.End, s.Class, nil, s.Confidence)
+		d.out = append(d.out, cand{tier: tierName, start: s.Start, end: s.End, bs: s.ByteStart, be: s.ByteEnd, class: s.Class, conf: s.Confidence})
 	}
 	return d.resolve()
 }

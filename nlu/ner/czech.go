@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/najdi/najdi/nlu/phrase"
 	"github.com/najdi/najdi/nlu/token"
@@ -311,24 +312,103 @@ func sortSpans(s []TokenSpan) {
 
 var conllClasses = map[string]string{"PER": "person", "LOC": "location", "ORG": "organization"}
 
+// word is a tagger input word: a token or a piece of one, with offsets.
+type word struct {
+	text         string
+	start, end   int // code points
+	bstart, bend int // bytes
+}
+
+// englishWords re-tokenizes like CoNLL-2003: "Smith's" becomes "Smith"
+// "'s", "don't" becomes "do" "n't", and single capitals with periods
+// ("U.S.", "U.K.") become one word.
+func englishWords(toks []token.Token) []word {
+	var out []word
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		// U . S . → "U.S."
+		if len(t.Text) == 1 && t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
+			j := i
+			for j+1 < len(toks) && toks[j+1].Text == "." && toks[j+1].ByteStart == toks[j].ByteEnd &&
+				(j+2 >= len(toks) || toks[j+2].ByteStart != toks[j+1].ByteEnd || len(toks[j+2].Text) == 1 && toks[j+2].Text[0] >= 'A' && toks[j+2].Text[0] <= 'Z') {
+				j++
+				if j+1 < len(toks) && toks[j+1].ByteStart == toks[j].ByteEnd && len(toks[j+1].Text) == 1 && toks[j+1].Text[0] >= 'A' && toks[j+1].Text[0] <= 'Z' {
+					j++
+					continue
+				}
+				break
+			}
+			if j > i+1 {
+				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
+				i = j
+				continue
+			}
+		}
+		for _, suf := range []string{"'s", "’s", "n't", "'ll", "'re", "'ve", "'d", "'m"} {
+			if len(t.Text) > len(suf) && strings.HasSuffix(t.Text, suf) {
+				k := len(t.Text) - len(suf)
+				n := utf8.RuneCountInString(suf)
+				out = append(out,
+					word{text: t.Text[:k], start: t.Start, end: t.End - n, bstart: t.ByteStart, bend: t.ByteStart + k},
+					word{text: strings.Replace(suf, "’", "'", 1), start: t.End - n, end: t.End, bstart: t.ByteStart + k, bend: t.ByteEnd})
+				goto next
+			}
+		}
+		out = append(out, word{text: t.Text, start: t.Start, end: t.End, bstart: t.ByteStart, bend: t.ByteEnd})
+	next:
+	}
+	return out
+}
+
+func joinText(toks []token.Token) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
+// NameSpan is a name found in text: code-point offsets [Start, End), byte
+// offsets [ByteStart, ByteEnd), class ("person", "location",
+// "organization") and confidence.
+type NameSpan struct {
+	Start, End         int
+	ByteStart, ByteEnd int
+	Class              string
+	Confidence         float64
+}
+
 // TagEnglish tags person, location and organization names in English
 // tokens with the embedded CoNLL-2003 model (MISC is dropped).
-func TagEnglish(toks []token.Token) ([]TokenSpan, error) {
+func TagEnglish(toks []token.Token) ([]NameSpan, error) {
 	t, err := English()
 	if err != nil {
 		return nil, err
 	}
-	words := make([]string, len(toks))
-	for i, tk := range toks {
-		words[i] = tk.Text
+	ws := englishWords(toks)
+	words := make([]string, len(ws))
+	for i, w := range ws {
+		words[i] = w.text
 	}
-	var out []TokenSpan
+	var out []NameSpan
 	for _, s := range Spans(t.Tag(words)) {
 		if c, ok := conllClasses[s.Type]; ok {
-			out = append(out, TokenSpan{Start: s.Start, End: s.End, Class: c, Confidence: 0.85})
+			a, b := ws[s.Start], ws[s.End-1]
+			out = append(out, NameSpan{Start: a.start, End: b.end, ByteStart: a.bstart, ByteEnd: b.bend, Class: c, Confidence: 0.85})
 		}
 	}
 	return out, nil
+}
+
+// TagCzech tags person, location and organization names in Czech text
+// (toks are token.Tokenize(text)) with CzechTagger.
+func TagCzech(text string, toks []token.Token) []NameSpan {
+	var out []NameSpan
+	for _, s := range CzechTagger().Tag(text, toks) {
+		a, b := toks[s.Start], toks[s.End-1]
+		out = append(out, NameSpan{Start: a.Start, End: b.End, ByteStart: a.ByteStart, ByteEnd: b.ByteEnd, Class: s.Class, Confidence: s.Confidence})
+	}
+	return out
 }
 
 func hasAnySuffix(s string, sufs ...string) bool {

@@ -235,10 +235,11 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 // lexicon words and the context is not cut, the unigram probability
 // otherwise.
 func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
-	if cut {
-		return math.Log(c.p)
-	}
 	lp := math.Log(c.p)
+	if cut {
+		return unigramWeight * lp
+	}
+	extra := (unigramWeight - 1) * lp
 	if prev.id >= 0 && c.id >= 0 {
 		n := float64(r.lex.pairs[pairKey(prev.id, c.id)])
 		ctx := float64(r.lex.ctx[prev.id])
@@ -251,7 +252,7 @@ func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
 		ctx := float64(l.classCount[prev.cls])
 		lp += classWeight * max(classFloor, math.Log((n+classPrior*pb)/(ctx+classPrior)/pb))
 	}
-	return lp
+	return lp + extra
 }
 
 // applyCase copies the letter case of typed onto form rune by rune (both
@@ -301,4 +302,4 @@ func fold(s string) string { return text.Fold(s) }
 func centibels(cb int) float64 { return math.Pow(10, -float64(cb)/100) }
 
 var pairPrior = float64(pairPriorDefault)
-var classWeight, classPrior, classFloor = 0.5, 100.0, -3.0
+var classWeight, classPrior, classFloor, unigramWeight = 0.5, 100.0, -3.0, 1.0

@@ -1,0 +1,242 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/ingest"
+)
+
+// SearchConfig configures RunSearch, the end-to-end retrieval benchmark that
+// goes through the engine exactly as the server does.
+type SearchConfig struct {
+	// BEIRDir is the BEIR data set directory (default ../shared/data/beir/scifact).
+	BEIRDir string
+	// Dir is the engine's data directory; "" uses a temporary one. A
+	// directory that already holds the collection is reused (no re-ingest).
+	Dir string
+	// Models and ORTLib locate the embedding models and ONNX Runtime.
+	Models, ORTLib string
+	// MaxResults is the depth of each search (default 100, for recall@100).
+	MaxResults int
+	// Split also ingests the corpus into two collections (even and odd
+	// documents) and reports the top-10 overlap of a two-collection search
+	// with the one-collection search.
+	Split bool
+}
+
+// SearchModeResult is the quality and latency of one ranking mode.
+type SearchModeResult struct {
+	Mode          string
+	NDCG10        float64
+	Recall100     float64
+	P50, P99, Avg time.Duration
+}
+
+// RunSearch ingests a BEIR corpus (title + text) into a collection with the
+// default embedding model and reports nDCG@10, recall@100 and latency for
+// keyword-only, dense-only and hybrid ranking.
+func RunSearch(cfg SearchConfig, w io.Writer) error {
+	if cfg.BEIRDir == "" {
+		cfg.BEIRDir = "../shared/data/beir/scifact"
+	}
+	if cfg.MaxResults == 0 {
+		cfg.MaxResults = 100
+	}
+	b, err := LoadBEIR(cfg.BEIRDir)
+	if err != nil {
+		return err
+	}
+	if cfg.Dir == "" {
+		d, err := os.MkdirTemp("", "najdi-bench-search")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cfg.Dir = d
+	}
+	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	if err != nil {
+		return err
+	}
+	defer prov.Close()
+	ctx := context.Background()
+	open := func(r engine.RankerConfig) (*engine.Engine, error) {
+		return engine.Open(engine.Options{Dir: cfg.Dir, Embedders: prov, Ranker: r})
+	}
+	e, err := open(engine.DefaultRanker())
+	if err != nil {
+		return err
+	}
+	colls := []string{"all"}
+	if cfg.Split {
+		colls = append(colls, "even", "odd")
+	}
+	for _, name := range colls {
+		c, err := e.GetCollection(ctx, "", name)
+		if err == nil && c.DocumentCount > 0 {
+			continue
+		}
+		if _, _, err := e.PutCollection(ctx, "", name, engine.CollectionConfig{}); err != nil {
+			e.Close()
+			return err
+		}
+		start := time.Now()
+		var docs []engine.DocumentInput
+		n := 0
+		flush := func() error {
+			if len(docs) == 0 {
+				return nil
+			}
+			res, err := e.Ingest(ctx, "", name, engine.IngestRequest{Documents: docs})
+			if err != nil {
+				return err
+			}
+			if len(res.Errors) > 0 {
+				return fmt.Errorf("ingest errors: %v", res.Errors[0])
+			}
+			n += len(docs)
+			docs = docs[:0]
+			return nil
+		}
+		for i, d := range b.Docs {
+			if (name == "even" && i%2 == 1) || (name == "odd" && i%2 == 0) {
+				continue
+			}
+			in := engine.DocumentInput{DocumentID: d.ID}
+			if d.Title != "" {
+				in.Sections = append(in.Sections, sectionOf("title", d.Title))
+			}
+			in.Sections = append(in.Sections, sectionOf("p", d.Text))
+			docs = append(docs, in)
+			if len(docs) == 500 {
+				if err := flush(); err != nil {
+					e.Close()
+					return err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			e.Close()
+			return err
+		}
+		if err := e.MergeNow("", name); err != nil {
+			e.Close()
+			return err
+		}
+		el := time.Since(start)
+		fmt.Fprintf(w, "ingest %s: %d documents in %s (%.1f docs/s, embedding included)\n", name, n, el.Round(time.Millisecond), float64(n)/el.Seconds())
+	}
+	e.Close()
+
+	modes := []struct {
+		name string
+		rk   func(engine.RankerConfig) engine.RankerConfig
+	}{
+		{"keyword", func(r engine.RankerConfig) engine.RankerConfig { r.SemanticWeight = 0; return r }},
+		{"dense", func(r engine.RankerConfig) engine.RankerConfig { r.KeywordWeight = 0; return r }},
+		{"hybrid", func(r engine.RankerConfig) engine.RankerConfig { return r }},
+	}
+	fmt.Fprintf(w, "%-8s %8s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@100", "p50", "p99", "mean")
+	var hybridTop map[string][]string
+	for _, m := range modes {
+		e, err := open(m.rk(engine.DefaultRanker()))
+		if err != nil {
+			return err
+		}
+		r, tops, err := evalMode(ctx, e, b, []string{"all"}, cfg.MaxResults)
+		e.Close()
+		if err != nil {
+			return err
+		}
+		r.Mode = m.name
+		if m.name == "hybrid" {
+			hybridTop = tops
+		}
+		fmt.Fprintf(w, "%-8s %8.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
+	}
+	if cfg.Split {
+		e, err := open(engine.DefaultRanker())
+		if err != nil {
+			return err
+		}
+		r, tops, err := evalMode(ctx, e, b, []string{"even", "odd"}, cfg.MaxResults)
+		e.Close()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "two collections (even,odd) hybrid: nDCG@10 %.4f, mean top-10 overlap with one collection %.3f\n", r.NDCG10, Overlap(hybridTop, tops, 10))
+	}
+	return nil
+}
+
+func sectionOf(typ, content string) ingest.Section {
+	return ingest.Section{Type: typ, Content: content}
+}
+
+// evalMode runs every test query and scores the ranking.
+func evalMode(ctx context.Context, e *engine.Engine, b *BEIR, colls []string, depth int) (SearchModeResult, map[string][]string, error) {
+	var r SearchModeResult
+	var lat []time.Duration
+	tops := map[string][]string{}
+	hl := false
+	for _, q := range b.Queries {
+		start := time.Now()
+		res, err := e.Search(ctx, "", colls, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
+		if err != nil {
+			return r, nil, err
+		}
+		lat = append(lat, time.Since(start))
+		ranked := make([]string, len(res.Documents))
+		for i, d := range res.Documents {
+			ranked[i] = d.DocumentID
+		}
+		tops[q.ID] = ranked
+		r.NDCG10 += NDCGAt(10, ranked, b.Qrels[q.ID])
+		r.Recall100 += RecallAt(100, ranked, b.Qrels[q.ID])
+	}
+	n := float64(len(b.Queries))
+	r.NDCG10 /= n
+	r.Recall100 /= n
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	r.P50, r.P99, r.Avg = lat[len(lat)/2], lat[len(lat)*99/100], sum/time.Duration(len(lat))
+	return r, tops, nil
+}
+
+// Overlap is the mean fraction of shared documents in the top k of two
+// rankings per query.
+func Overlap(a, b map[string][]string, k int) float64 {
+	var sum float64
+	n := 0
+	for q, ra := range a {
+		rb := b[q]
+		set := map[string]bool{}
+		for _, d := range ra[:min(k, len(ra))] {
+			set[d] = true
+		}
+		if len(set) == 0 {
+			continue
+		}
+		hit := 0
+		for _, d := range rb[:min(k, len(rb))] {
+			if set[d] {
+				hit++
+			}
+		}
+		sum += float64(hit) / float64(len(set))
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}

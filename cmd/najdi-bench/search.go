@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+
+	"github.com/najdi/najdi/bench"
+)
+
+// runSearch runs the end-to-end retrieval benchmark (keyword, dense, hybrid).
+func runSearch(args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	cache := os.Getenv("NAJDI_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "najdi")
+	}
+	var cfg bench.SearchConfig
+	fs.StringVar(&cfg.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR data set directory")
+	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (reused when it holds the collection)")
+	fs.StringVar(&cfg.Models, "models", filepath.Join(cache, "models"), "embedding models directory")
+	fs.StringVar(&cfg.ORTLib, "ort-lib", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "ONNX Runtime library")
+	fs.BoolVar(&cfg.Split, "split", false, "also compare a two-collection search with the one-collection search")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return bench.RunSearch(cfg, os.Stdout)
+}

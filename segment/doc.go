@@ -1,0 +1,14 @@
+// Package segment is najdi's durable store: immutable segments of indexed
+// documents, compressed document bodies and generic key-values, all in one
+// cockroachdb/pebble database.
+//
+// Store wraps Pebble with the key layout of FORMAT.md: every write goes
+// through a Batch committed with Sync, so an acknowledged write survives a
+// crash; segment parts are split into 1 MiB chunks with a CRC-32C each;
+// document bodies are zstd-compressed (klauspost/compress). Segment bundles
+// a segment's parts — document ids, keyword postings (invindex.TextIndex),
+// filter fields (invindex.FieldIndex), chunk vectors (vector.Index), the
+// chunk table and the delete bitmap — and loads or writes them as a unit.
+// Only the delete bitmap of a segment ever changes, and it is replaced
+// copy-on-write, so readers need no locks.
+package segment

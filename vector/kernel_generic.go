@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package vector
+
+var (
+	kernelName  = "generic"
+	dotInt8Rows = dotInt8RowsGeneric
+)
