@@ -24,6 +24,7 @@ run: build models
 
 ## test: vet and run every test (real models, real files, real HTTP)
 test: models
+	@scripts/install-models.sh bge-small-en-v1.5 all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 

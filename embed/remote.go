@@ -297,3 +297,46 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 	}
 	return out, nil
 }
+
+// remoteConfigJSON is the JSON form of RemoteConfig, as it appears in a
+// collection's embedding_config.model object.
+type remoteConfigJSON struct {
+	URL           string `json:"url"`
+	Model         string `json:"model"`
+	APIKeyEnv     string `json:"api_key_env,omitempty"`
+	Dims          int    `json:"dims,omitempty"`
+	MaxTokens     int    `json:"max_tokens,omitempty"`
+	QueryPrefix   string `json:"query_prefix,omitempty"`
+	PassagePrefix string `json:"passage_prefix,omitempty"`
+	TimeoutMS     int64  `json:"timeout_ms,omitempty"`
+	BatchSize     int    `json:"batch_size,omitempty"`
+	MaxRetries    int    `json:"max_retries,omitempty"`
+	BackoffMS     int64  `json:"backoff_ms,omitempty"`
+}
+
+// MarshalJSON encodes the configuration with snake_case keys and durations
+// in milliseconds (timeout_ms, backoff_ms).
+func (c RemoteConfig) MarshalJSON() ([]byte, error) {
+	return json.Marshal(remoteConfigJSON{
+		URL: c.URL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Dims: c.Dims, MaxTokens: c.MaxTokens,
+		QueryPrefix: c.QueryPrefix, PassagePrefix: c.PassagePrefix, TimeoutMS: c.Timeout.Milliseconds(),
+		BatchSize: c.BatchSize, MaxRetries: c.MaxRetries, BackoffMS: c.Backoff.Milliseconds(),
+	})
+}
+
+// UnmarshalJSON decodes the form MarshalJSON writes; unknown keys are errors
+// wrapping ErrInvalidConfig.
+func (c *RemoteConfig) UnmarshalJSON(data []byte) error {
+	var j remoteConfigJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("remote embedding config: %w: %w", ErrInvalidConfig, err)
+	}
+	*c = RemoteConfig{
+		URL: j.URL, Model: j.Model, APIKeyEnv: j.APIKeyEnv, Dims: j.Dims, MaxTokens: j.MaxTokens,
+		QueryPrefix: j.QueryPrefix, PassagePrefix: j.PassagePrefix, Timeout: time.Duration(j.TimeoutMS) * time.Millisecond,
+		BatchSize: j.BatchSize, MaxRetries: j.MaxRetries, Backoff: time.Duration(j.BackoffMS) * time.Millisecond,
+	}
+	return nil
+}

@@ -241,3 +241,27 @@ func TestRemoteContextCancel(t *testing.T) {
 		t.Errorf("err %v, want context deadline", err)
 	}
 }
+
+func TestRemoteConfigJSON(t *testing.T) {
+	in := `{"url":"http://localhost:11434","model":"nomic-embed-text","api_key_env":"KEY","dims":768,"query_prefix":"search_query: ","timeout_ms":1500,"batch_size":16,"max_retries":2}`
+	var cfg RemoteConfig
+	if err := json.Unmarshal([]byte(in), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := RemoteConfig{URL: "http://localhost:11434", Model: "nomic-embed-text", APIKeyEnv: "KEY", Dims: 768,
+		QueryPrefix: "search_query: ", Timeout: 1500 * time.Millisecond, BatchSize: 16, MaxRetries: 2}
+	if cfg != want {
+		t.Fatalf("decoded %+v\nwant %+v", cfg, want)
+	}
+	out, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back RemoteConfig
+	if err := json.Unmarshal(out, &back); err != nil || back != cfg {
+		t.Errorf("round trip %s → %+v, %v", out, back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"url":"http://x","modle":"typo"}`), &cfg); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("unknown key: err %v, want ErrInvalidConfig", err)
+	}
+}

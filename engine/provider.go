@@ -6,91 +6,75 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/najdi/najdi/embed"
 )
 
 // DefaultModel is the model that embedding_config.model "default" names.
-const DefaultModel = "bge-small-en-v1.5"
+const DefaultModel = embed.DefaultModel
 
 // ModelProvider resolves embedding configurations to local ONNX models
-// installed under a models directory (one sub-directory per model, see the
-// embed package) and to remote OpenAI-compatible endpoints. Models load
-// lazily on first use and are shared by every collection that names them.
+// installed under a models directory (an embed.Registry: one directory per
+// model, loaded lazily and shared by every collection that names it) and to
+// remote OpenAI-compatible endpoints.
 type ModelProvider struct {
-	dir, lib string
-	mu       sync.Mutex
-	local    map[string]*embed.Local
-	remote   map[string]Embedder
+	reg    *embed.Registry
+	mu     sync.Mutex
+	remote map[string]*embed.Remote
 }
 
 // NewModelProvider returns a provider over the models in dir, using the
-// ONNX Runtime library at lib. It fails when the default model is not
-// installed (run scripts/install-models.sh or make models).
+// ONNX Runtime library at lib. It fails when the default model or the
+// runtime is not installed (run `make models`).
 func NewModelProvider(dir, lib string) (*ModelProvider, error) {
-	if _, err := os.Stat(filepath.Join(dir, DefaultModel)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, DefaultModel, "manifest.json")); err != nil {
 		return nil, fmt.Errorf("the default embedding model %s is not installed in %s (run `make models`, or start with --no-embeddings for keyword-only collections): %w", DefaultModel, dir, err)
 	}
 	if _, err := os.Stat(lib); err != nil {
 		return nil, fmt.Errorf("the ONNX Runtime library is not at %s (run `make models`): %w", lib, err)
 	}
-	return &ModelProvider{dir: dir, lib: lib, local: map[string]*embed.Local{}, remote: map[string]Embedder{}}, nil
-}
-
-// Models lists the installed local models.
-func (p *ModelProvider) Models() []string {
-	ents, _ := os.ReadDir(p.dir)
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			if _, err := os.Stat(filepath.Join(p.dir, e.Name(), "manifest.json")); err == nil {
-				out = append(out, e.Name())
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+	return &ModelProvider{reg: embed.NewRegistry(dir, lib), remote: map[string]*embed.Remote{}}, nil
 }
 
 // Embedder implements EmbedderProvider.
 func (p *ModelProvider) Embedder(cfg EmbeddingConfig) (Embedder, error) {
-	if cfg.Remote != nil {
-		return p.remoteEmbedder(cfg.Remote)
+	if r := cfg.Remote; r != nil {
+		return p.remoteEmbedder(r)
 	}
-	name := cfg.Model
-	if name == "" || name == "default" {
-		name = DefaultModel
+	m, err := p.reg.Local(cfg.Model)
+	if err != nil {
+		if errors.Is(err, embed.ErrUnknownModel) {
+			return nil, invalidField("embedding_config.model", "model %q is not installed (installed: %s; or use \"none\" for keyword-only)", cfg.Model, strings.Join(p.reg.Installed(), ", "))
+		}
+		return nil, fmt.Errorf("load model %q: %w", cfg.Model, err)
 	}
+	return m, nil
+}
+
+func (p *ModelProvider) remoteEmbedder(r *RemoteEmbedding) (Embedder, error) {
+	key := fmt.Sprintf("%s|%s|%d|%s|%d|%d", r.URL, r.Model, r.Dims, r.APIKeyEnv, r.TimeoutMS, r.BatchSize)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if m, ok := p.local[name]; ok {
+	if m, ok := p.remote[key]; ok {
 		return m, nil
 	}
-	dir := filepath.Join(p.dir, filepath.Base(name))
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		return nil, invalidField("embedding_config.model", "model %q is not installed (installed: %v; or use \"none\" for keyword-only)", name, p.Models())
-	}
-	m, err := embed.LoadLocal(dir, embed.LocalOptions{LibraryPath: p.lib})
+	m, err := embed.NewRemote(embed.RemoteConfig{URL: r.URL, Model: r.Model, Dims: r.Dims, APIKeyEnv: r.APIKeyEnv,
+		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, BatchSize: r.BatchSize})
 	if err != nil {
-		return nil, fmt.Errorf("load model %q: %w", name, err)
+		return nil, invalidField("embedding_config.model", "%v", err)
 	}
-	p.local[name] = m
+	if r.Dims == 0 {
+		return nil, invalidField("embedding_config.model.dims", "give the remote model's vector length (dims)")
+	}
+	p.remote[key] = m
 	return m, nil
 }
 
 // Close releases the loaded models.
-func (p *ModelProvider) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var errs []error
-	for _, m := range p.local {
-		errs = append(errs, m.Close())
-	}
-	p.local = map[string]*embed.Local{}
-	return errors.Join(errs...)
-}
+func (p *ModelProvider) Close() error { return p.reg.Close() }
 
 // IntentEmbedder adapts the default embedding model to the NLU intent
 // classifier's embedding hook.
@@ -102,8 +86,4 @@ func IntentEmbedder(p EmbedderProvider) func(ctx context.Context, texts []string
 		}
 		return emb.EmbedQueries(ctx, texts)
 	}
-}
-
-func (p *ModelProvider) remoteEmbedder(r *RemoteEmbedding) (Embedder, error) {
-	return nil, invalidField("embedding_config.model", "remote embedding endpoints are not available yet")
 }

@@ -151,16 +151,41 @@ type TextIndex struct {
 
 	// Block i of term t covers postings postOff[t]+i*postBlockSize...; its
 	// metadata lives at blkOff[t]+i.
-	blkOff    []uint32
-	blkLast   []uint32  // last document of the block
-	blkMaxTF  []uint16  // largest quantized tf in the block
-	blkMinLen []float32 // smallest document length in the block
+	blkOff  []uint32
+	blkLast []uint32 // last document of the block
+	// The impacts of block b are impTF[blkImp[b]:blkImp[b+1]] with the
+	// parallel impLen: the Pareto frontier of (tf, document length) pairs
+	// of the block (no other posting has a larger tf and a smaller length),
+	// at most postMaxImpacts of them, so that the block's best BM25 score
+	// can be bounded tightly for any parameters at query time.
+	blkImp []uint32
+	impTF  []uint16
+	impLen []float32
+	// The impacts of term i, a coarser frontier over all its blocks:
+	// termImpTF[termImp[i]:termImp[i+1]] with the parallel termImpLen.
+	termImp    []uint32
+	termImpTF  []uint16
+	termImpLen []float32
+}
+
+// postMaxImpacts bounds the impacts kept per block; larger frontiers are
+// coarsened by merging neighbours into (largest tf, smallest length).
+const postMaxImpacts = 8
+
+// postMaxTermImpacts bounds the impacts kept per term.
+const postMaxTermImpacts = 16
+
+// postImpact is one (tf, length) pair of a block.
+type postImpact struct {
+	tf uint16
+	dl float32
 }
 
 // postWriter assembles a TextIndex term by term in vocabulary order.
 type postWriter struct {
 	t     *TextIndex
 	vocab strings.Builder
+	imp   []postImpact
 }
 
 func (w *postWriter) init(numTerms int, numDocs uint32, docLen []float32, total float64) {
@@ -171,6 +196,8 @@ func (w *postWriter) init(numTerms int, numDocs uint32, docLen []float32, total 
 		termEnd: make([]uint32, 0, numTerms),
 		postOff: make([]uint32, 1, numTerms+1),
 		blkOff:  make([]uint32, 1, numTerms+1),
+		blkImp:  make([]uint32, 1, numTerms+1),
+		termImp: make([]uint32, 1, numTerms+1),
 	}
 }
 
@@ -184,17 +211,69 @@ func (w *postWriter) addTerm(term string, docs []uint32, tfs []uint16) {
 	t.postOff = append(t.postOff, uint32(len(t.docs)))
 	for s := 0; s < len(docs); s += postBlockSize {
 		e := min(s+postBlockSize, len(docs))
-		var maxTF uint16
-		minLen := float32(math.MaxFloat32)
-		for i := s; i < e; i++ {
-			maxTF = max(maxTF, tfs[i])
-			minLen = min(minLen, t.docLen[docs[i]])
-		}
 		t.blkLast = append(t.blkLast, docs[e-1])
-		t.blkMaxTF = append(t.blkMaxTF, maxTF)
-		t.blkMinLen = append(t.blkMinLen, minLen)
+		w.addImpacts(docs[s:e], tfs[s:e])
 	}
+	w.addTermImpacts()
 	t.blkOff = append(t.blkOff, uint32(len(t.blkLast)))
+}
+
+// addImpacts appends the impacts of one block.
+func (w *postWriter) addImpacts(docs []uint32, tfs []uint16) {
+	t := w.t
+	imp := w.imp[:0]
+	for i, d := range docs {
+		imp = append(imp, postImpact{tf: tfs[i], dl: t.docLen[d]})
+	}
+	w.imp = imp
+	t.impTF, t.impLen = postFrontier(imp, postMaxImpacts, t.impTF, t.impLen)
+	t.blkImp = append(t.blkImp, uint32(len(t.impTF)))
+}
+
+// addTermImpacts appends the impacts of the whole term (of blocks
+// blkOff[last]..), a coarser frontier that bounds the term's best score.
+func (w *postWriter) addTermImpacts() {
+	t := w.t
+	imp := w.imp[:0]
+	for i := t.blkImp[t.blkOff[len(t.blkOff)-1]]; i < uint32(len(t.impTF)); i++ {
+		imp = append(imp, postImpact{tf: t.impTF[i], dl: t.impLen[i]})
+	}
+	w.imp = imp
+	t.termImpTF, t.termImpLen = postFrontier(imp, postMaxTermImpacts, t.termImpTF, t.termImpLen)
+	t.termImp = append(t.termImp, uint32(len(t.termImpTF)))
+}
+
+// postFrontier appends to tfs and lens the Pareto frontier of imp (pairs
+// that no other pair beats with a larger-or-equal tf and a smaller-or-equal
+// length), coarsened to at most limit pairs. It reorders imp.
+func postFrontier(imp []postImpact, limit int, tfs []uint16, lens []float32) ([]uint16, []float32) {
+	// Shortest first, largest tf first among equal lengths; then keep each
+	// pair whose tf beats every shorter document's.
+	slices.SortFunc(imp, func(a, b postImpact) int {
+		switch {
+		case a.dl < b.dl:
+			return -1
+		case a.dl > b.dl:
+			return 1
+		}
+		return int(b.tf) - int(a.tf)
+	})
+	n := 0
+	for _, p := range imp {
+		if n == 0 || p.tf > imp[n-1].tf {
+			imp[n] = p
+			n++
+		}
+	}
+	// Coarsen: group g of the frontier becomes (its largest tf, its
+	// smallest length), which still bounds every pair of the group.
+	groups := min(n, limit)
+	for g := range groups {
+		first, last := g*n/groups, (g+1)*n/groups-1
+		tfs = append(tfs, imp[last].tf)
+		lens = append(lens, imp[first].dl)
+	}
+	return tfs, lens
 }
 
 func (w *postWriter) finish() *TextIndex {
@@ -294,12 +373,15 @@ func (t *TextIndex) postingsAt(i int) PostingsIter {
 	s, e := t.postOff[i], t.postOff[i+1]
 	b, be := t.blkOff[i], t.blkOff[i+1]
 	return PostingsIter{
-		docs:      t.docs[s:e],
-		tfs:       t.tfs[s:e],
-		blkLast:   t.blkLast[b:be],
-		blkMaxTF:  t.blkMaxTF[b:be],
-		blkMinLen: t.blkMinLen[b:be],
-		pos:       -1,
+		docs:    t.docs[s:e],
+		tfs:     t.tfs[s:e],
+		blkLast: t.blkLast[b:be],
+		blkImp:  t.blkImp[b : be+1],
+		impTF:   t.impTF,
+		impLen:  t.impLen,
+		termTF:  t.termImpTF[t.termImp[i]:t.termImp[i+1]],
+		termLen: t.termImpLen[t.termImp[i]:t.termImp[i+1]],
+		pos:     -1,
 	}
 }
 
@@ -307,12 +389,33 @@ func (t *TextIndex) postingsAt(i int) PostingsIter {
 // Prometheus' index.Postings: Next or Seek must be called before At. It
 // is not safe for concurrent use.
 type PostingsIter struct {
-	docs      []uint32
-	tfs       []uint16
-	blkLast   []uint32
-	blkMaxTF  []uint16
-	blkMinLen []float32
-	pos       int // current position; -1 before the first Next/Seek
+	docs    []uint32
+	tfs     []uint16
+	blkLast []uint32
+	blkImp  []uint32 // impacts of block i: blkImp[i]..blkImp[i+1] of impTF/impLen
+	impTF   []uint16
+	impLen  []float32
+	termTF  []uint16 // impacts of the whole list
+	termLen []float32
+	pos     int // current position; -1 before the first Next/Seek
+}
+
+// termBound returns the score bound of the whole list.
+func (p *PostingsIter) termBound(w float32, bp bm25Params) float32 {
+	var ub float32
+	for i := range p.termTF {
+		ub = max(ub, bp.bound(w, p.termTF[i], p.termLen[i]))
+	}
+	return ub
+}
+
+// blockBound returns the score bound of block b.
+func (p *PostingsIter) blockBound(b int, w float32, bp bm25Params) float32 {
+	var ub float32
+	for i := p.blkImp[b]; i < p.blkImp[b+1]; i++ {
+		ub = max(ub, bp.bound(w, p.impTF[i], p.impLen[i]))
+	}
+	return ub
 }
 
 // Len returns the length of the posting list (the document frequency).
@@ -338,6 +441,17 @@ func (p *PostingsIter) Seek(target uint32) bool {
 	}
 	if p.docs[p.pos] >= target {
 		return true
+	}
+	// Dense lists usually find target within a few postings.
+	for end := min(p.pos+8, len(p.docs)); p.pos+1 < end; {
+		p.pos++
+		if p.docs[p.pos] >= target {
+			return true
+		}
+	}
+	if p.pos+1 >= len(p.docs) {
+		p.pos = len(p.docs)
+		return false
 	}
 	p.pos = postSeek(p.docs, p.blkLast, p.pos, target)
 	return p.pos < len(p.docs)

@@ -27,8 +27,12 @@ func textEqual(t *testing.T, got, want *TextIndex) {
 		{"tfs", got.tfs, want.tfs},
 		{"blkOff", got.blkOff, want.blkOff},
 		{"blkLast", got.blkLast, want.blkLast},
-		{"blkMaxTF", got.blkMaxTF, want.blkMaxTF},
-		{"blkMinLen", got.blkMinLen, want.blkMinLen},
+		{"blkImp", got.blkImp, want.blkImp},
+		{"impTF", got.impTF, want.impTF},
+		{"impLen", got.impLen, want.impLen},
+		{"termImp", got.termImp, want.termImp},
+		{"termImpTF", got.termImpTF, want.termImpTF},
+		{"termImpLen", got.termImpLen, want.termImpLen},
 	}
 	for _, c := range checks {
 		g, w := reflect.ValueOf(c.got), reflect.ValueOf(c.want)

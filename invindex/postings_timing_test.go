@@ -80,8 +80,9 @@ func textBenchQuery(idx *TextIndex, ranks ...int) []QueryTerm {
 }
 
 // BenchmarkSearch measures BM25 top-10 on the 1M-document collection for
-// rare-term, common-term and mixed queries, with block-max WAND (Search) and
-// without pruning, unfiltered and with a 1% allow filter.
+// rare-term, common-term, mixed and long queries, unfiltered and with a 1%
+// allow filter: Search's choice (auto), block-max WAND (pruned), direct
+// scoring of the allowed documents and no pruning (exhaustive).
 func BenchmarkSearch(b *testing.B) {
 	idx := textBenchIndex(b)
 	queries := []struct {
@@ -111,7 +112,9 @@ func BenchmarkSearch(b *testing.B) {
 		name string
 		mode wandMode
 	}{
-		{"wand", wandAuto},
+		{"auto", wandAuto},
+		{"pruned", wandPruned},
+		{"direct", wandDirect},
 		{"exhaustive", wandExhaustive},
 	}
 	for _, qs := range queries {
@@ -122,6 +125,9 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		for _, f := range filters {
 			for _, a := range algos {
+				if f.allow == nil && (a.mode == wandPruned || a.mode == wandDirect) {
+					continue // auto is pruned without a filter
+				}
 				b.Run(fmt.Sprintf("%s/%s/%s", qs.name, f.name, a.name), func(b *testing.B) {
 					dst := make([]Hit, 0, 10)
 					scored := 0

@@ -69,7 +69,7 @@ func (c *wandCursor) shallow(target uint32, p bm25Params) float32 {
 		return 0
 	}
 	if !c.sblkOK {
-		c.sblkUB = p.bound(c.w, c.it.blkMaxTF[c.sblk], c.it.blkMinLen[c.sblk])
+		c.sblkUB = c.it.blockBound(c.sblk, c.w, p)
 		c.sblkOK = true
 	}
 	return c.sblkUB
@@ -177,11 +177,7 @@ func (s *wandScratch) setup(t *TextIndex, q []QueryTerm, bp bm25Params) uint64 {
 			continue
 		}
 		c := wandCursor{it: t.postingsAt(i), doc: postEnd, w: qt.Weight, qi: qi}
-		var ub float32
-		for b := range c.it.blkLast {
-			ub = max(ub, bp.bound(qt.Weight, c.it.blkMaxTF[b], c.it.blkMinLen[b]))
-		}
-		c.ub = ub
+		c.ub = c.it.termBound(qt.Weight, bp)
 		s.cur = append(s.cur, c)
 		sumDF += uint64(c.it.Len())
 	}

@@ -24,7 +24,7 @@ import msgpack
 CZ = set("abcdefghijklmnopqrstuvwxyzáčďéěíňóřšťúůýž")
 WORD = re.compile(r"[a-záčďéěíňóřšťúůýž]+")
 SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
-MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "2"))
+MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "1"))
 SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))
 MIN_CLASS_PAIR = 2
 PRUNE_CB = int(os.environ.get("CS_LEXICON_PRUNE_CB", "200"))

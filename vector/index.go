@@ -1,35 +1,78 @@
-// Package vector holds najdi's per-segment vector index.
-//
-// PLACEHOLDER written by the lead so the engine compiles: exact float32
-// search with vek. The vector helper replaces the internals (IVF over
-// quantized codes with SIMD kernels) keeping this API.
 package vector
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
-	"sort"
-
-	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/viterin/vek/vek32"
+	"slices"
+	"sync"
 )
 
-// ErrCorrupt reports undecodable index data.
-var ErrCorrupt = errors.New("vector: corrupt index")
+// Errors of package vector.
+var (
+	// ErrCorrupt reports index data that cannot be decoded.
+	ErrCorrupt = errors.New("vector: corrupt index")
+	// ErrInvalidOptions reports Options with out-of-range values.
+	ErrInvalidOptions = errors.New("vector: invalid options")
+	// ErrInvalidInput reports vectors or ids a Builder or Merge cannot
+	// index: duplicate or out-of-range ids, mismatched dimensions.
+	ErrInvalidInput = errors.New("vector: invalid input")
+)
 
-// Options tune index building and search.
+// Defaults of Options.
+const (
+	// DefaultBruteForceBelow is the index size (and allowed-set size) under
+	// which search is exact brute force over float32 vectors.
+	DefaultBruteForceBelow = 4096
+	// DefaultRerank is the least number of int8-scored candidates re-scored
+	// with float32 vectors.
+	DefaultRerank = 64
+	// DefaultProbeDivisor sets the default NProbe to NList/DefaultProbeDivisor
+	// (at least DefaultMinProbe): on 100k real 384-d bge-small vectors it
+	// reaches recall@10 ≥ 0.95 against exact search (see doc.go).
+	DefaultProbeDivisor = 16
+	// DefaultMinProbe is the least default NProbe.
+	DefaultMinProbe = 8
+	// kmeansIters is the number of Lloyd iterations of training.
+	kmeansIters = 10
+	// kmeansSamplePerList caps the training sample at this many vectors per
+	// list.
+	kmeansSamplePerList = 64
+)
+
+// Options tune index building and search. Zero fields take the documented
+// defaults; Build and Merge record the resolved values in the index.
 type Options struct {
-	NList           int
-	NProbe          int
-	Rerank          int
-	Seed            int64
+	// NList is the number of IVF lists (k-means centroids); 0 means
+	// round(2·√n), at most n/16 and at least 1.
+	NList int
+	// NProbe is the number of lists scanned per query when Search is given
+	// nprobe 0; 0 means max(DefaultMinProbe, NList/DefaultProbeDivisor).
+	NProbe int
+	// Rerank is the least number of candidates, ranked by their int8
+	// codes, that are re-scored exactly with float32 vectors; Search
+	// re-scores max(Rerank, 2k). 0 means DefaultRerank.
+	Rerank int
+	// Seed seeds k-means (sampling and k-means++ initialization); builds
+	// with the same vectors and Seed are identical.
+	Seed int64
+	// BruteForceBelow is the size under which an index keeps no IVF and
+	// searches exactly, and the allowed-set size under which a filtered
+	// search is exact; 0 means DefaultBruteForceBelow.
 	BruteForceBelow int
 }
 
-// Builder accumulates vectors for one segment.
+// Validate reports whether o is usable.
+func (o Options) Validate() error {
+	if o.NList < 0 || o.NProbe < 0 || o.Rerank < 0 || o.BruteForceBelow < 0 {
+		return fmt.Errorf("nlist %d, nprobe %d, rerank %d, brute force below %d: %w",
+			o.NList, o.NProbe, o.Rerank, o.BruteForceBelow, ErrInvalidOptions)
+	}
+	return nil
+}
+
+// Builder accumulates the vectors of one segment. It is not safe for
+// concurrent use.
 type Builder struct {
 	dims int
 	ids  []uint32
@@ -39,7 +82,10 @@ type Builder struct {
 // NewBuilder returns a builder of dims-dimensional vectors.
 func NewBuilder(dims int) *Builder { return &Builder{dims: dims} }
 
-// Add adds vector v under id.
+// Add adds vector v (copied) under id. Ids must end up dense: the n added
+// ids are 0..n-1 in any order. Vectors should be L2-normalized: scores are
+// dot products, which are then cosines. Add panics if len(v) is not the
+// builder's dims (a programming error).
 func (b *Builder) Add(id uint32, v []float32) {
 	if len(v) != b.dims {
 		panic(fmt.Sprintf("BUG: vector of %d dims added to a %d-dim builder", len(v), b.dims))
@@ -48,116 +94,169 @@ func (b *Builder) Add(id uint32, v []float32) {
 	b.vecs = append(b.vecs, v...)
 }
 
-// Build returns the immutable index.
+// Len returns the number of vectors added.
+func (b *Builder) Len() int { return len(b.ids) }
+
+// Build returns the immutable index of the added vectors: exact (no IVF)
+// below opts.BruteForceBelow vectors, otherwise trained with spherical
+// k-means and quantized to int8 codes. The builder may be reused after
+// Build only by discarding it.
 func (b *Builder) Build(opts Options) (*Index, error) {
-	n := len(b.ids)
-	x := &Index{dims: b.dims, vecs: make([]float32, len(b.vecs))}
-	// store by id order: ids are 0..n-1 in practice
-	for i, id := range b.ids {
-		if int(id) >= n {
-			return nil, fmt.Errorf("vector: id %d out of range 0..%d", id, n-1)
-		}
-		copy(x.vecs[int(id)*b.dims:], b.vecs[i*b.dims:(i+1)*b.dims])
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
-	return x, nil
+	n := len(b.ids)
+	if n > 0 && b.dims <= 0 {
+		return nil, fmt.Errorf("dims %d: %w", b.dims, ErrInvalidInput)
+	}
+	vecs := make([]float32, len(b.vecs))
+	seen := make([]bool, n)
+	for i, id := range b.ids {
+		if int64(id) >= int64(n) || seen[id] {
+			return nil, fmt.Errorf("id %d of %d vectors (ids must be 0..n-1, each once): %w", id, n, ErrInvalidInput)
+		}
+		seen[id] = true
+		copy(vecs[int(id)*b.dims:], b.vecs[i*b.dims:(i+1)*b.dims])
+	}
+	return build(b.dims, vecs, opts), nil
 }
 
-// Index is an immutable vector index; ids are 0..Len()-1.
+// Index is an immutable vector index over ids 0..Len()-1. It is safe for
+// concurrent use.
 type Index struct {
 	dims int
+	n    int
+	// vecs holds the float32 vectors by id (n × dims).
 	vecs []float32
+	opts Options // resolved: every field set
+
+	// IVF, when nlist > 0.
+	nlist     int
+	centroids []float32 // nlist × dims, unit length
+	lo, scale []float32 // per-dimension quantization: x ≈ lo + scale·(c+127)
+	listStart []uint32  // list l holds positions listStart[l]..listStart[l+1]-1
+	listIDs   []uint32  // id at each position
+	codes     []int8    // int8 code of each position (n × dims)
+	maxList   int       // longest list
+
+	scratch sync.Pool // *scratch
 }
 
-// Result is one search hit.
+// Result is one search hit: a vector id and its dot product with the
+// query (the cosine for normalized vectors).
 type Result struct {
 	ID    uint32
 	Score float32
 }
 
 // Len returns the number of vectors.
-func (x *Index) Len() int {
-	if x.dims == 0 {
-		return 0
-	}
-	return len(x.vecs) / x.dims
-}
+func (x *Index) Len() int { return x.n }
 
 // Dims returns the dimensionality.
 func (x *Index) Dims() int { return x.dims }
 
-// Vector returns the stored vector of id (read-only).
+// NList returns the number of IVF lists; 0 for an exact index.
+func (x *Index) NList() int { return x.nlist }
+
+// Options returns the options the index was built with, defaults resolved.
+func (x *Index) Options() Options { return x.opts }
+
+// Vector returns the float32 vector of id, which must be below Len. The
+// slice aliases the index: callers must not modify it.
 func (x *Index) Vector(id uint32) []float32 {
-	return x.vecs[int(id)*x.dims : int(id+1)*x.dims]
+	return x.vecs[int(id)*x.dims : int(id+1)*x.dims : int(id+1)*x.dims]
 }
 
-// Search returns the k most similar vectors (dot product) among allow (nil = all).
-func (x *Index) Search(q []float32, k int, nprobe int, allow *roaring.Bitmap, dst []Result) []Result {
-	dst = dst[:0]
-	n := x.Len()
-	for i := 0; i < n; i++ {
-		if allow != nil && !allow.Contains(uint32(i)) {
-			continue
-		}
-		dst = append(dst, Result{ID: uint32(i), Score: vek32.Dot(q, x.Vector(uint32(i)))})
+// resolve fills the zero fields of o for an index of n vectors.
+func resolve(o Options, n int) Options {
+	if o.BruteForceBelow == 0 {
+		o.BruteForceBelow = DefaultBruteForceBelow
 	}
-	sort.Slice(dst, func(i, j int) bool {
-		if dst[i].Score != dst[j].Score {
-			return dst[i].Score > dst[j].Score
+	if o.Rerank == 0 {
+		o.Rerank = DefaultRerank
+	}
+	if n < o.BruteForceBelow {
+		o.NList, o.NProbe = 0, 0
+		return o
+	}
+	if o.NList == 0 {
+		o.NList = int(math.Round(2 * math.Sqrt(float64(n))))
+		o.NList = min(o.NList, n/16)
+	}
+	o.NList = max(1, min(o.NList, n))
+	if o.NProbe == 0 {
+		o.NProbe = max(DefaultMinProbe, o.NList/DefaultProbeDivisor)
+	}
+	o.NProbe = min(o.NProbe, o.NList)
+	return o
+}
+
+// build indexes vecs (n × dims, by id), which it keeps.
+func build(dims int, vecs []float32, opts Options) *Index {
+	n := 0
+	if dims > 0 {
+		n = len(vecs) / dims
+	}
+	x := &Index{dims: dims, n: n, vecs: vecs, opts: resolve(opts, n)}
+	if x.opts.NList == 0 {
+		return x
+	}
+	x.nlist = x.opts.NList
+	x.centroids = trainKMeans(vecs, dims, x.nlist, x.opts.Seed)
+	assign := assignLists(vecs, dims, x.centroids)
+	x.lo, x.scale = quantParams(vecs, dims)
+	x.fillLists(assign)
+	return x
+}
+
+// fillLists groups ids by list (ascending ids within a list) and encodes
+// their codes.
+func (x *Index) fillLists(assign []uint32) {
+	x.listStart = make([]uint32, x.nlist+1)
+	for _, l := range assign {
+		x.listStart[l+1]++
+	}
+	for l := 0; l < x.nlist; l++ {
+		x.maxList = max(x.maxList, int(x.listStart[l+1]))
+		x.listStart[l+1] += x.listStart[l]
+	}
+	x.listIDs = make([]uint32, x.n)
+	x.codes = make([]int8, x.n*x.dims)
+	next := slices.Clone(x.listStart[:x.nlist])
+	for id, l := range assign {
+		p := next[l]
+		next[l]++
+		x.listIDs[p] = uint32(id)
+	}
+	parallelFor(x.n, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			id := int(x.listIDs[p])
+			quantize(x.codes[p*x.dims:(p+1)*x.dims], x.vecs[id*x.dims:(id+1)*x.dims], x.lo, x.scale)
 		}
-		return dst[i].ID < dst[j].ID
 	})
-	if len(dst) > k {
-		dst = dst[:k]
-	}
-	return dst
 }
 
-// AppendBinary appends the encoded index to dst.
-func (x *Index) AppendBinary(dst []byte) []byte {
-	start := len(dst)
-	dst = binary.AppendUvarint(dst, 1)
-	dst = binary.AppendUvarint(dst, uint64(x.dims))
-	dst = binary.AppendUvarint(dst, uint64(len(x.vecs)))
-	for _, f := range x.vecs {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(f))
-	}
-	return binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
-}
-
-// Decode decodes an index written by AppendBinary.
-func Decode(data []byte) (*Index, error) {
-	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
-		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
-	}
-	b := data[:len(data)-4]
-	v, n := binary.Uvarint(b)
-	if n <= 0 || v != 1 {
-		return nil, fmt.Errorf("%w: version", ErrCorrupt)
-	}
-	b = b[n:]
-	dims, n := binary.Uvarint(b)
-	if n <= 0 {
-		return nil, ErrCorrupt
-	}
-	b = b[n:]
-	cnt, n := binary.Uvarint(b)
-	if n <= 0 || uint64(len(b)-n) != cnt*4 {
-		return nil, ErrCorrupt
-	}
-	b = b[n:]
-	x := &Index{dims: int(dims), vecs: make([]float32, cnt)}
-	for i := range x.vecs {
-		x.vecs[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[i*4:]))
-	}
-	return x, nil
-}
-
-// Merge rebuilds one index from parts; remap[p][old] is the new id or -1.
+// Merge builds one index from the survivors of parts: remap[p][old] is the
+// new id of vector old of part p, or -1 if it was deleted. New ids must be
+// dense (0..m-1, each once). The IVF is retrained on the survivors.
 func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
-	if len(parts) == 0 {
-		return nil, errors.New("vector: nothing to merge")
+	if len(parts) == 0 || len(parts) != len(remap) {
+		return nil, fmt.Errorf("merge %d parts with %d remaps: %w", len(parts), len(remap), ErrInvalidInput)
 	}
-	b := NewBuilder(parts[0].dims)
+	dims := parts[0].dims
+	m := 0
+	for p, x := range parts {
+		if x.dims != dims || len(remap[p]) != x.n {
+			return nil, fmt.Errorf("merge part %d: %d dims (want %d), %d ids for %d vectors: %w",
+				p, x.dims, dims, len(remap[p]), x.n, ErrInvalidInput)
+		}
+		for _, nw := range remap[p] {
+			if nw >= 0 {
+				m++
+			}
+		}
+	}
+	b := &Builder{dims: dims, ids: make([]uint32, 0, m), vecs: make([]float32, 0, m*dims)}
 	for p, x := range parts {
 		for old, nw := range remap[p] {
 			if nw >= 0 {
@@ -167,4 +266,3 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 	}
 	return b.Build(opts)
 }
-

@@ -1,0 +1,250 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// apiRoutes are the route names the router returns (server.go,
+// documents.go, nlu.go) with the methods each serves. Placeholders are
+// compared by position only.
+var apiRoutes = []struct {
+	route   string
+	methods []string
+}{
+	{"/health", []string{"get"}},
+	{"/metrics", []string{"get"}},
+	{"/v1/openapi.json", []string{"get"}},
+	{"/v1/collections", []string{"get"}},
+	{"/v1/collections/{id}", []string{"get", "put", "delete"}},
+	{"/v1/collections/{id}/documents", []string{"get", "post"}},
+	{"/v1/collections/{id}/documents/{doc}", []string{"get", "delete"}},
+	{"/v1/collections/{id}/jobs/{job}", []string{"get"}},
+	{"/v1/collections/{ids}/search", []string{"post"}},
+	{"/v1/collections/{ids}/answer", []string{"post"}},
+	{"/v1/collections/{ids}/query", []string{"get"}},
+	{"/models", []string{"get", "post"}},
+	{"/models/{id}", []string{"get", "put", "delete"}},
+	{"/models/{id}/analyze", []string{"post"}},
+	{"/phrase-sets", []string{"get", "post"}},
+	{"/phrase-sets/{id}", []string{"get", "put", "delete"}},
+}
+
+var placeholder = regexp.MustCompile(`\{[^}]*\}`)
+
+func shape(p string) string { return placeholder.ReplaceAllString(p, "{}") }
+
+type openAPIDoc struct {
+	OpenAPI    string                                `json:"openapi"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		Schemas         map[string]json.RawMessage `json:"schemas"`
+		Parameters      map[string]json.RawMessage `json:"parameters"`
+		Responses       map[string]json.RawMessage `json:"responses"`
+		SecuritySchemes map[string]json.RawMessage `json:"securitySchemes"`
+	} `json:"components"`
+}
+
+type openAPIParam struct {
+	Ref  string `json:"$ref"`
+	Name string `json:"name"`
+	In   string `json:"in"`
+}
+
+type openAPIOp struct {
+	Parameters []openAPIParam              `json:"parameters"`
+	Responses  map[string]json.RawMessage `json:"responses"`
+}
+
+func loadOpenAPI(t *testing.T) ([]byte, openAPIDoc) {
+	t.Helper()
+	raw, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc openAPIDoc
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if err := d.Decode(&doc); err != nil {
+		t.Fatalf("openapi.json is not valid JSON: %v", err)
+	}
+	return raw, doc
+}
+
+// TestOpenAPIDocument checks the document's structure: every route of the
+// router is described with exactly its methods, no other path is, every
+// path placeholder is declared as a parameter, every $ref resolves and
+// every error response uses the Error schema.
+func TestOpenAPIDocument(t *testing.T) {
+	raw, doc := loadOpenAPI(t)
+	if doc.OpenAPI != "3.0.3" {
+		t.Fatalf("openapi = %q, want 3.0.3", doc.OpenAPI)
+	}
+	if _, ok := doc.Components.SecuritySchemes["basicAuth"]; !ok {
+		t.Fatal("components.securitySchemes.basicAuth missing")
+	}
+	byShape := map[string]string{}
+	for p := range doc.Paths {
+		if old, dup := byShape[shape(p)]; dup {
+			t.Fatalf("paths %q and %q have the same shape", old, p)
+		}
+		byShape[shape(p)] = p
+	}
+	verbs := []string{"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+	for _, r := range apiRoutes {
+		p, ok := byShape[shape(r.route)]
+		if !ok {
+			t.Errorf("route %s has no path in openapi.json", r.route)
+			continue
+		}
+		item := doc.Paths[p]
+		var got []string
+		for k := range item {
+			if slices.Contains(verbs, k) {
+				got = append(got, k)
+			}
+		}
+		sort.Strings(got)
+		want := slices.Clone(r.methods)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("path %s: methods %v, want %v", p, got, want)
+		}
+		// Every placeholder is declared as a path parameter, at path or
+		// operation level.
+		var pathLevel []openAPIParam
+		if pr, ok := item["parameters"]; ok {
+			if err := json.Unmarshal(pr, &pathLevel); err != nil {
+				t.Fatalf("%s parameters: %v", p, err)
+			}
+		}
+		for _, m := range got {
+			var o openAPIOp
+			if err := json.Unmarshal(item[m], &o); err != nil {
+				t.Fatalf("%s %s: %v", m, p, err)
+			}
+			if len(o.Responses) == 0 {
+				t.Errorf("%s %s has no responses", m, p)
+			}
+			params := append(slices.Clone(pathLevel), o.Parameters...)
+			for _, ph := range placeholder.FindAllString(p, -1) {
+				name := strings.Trim(ph, "{}")
+				if !declaresPathParam(doc, params, name) {
+					t.Errorf("%s %s: path parameter %q not declared", m, p, name)
+				}
+			}
+		}
+	}
+	for s, p := range byShape {
+		if !slices.ContainsFunc(apiRoutes, func(r struct {
+			route   string
+			methods []string
+		}) bool {
+			return shape(r.route) == s
+		}) {
+			t.Errorf("openapi.json describes %s, which the router does not serve", p)
+		}
+	}
+	// Every $ref resolves.
+	for _, m := range regexp.MustCompile(`"\$ref":\s*"#/components/(\w+)/(\w+)"`).FindAllSubmatch(raw, -1) {
+		kind, name := string(m[1]), string(m[2])
+		var ok bool
+		switch kind {
+		case "schemas":
+			_, ok = doc.Components.Schemas[name]
+		case "parameters":
+			_, ok = doc.Components.Parameters[name]
+		case "responses":
+			_, ok = doc.Components.Responses[name]
+		}
+		if !ok {
+			t.Errorf("$ref #/components/%s/%s does not resolve", kind, name)
+		}
+	}
+	if n := strings.Count(string(raw), `"$ref"`); n == 0 {
+		t.Fatal("no $ref at all: schemas are not shared")
+	}
+	// Error responses use the error body.
+	for name, r := range doc.Components.Responses {
+		if !bytes.Contains(r, []byte(`#/components/schemas/Error`)) {
+			t.Errorf("response %s does not use the Error schema", name)
+		}
+	}
+	var errSchema struct {
+		Properties struct {
+			Error struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"error"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(doc.Components.Schemas["Error"], &errSchema); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"code", "message", "details"} {
+		if _, ok := errSchema.Properties.Error.Properties[f]; !ok {
+			t.Errorf("Error schema lacks error.%s", f)
+		}
+	}
+}
+
+func declaresPathParam(doc openAPIDoc, params []openAPIParam, name string) bool {
+	for _, p := range params {
+		if p.Ref != "" {
+			var c openAPIParam
+			if err := json.Unmarshal(doc.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")], &c); err != nil {
+				return false
+			}
+			p = c
+		}
+		if p.In == "path" && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOpenAPIServedAndMethods checks against a running server that
+// /v1/openapi.json serves this file and that every route answers the
+// methods the document lists and refuses the others (404 or 405).
+func TestOpenAPIServedAndMethods(t *testing.T) {
+	raw, _ := loadOpenAPI(t)
+	n := start(t, "", "--no-embeddings")
+	r := must(t, n.getJSON("/v1/openapi.json"), 200)
+	if !bytes.Equal(r.body, raw) {
+		t.Fatal("GET /v1/openapi.json does not serve server/openapi.json")
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	// Concrete paths for the routes; resources do not exist, so documented
+	// methods answer anything but 405, undocumented ones 404 or 405.
+	concrete := strings.NewReplacer("{ids}", "c1,c2", "{id}", "c1", "{doc}", "d1", "{job}", "j1")
+	for _, rt := range apiRoutes {
+		if rt.route == "/health" || rt.route == "/metrics" || rt.route == "/v1/openapi.json" {
+			continue // served for any method
+		}
+		path := concrete.Replace(rt.route)
+		if strings.Contains(rt.route, "{ids}") {
+			path = strings.Replace(path, "c1,c2", "c1", 1)
+		}
+		for _, m := range []string{"GET", "POST", "PUT", "DELETE", "PATCH"} {
+			r := n.do(m, path, "application/json", []byte(`{}`))
+			listed := slices.Contains(rt.methods, strings.ToLower(m))
+			switch {
+			case listed && r.status == 405:
+				t.Errorf("%s %s: 405 but the document lists the method", m, path)
+			case !listed && r.status != 405 && r.status != 404:
+				t.Errorf("%s %s: %d, want 404 or 405 for a method the document does not list", m, path, r.status)
+			}
+			if r.status >= 400 {
+				r.errorCode(t)
+			}
+		}
+	}
+}

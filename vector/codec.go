@@ -1,0 +1,199 @@
+package vector
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// Format versions written in the first uvarint of an encoded index.
+const (
+	// formatV1 is the flat float32 format of the first, exact index; it
+	// still decodes (and is re-indexed with default options).
+	formatV1 = 1
+	// formatV2 is the current format (see doc.go).
+	formatV2 = 2
+)
+
+// AppendBinary appends the encoded index (format 2, see doc.go) to dst and
+// returns the extended slice.
+func (x *Index) AppendBinary(dst []byte) []byte {
+	start := len(dst)
+	dst = binary.AppendUvarint(dst, formatV2)
+	for _, v := range []int{x.dims, x.n, x.nlist, x.opts.NProbe, x.opts.Rerank, x.opts.BruteForceBelow} {
+		dst = binary.AppendUvarint(dst, uint64(v))
+	}
+	dst = binary.AppendVarint(dst, x.opts.Seed)
+	dst = appendFloats(dst, x.vecs)
+	if x.nlist > 0 {
+		dst = appendFloats(dst, x.centroids)
+		dst = appendFloats(dst, x.lo)
+		dst = appendFloats(dst, x.scale)
+		for l := range x.nlist {
+			dst = binary.AppendUvarint(dst, uint64(x.listStart[l+1]-x.listStart[l]))
+		}
+		for l := range x.nlist {
+			prev := uint32(0)
+			for _, id := range x.listIDs[x.listStart[l]:x.listStart[l+1]] {
+				dst = binary.AppendUvarint(dst, uint64(id-prev))
+				prev = id
+			}
+		}
+	}
+	return binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
+}
+
+func appendFloats(dst []byte, fs []float32) []byte {
+	for _, f := range fs {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(f))
+	}
+	return dst
+}
+
+// decoder reads an encoded index; the first error sticks.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", ErrCorrupt, what)
+	}
+}
+
+func (d *decoder) uvarint(what string, limit uint64) int {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > limit {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) floats(what string, n int) []float32 {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || len(d.b)/4 < n {
+		d.fail(what)
+		return nil
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(d.b[4*i:]))
+	}
+	d.b = d.b[4*n:]
+	return out
+}
+
+// Decode decodes an index written by AppendBinary (or the format 1 of
+// earlier versions). It returns an error wrapping ErrCorrupt when the
+// checksum, the version or the structure is wrong; it never panics on bad
+// data. The index does not alias data.
+func Decode(data []byte) (*Index, error) {
+	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
+	}
+	d := &decoder{b: data[:len(data)-4]}
+	maxInt := uint64(math.MaxInt32)
+	switch d.uvarint("version", maxInt) {
+	case formatV1:
+		dims := d.uvarint("dims", maxInt)
+		cnt := d.uvarint("count", maxInt)
+		vecs := d.floats("vectors", cnt)
+		if d.err == nil && (len(d.b) != 0 || (dims == 0 && cnt != 0) || (dims != 0 && cnt%dims != 0)) {
+			d.fail("vector count")
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		return build(dims, vecs, Options{}), nil
+	case formatV2:
+	default:
+		if d.err != nil {
+			return nil, d.err
+		}
+		return nil, fmt.Errorf("%w: unknown version", ErrCorrupt)
+	}
+	x := &Index{}
+	x.dims = d.uvarint("dims", maxInt)
+	x.n = d.uvarint("count", maxInt)
+	x.nlist = d.uvarint("nlist", maxInt)
+	x.opts.NList = x.nlist
+	x.opts.NProbe = d.uvarint("nprobe", maxInt)
+	x.opts.Rerank = d.uvarint("rerank", maxInt)
+	x.opts.BruteForceBelow = d.uvarint("brute force below", maxInt)
+	if d.err == nil {
+		seed, n := binary.Varint(d.b)
+		if n <= 0 {
+			d.fail("seed")
+		} else {
+			x.opts.Seed, d.b = seed, d.b[n:]
+		}
+	}
+	if d.err == nil && (uint64(x.dims)*uint64(x.n) > uint64(len(d.b))/4 || x.nlist > x.n || (x.n > 0 && x.dims == 0)) {
+		d.fail("sizes")
+	}
+	x.vecs = d.floats("vectors", x.dims*x.n)
+	if x.nlist > 0 {
+		x.centroids = d.floats("centroids", x.nlist*x.dims)
+		x.lo = d.floats("quantization offsets", x.dims)
+		x.scale = d.floats("quantization scales", x.dims)
+		x.listStart = make([]uint32, x.nlist+1)
+		for l := range x.nlist {
+			sz := d.uvarint("list size", uint64(x.n))
+			x.maxList = max(x.maxList, sz)
+			x.listStart[l+1] = x.listStart[l] + uint32(sz)
+			if int(x.listStart[l+1]) > x.n {
+				d.fail("list sizes")
+				break
+			}
+		}
+		if d.err == nil && int(x.listStart[x.nlist]) != x.n {
+			d.fail("list sizes")
+		}
+		if d.err == nil {
+			x.listIDs = make([]uint32, x.n)
+			seen := make([]bool, x.n)
+			for l := 0; l < x.nlist && d.err == nil; l++ {
+				id := 0
+				for p := x.listStart[l]; p < x.listStart[l+1]; p++ {
+					delta := d.uvarint("list id", uint64(x.n))
+					if p > x.listStart[l] && delta == 0 {
+						d.fail("list ids not ascending")
+						break
+					}
+					id += delta
+					if id >= x.n || seen[id] {
+						d.fail("list id")
+						break
+					}
+					seen[id] = true
+					x.listIDs[p] = uint32(id)
+				}
+			}
+		}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if x.nlist > 0 {
+		x.codes = make([]int8, x.n*x.dims)
+		parallelFor(x.n, func(lo, hi int) {
+			for p := lo; p < hi; p++ {
+				id := int(x.listIDs[p])
+				quantize(x.codes[p*x.dims:(p+1)*x.dims], x.vecs[id*x.dims:(id+1)*x.dims], x.lo, x.scale)
+			}
+		})
+	}
+	return x, nil
+}

@@ -1,0 +1,279 @@
+package vector
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// clustered returns n unit vectors of dims dimensions drawn from a mixture
+// of clusters Gaussian blobs around random unit centres (spread sigma per
+// dimension), the shape of real sentence embeddings at small scale.
+func clustered(seed uint64, n, dims, clusters int, sigma float64) [][]float32 {
+	r := rand.New(rand.NewPCG(seed, 7))
+	centres := make([][]float64, clusters)
+	for c := range centres {
+		v := make([]float64, dims)
+		for d := range v {
+			v[d] = r.NormFloat64()
+		}
+		centres[c] = v
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[r.IntN(clusters)]
+		v := make([]float32, dims)
+		var norm float64
+		for d := range v {
+			f := c[d]/math.Sqrt(float64(dims)) + sigma*r.NormFloat64()
+			v[d] = float32(f)
+			norm += f * f
+		}
+		for d := range v {
+			v[d] /= float32(math.Sqrt(norm))
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func buildIndex(t testing.TB, vs [][]float32, opts Options) *Index {
+	t.Helper()
+	b := NewBuilder(len(vs[0]))
+	for i, v := range vs {
+		b.Add(uint32(i), v)
+	}
+	x, err := b.Build(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// exact returns the exact top k of q among vs (allow nil = all) by float64
+// dot products, ties by id.
+func exact(vs [][]float32, q []float32, k int, allow func(int) bool) []Result {
+	var all []Result
+	for i, v := range vs {
+		if allow != nil && !allow(i) {
+			continue
+		}
+		var s float64
+		for d := range v {
+			s += float64(v[d]) * float64(q[d])
+		}
+		all = append(all, Result{uint32(i), float32(s)})
+	}
+	slices.SortFunc(all, func(a, b Result) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return int(a.ID) - int(b.ID)
+	})
+	return all[:min(k, len(all))]
+}
+
+// recall returns |got ∩ want| / |want|.
+func recall(got, want []Result) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	hit := 0
+	for _, w := range want {
+		for _, g := range got {
+			if g.ID == w.ID {
+				hit++
+				break
+			}
+		}
+	}
+	return float64(hit) / float64(len(want))
+}
+
+func checkSorted(t *testing.T, res []Result) {
+	t.Helper()
+	for i := 1; i < len(res); i++ {
+		if worse(res[i-1], res[i]) {
+			t.Fatalf("results not sorted at %d: %v", i, res)
+		}
+	}
+}
+
+func TestRecallSynthetic(t *testing.T) {
+	const n, dims, k = 30000, 128, 10
+	vs := clustered(1, n+200, dims, 300, 0.06)
+	queries, vs := vs[n:], vs[:n]
+	x := buildIndex(t, vs, Options{Seed: 1})
+	if x.NList() == 0 {
+		t.Fatalf("index of %d vectors has no IVF", n)
+	}
+	var sum float64
+	var dst []Result
+	for _, q := range queries {
+		dst = x.Search(q, k, 0, nil, dst)
+		checkSorted(t, dst)
+		sum += recall(dst, exact(vs, q, k, nil))
+	}
+	r := sum / float64(len(queries))
+	t.Logf("nlist %d nprobe %d: recall@10 %.4f", x.NList(), x.Options().NProbe, r)
+	if r < 0.95 {
+		t.Errorf("recall@10 = %.4f at default nprobe %d, want ≥ 0.95", r, x.Options().NProbe)
+	}
+	// Scanning every list leaves only quantization error, which the
+	// float32 re-ranking removes.
+	sum = 0
+	for _, q := range queries[:50] {
+		dst = x.Search(q, k, x.NList(), nil, dst)
+		sum += recall(dst, exact(vs, q, k, nil))
+	}
+	if r := sum / 50; r < 0.995 {
+		t.Errorf("recall@10 = %.4f probing all lists, want ≥ 0.995", r)
+	}
+}
+
+func TestExactSmall(t *testing.T) {
+	tests := []struct {
+		name string
+		n, k int
+	}{
+		{"one", 1, 10},
+		{"k of n", 50, 50},
+		{"few", 100, 10},
+		{"below threshold", 3000, 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := clustered(2, tt.n+5, 64, 10, 0.1)
+			queries, vs := vs[tt.n:], vs[:tt.n]
+			x := buildIndex(t, vs, Options{})
+			if x.NList() != 0 || x.Len() != tt.n || x.Dims() != 64 {
+				t.Fatalf("nlist %d len %d dims %d", x.NList(), x.Len(), x.Dims())
+			}
+			for _, q := range queries {
+				got := x.Search(q, tt.k, 0, nil, nil)
+				want := exact(vs, q, tt.k, nil)
+				if len(got) != len(want) {
+					t.Fatalf("got %d results, want %d", len(got), len(want))
+				}
+				for i := range got {
+					if got[i].ID != want[i].ID || math.Abs(float64(got[i].Score-want[i].Score)) > 1e-5 {
+						t.Fatalf("result %d: got %v, want %v", i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSearchFiltered(t *testing.T) {
+	const n, dims, k = 20000, 64, 10
+	vs := clustered(3, n+30, dims, 200, 0.08)
+	queries, vs := vs[n:], vs[:n]
+	x := buildIndex(t, vs, Options{Seed: 3})
+	tests := []struct {
+		name  string
+		allow func(i int) bool
+		floor float64
+	}{
+		{"none", func(int) bool { return false }, 1},
+		{"one", func(i int) bool { return i == 777 }, 1},
+		{"tiny exact", func(i int) bool { return i%97 == 0 }, 1},
+		{"tenth", func(i int) bool { return i%10 == 3 }, 0.95},
+		{"half", func(i int) bool { return i%2 == 0 }, 0.95},
+		{"first half", func(i int) bool { return i < n/2 }, 0.95},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bm := roaring.New()
+			for i := range n {
+				if tt.allow(i) {
+					bm.Add(uint32(i))
+				}
+			}
+			var sum, sumFn float64
+			for _, q := range queries {
+				want := exact(vs, q, k, tt.allow)
+				got := x.Search(q, k, 0, bm, nil)
+				checkSorted(t, got)
+				for _, r := range got {
+					if !tt.allow(int(r.ID)) {
+						t.Fatalf("result %d not allowed", r.ID)
+					}
+				}
+				sum += recall(got, want)
+				gotFn := x.SearchFunc(q, k, x.NList(), func(id uint32) bool { return tt.allow(int(id)) }, nil)
+				sumFn += recall(gotFn, want)
+			}
+			if r := sum / float64(len(queries)); r < tt.floor {
+				t.Errorf("Search recall@10 = %.4f, want ≥ %.2f", r, tt.floor)
+			}
+			if r := sumFn / float64(len(queries)); r < 0.99 {
+				t.Errorf("SearchFunc recall@10 probing all lists = %.4f, want ≥ 0.99", r)
+			}
+		})
+	}
+}
+
+func TestSearchEdges(t *testing.T) {
+	vs := clustered(4, 5000, 32, 20, 0.1)
+	x := buildIndex(t, vs, Options{})
+	q := vs[0]
+	if got := x.Search(q, 0, 0, nil, nil); len(got) != 0 {
+		t.Errorf("k=0: %v", got)
+	}
+	if got := x.Search(q[:5], 10, 0, nil, nil); len(got) != 0 {
+		t.Errorf("wrong dims: %v", got)
+	}
+	if got := x.Search(q, 10, 0, roaring.BitmapOf(1e6), nil); len(got) != 0 {
+		t.Errorf("allow beyond ids: %v", got)
+	}
+	got := x.Search(q, 10, -3, nil, nil)
+	if len(got) != 10 || got[0].ID != 0 {
+		t.Errorf("self query: %v", got)
+	}
+	empty, err := NewBuilder(32).Build(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := empty.Search(q, 10, 0, nil, nil); empty.Len() != 0 || len(got) != 0 {
+		t.Errorf("empty index: %v", got)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		ids  []uint32
+		opts Options
+		want error
+	}{
+		{"duplicate", []uint32{0, 0}, Options{}, ErrInvalidInput},
+		{"gap", []uint32{0, 2}, Options{}, ErrInvalidInput},
+		{"negative option", []uint32{0}, Options{NProbe: -1}, ErrInvalidOptions},
+	}
+	for _, tt := range tests {
+		b := NewBuilder(2)
+		for _, id := range tt.ids {
+			b.Add(id, []float32{1, 0})
+		}
+		if _, err := b.Build(tt.opts); !errors.Is(err, tt.want) {
+			t.Errorf("%s: err %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestDeterministicBuild(t *testing.T) {
+	vs := clustered(5, 6000, 32, 30, 0.1)
+	a := buildIndex(t, vs, Options{Seed: 9}).AppendBinary(nil)
+	b := buildIndex(t, vs, Options{Seed: 9}).AppendBinary(nil)
+	if !slices.Equal(a, b) {
+		t.Error("two builds with the same seed differ")
+	}
+}

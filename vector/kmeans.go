@@ -1,0 +1,153 @@
+package vector
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// parallelFor calls fn on disjoint ranges covering 0..n-1, one per
+// GOMAXPROCS worker, and waits for them.
+func parallelFor(n int, fn func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	if w <= 1 {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + w - 1) / w
+	for lo := 0; lo < n; lo += step {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, min(lo+step, n))
+	}
+	wg.Wait()
+}
+
+// nearest returns the centroid with the largest dot product with v.
+func nearest(v, centroids []float32, dims int) (int, float32) {
+	best, bestScore := 0, float32(math.Inf(-1))
+	for c := 0; c*dims < len(centroids); c++ {
+		if s := DotFloat32(v, centroids[c*dims:(c+1)*dims]); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	return best, bestScore
+}
+
+// assignLists returns the nearest centroid of every vector.
+func assignLists(vecs []float32, dims int, centroids []float32) []uint32 {
+	n := len(vecs) / dims
+	out := make([]uint32, n)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c, _ := nearest(vecs[i*dims:(i+1)*dims], centroids, dims)
+			out[i] = uint32(c)
+		}
+	})
+	return out
+}
+
+// trainKMeans returns k unit-length centroids (k × dims) of spherical
+// k-means over a sample of at most kmeansSamplePerList·k vectors:
+// k-means++ initialization (D² sampling with distance 1 − cos), then
+// kmeansIters Lloyd iterations; an emptied cluster is re-seeded with a
+// random sample vector.
+func trainKMeans(vecs []float32, dims, k int, seed int64) []float32 {
+	n := len(vecs) / dims
+	r := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	sample := vecs
+	if m := kmeansSamplePerList * k; n > m {
+		idx := r.Perm(n)[:m]
+		sample = make([]float32, m*dims)
+		for i, j := range idx {
+			copy(sample[i*dims:(i+1)*dims], vecs[j*dims:(j+1)*dims])
+		}
+	}
+	s := len(sample) / dims
+	row := func(i int) []float32 { return sample[i*dims : (i+1)*dims] }
+	cent := make([]float32, k*dims)
+
+	// k-means++: dist[i] = 1 − max cos to the chosen centroids.
+	dist := make([]float64, s)
+	first := r.IntN(s)
+	copy(cent, row(first))
+	parallelFor(s, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dist[i] = max(0, 1-float64(DotFloat32(row(i), cent[:dims])))
+		}
+	})
+	for c := 1; c < k; c++ {
+		var total float64
+		for _, d := range dist {
+			total += d
+		}
+		pick := r.IntN(s)
+		if total > 0 {
+			t := r.Float64() * total
+			for i, d := range dist {
+				t -= d
+				if t <= 0 {
+					pick = i
+					break
+				}
+			}
+		}
+		cc := cent[c*dims : (c+1)*dims]
+		copy(cc, row(pick))
+		parallelFor(s, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if d := 1 - float64(DotFloat32(row(i), cc)); d < dist[i] {
+					dist[i] = max(0, d)
+				}
+			}
+		})
+	}
+
+	// Lloyd iterations.
+	assign := make([]uint32, s)
+	sums := make([]float64, k*dims)
+	counts := make([]int, k)
+	for range kmeansIters {
+		parallelFor(s, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c, _ := nearest(row(i), cent, dims)
+				assign[i] = uint32(c)
+			}
+		})
+		clear(sums)
+		clear(counts)
+		for i, c := range assign {
+			counts[c]++
+			acc := sums[int(c)*dims : int(c+1)*dims]
+			for j, v := range row(i) {
+				acc[j] += float64(v)
+			}
+		}
+		for c := range k {
+			cc := cent[c*dims : (c+1)*dims]
+			if counts[c] == 0 {
+				copy(cc, row(r.IntN(s)))
+				continue
+			}
+			acc := sums[c*dims : (c+1)*dims]
+			var norm float64
+			for _, v := range acc {
+				norm += v * v
+			}
+			norm = math.Sqrt(norm)
+			if norm == 0 {
+				continue
+			}
+			for j, v := range acc {
+				cc[j] = float32(v / norm)
+			}
+		}
+	}
+	return cent
+}

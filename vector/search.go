@@ -1,0 +1,236 @@
+package vector
+
+import (
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// scratch holds one search's buffers; indexes pool them so that a search
+// with a reused dst allocates nothing.
+type scratch struct {
+	qq     []int8  // quantized query
+	scores []int32 // int8 scores of one list
+	lists  topK    // best lists
+	cand   topK    // int8 candidates
+	top    topK    // exact results
+	it     roaring.IntIterator
+}
+
+// topK keeps the k best results (score descending, then id ascending) in
+// a heap whose root is the worst kept result.
+type topK struct {
+	k     int
+	items []Result
+}
+
+// worse reports whether a ranks below b.
+func worse(a, b Result) bool {
+	return a.Score < b.Score || (a.Score == b.Score && a.ID > b.ID)
+}
+
+func (h *topK) reset(k int) {
+	h.k = k
+	h.items = h.items[:0]
+}
+
+// full reports whether the heap holds k results; then only results better
+// than min can enter.
+func (h *topK) full() bool { return len(h.items) >= h.k }
+
+func (h *topK) min() Result { return h.items[0] }
+
+func (h *topK) push(r Result) {
+	if len(h.items) < h.k {
+		h.items = append(h.items, r)
+		for i := len(h.items) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(h.items[i], h.items[p]) {
+				break
+			}
+			h.items[i], h.items[p] = h.items[p], h.items[i]
+			i = p
+		}
+		return
+	}
+	if h.k == 0 || !worse(h.items[0], r) {
+		return
+	}
+	h.items[0] = r
+	for i, n := 0, len(h.items); ; {
+		l, m := 2*i+1, i
+		if l < n && worse(h.items[l], h.items[m]) {
+			m = l
+		}
+		if l+1 < n && worse(h.items[l+1], h.items[m]) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+// sorted sorts the kept results best first and returns them.
+func (h *topK) sorted() []Result {
+	slices.SortFunc(h.items, func(a, b Result) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return h.items
+}
+
+func (x *Index) getScratch() *scratch {
+	if s, ok := x.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{qq: make([]int8, x.dims), scores: make([]int32, x.maxList)}
+}
+
+// Search appends to dst[:0] the k vectors most similar to q (largest dot
+// product), best first, ties by ascending id, and returns it. allow, when
+// not nil, restricts the search to its ids (e.g. chunks of matching,
+// non-deleted documents). nprobe is the number of IVF lists scanned; 0
+// means the index default (Options.NProbe).
+//
+// Small indexes, and allowed sets smaller than Options.BruteForceBelow or
+// than the number of vectors the probed lists would hold, are searched
+// exactly. Otherwise the nprobe lists whose centroids are closest to q are
+// scanned with int8 codes, nprobe being scaled by Len/|allow| so that a
+// filter does not starve the candidates, and the best max(Rerank, 2k)
+// allowed candidates are re-scored with float32 vectors. A q of the wrong
+// dimension returns no results. With a dst of capacity k, Search does not
+// allocate.
+func (x *Index) Search(q []float32, k int, nprobe int, allow *roaring.Bitmap, dst []Result) []Result {
+	dst = dst[:0]
+	if k <= 0 || x.n == 0 || len(q) != x.dims {
+		return dst
+	}
+	s := x.getScratch()
+	defer x.scratch.Put(s)
+	if allow == nil {
+		if x.nlist == 0 {
+			x.exactAll(s, q, k)
+		} else {
+			x.ivf(s, q, k, x.probes(nprobe, uint64(x.n)), nil, nil)
+		}
+		return append(dst, s.top.sorted()...)
+	}
+	card := allow.GetCardinality()
+	switch {
+	case card == 0:
+	case x.nlist == 0 || card < uint64(x.opts.BruteForceBelow) || card <= x.scanned(x.probes(nprobe, uint64(x.n))):
+		x.exactBitmap(s, q, k, allow)
+	default:
+		x.ivf(s, q, k, x.probes(nprobe, card), allow, nil)
+	}
+	return append(dst, s.top.sorted()...)
+}
+
+// SearchFunc is Search with the allowed ids given by a predicate (nil =
+// all). Without the allowed-set size nprobe is not scaled: a selective
+// predicate should come as a bitmap to Search instead.
+func (x *Index) SearchFunc(q []float32, k int, nprobe int, allow func(id uint32) bool, dst []Result) []Result {
+	dst = dst[:0]
+	if k <= 0 || x.n == 0 || len(q) != x.dims {
+		return dst
+	}
+	s := x.getScratch()
+	defer x.scratch.Put(s)
+	if x.nlist == 0 {
+		s.top.reset(k)
+		for id := range x.n {
+			if allow == nil || allow(uint32(id)) {
+				x.exactPush(s, q, uint32(id))
+			}
+		}
+	} else {
+		x.ivf(s, q, k, x.probes(nprobe, uint64(x.n)), nil, allow)
+	}
+	return append(dst, s.top.sorted()...)
+}
+
+// probes returns the lists to scan: nprobe (or the default) scaled by
+// n/allowed.
+func (x *Index) probes(nprobe int, allowed uint64) int {
+	if nprobe <= 0 {
+		nprobe = x.opts.NProbe
+	}
+	if allowed < uint64(x.n) {
+		nprobe = int((uint64(nprobe)*uint64(x.n) + allowed - 1) / allowed)
+	}
+	return max(1, min(nprobe, x.nlist))
+}
+
+// scanned estimates the vectors held by nprobe lists.
+func (x *Index) scanned(nprobe int) uint64 {
+	return uint64(nprobe) * uint64(x.n) / uint64(max(1, x.nlist))
+}
+
+func (x *Index) exactPush(s *scratch, q []float32, id uint32) {
+	sc := DotFloat32(q, x.vecs[int(id)*x.dims:int(id+1)*x.dims])
+	if !s.top.full() || !worse(Result{id, sc}, s.top.min()) {
+		s.top.push(Result{id, sc})
+	}
+}
+
+func (x *Index) exactAll(s *scratch, q []float32, k int) {
+	s.top.reset(k)
+	for id := range x.n {
+		x.exactPush(s, q, uint32(id))
+	}
+}
+
+func (x *Index) exactBitmap(s *scratch, q []float32, k int, allow *roaring.Bitmap) {
+	s.top.reset(k)
+	s.it.Initialize(allow)
+	for s.it.HasNext() {
+		id := s.it.Next()
+		if int64(id) >= int64(x.n) {
+			break
+		}
+		x.exactPush(s, q, id)
+	}
+}
+
+// ivf scans the nprobe lists closest to q with int8 codes, keeps the best
+// allowed candidates and re-scores them exactly into s.top.
+func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitmap, allowFn func(uint32) bool) {
+	d := x.dims
+	s.lists.reset(nprobe)
+	for l := range x.nlist {
+		sc := DotFloat32(q, x.centroids[l*d:(l+1)*d])
+		if !s.lists.full() || sc > s.lists.min().Score {
+			s.lists.push(Result{uint32(l), sc})
+		}
+	}
+	quantizeQuery(s.qq, q, x.scale)
+	s.cand.reset(max(x.opts.Rerank, 2*k))
+	for _, l := range s.lists.items {
+		lo, hi := int(x.listStart[l.ID]), int(x.listStart[l.ID+1])
+		scores := s.scores[:hi-lo]
+		dotInt8Rows(s.qq, x.codes[lo*d:hi*d], scores)
+		for i, sc := range scores {
+			f := float32(sc)
+			if s.cand.full() && f <= s.cand.min().Score {
+				continue
+			}
+			id := x.listIDs[lo+i]
+			if (allow != nil && !allow.Contains(id)) || (allowFn != nil && !allowFn(id)) {
+				continue
+			}
+			s.cand.push(Result{id, f})
+		}
+	}
+	s.top.reset(k)
+	for _, c := range s.cand.items {
+		x.exactPush(s, q, c.ID)
+	}
+}
