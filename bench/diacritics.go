@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,9 +15,6 @@ import (
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/text/diacritics"
 )
-
-// ErrNoSentences is returned when a workload finds no input sentences.
-var ErrNoSentences = errors.New("bench: no sentences")
 
 // DiacriticsConfig configures RunDiacritics.
 type DiacriticsConfig struct {
@@ -34,10 +30,10 @@ type DiacriticsConfig struct {
 // Validate checks the configuration.
 func (c DiacriticsConfig) Validate() error {
 	if len(c.Files) == 0 {
-		return errors.New("diacritics config: no input files")
+		return fmt.Errorf("diacritics config: no input files: %w", ErrInvalidConfig)
 	}
 	if c.MaxSentences < 0 || c.Errors < 0 {
-		return errors.New("diacritics config: negative limit")
+		return fmt.Errorf("diacritics config: negative limit: %w", ErrInvalidConfig)
 	}
 	return nil
 }
@@ -53,15 +49,17 @@ type DiacriticsResult struct {
 }
 
 // Accuracy is the share of words restored exactly.
-func (r DiacriticsResult) Accuracy() float64 { return ratio(r.Correct, r.Words) }
+func (r DiacriticsResult) Accuracy() float64 { return accuracyRatio(r.Correct, r.Words) }
 
 // AccentedAccuracy is the accuracy on words that carry diacritics.
-func (r DiacriticsResult) AccentedAccuracy() float64 { return ratio(r.CorrectAccented, r.Accented) }
+func (r DiacriticsResult) AccentedAccuracy() float64 {
+	return accuracyRatio(r.CorrectAccented, r.Accented)
+}
 
 // BaselineAccuracy is the accuracy of leaving the stripped text unchanged.
-func (r DiacriticsResult) BaselineAccuracy() float64 { return ratio(r.Baseline, r.Words) }
+func (r DiacriticsResult) BaselineAccuracy() float64 { return accuracyRatio(r.Baseline, r.Words) }
 
-func ratio(a, b int) float64 {
+func accuracyRatio(a, b int) float64 {
 	if b == 0 {
 		return 0
 	}
@@ -157,7 +155,7 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 		sents = sents[:cfg.MaxSentences]
 	}
 	if len(sents) == 0 {
-		return ErrNoSentences
+		return fmt.Errorf("diacritics: no sentences in %v: %w", cfg.Files, ErrBadData)
 	}
 	t0 := time.Now()
 	r, err := diacritics.Default()

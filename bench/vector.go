@@ -12,10 +12,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/vector"
 )
 
 // Files written by EmbedVectors under EmbedConfig.OutDir.
@@ -225,4 +232,207 @@ func ReadVectors(path string, dims, limit int) ([][]float32, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// Defaults of VectorConfig.
+const (
+	// DefaultVectorDims is the dimension of the bge-small-en-v1.5 vectors.
+	DefaultVectorDims = 384
+	// DefaultVectorK is the k of recall@k.
+	DefaultVectorK = 10
+	// DefaultVectorHeldOut is the number of corpus vectors held out as
+	// queries when no query file is given.
+	DefaultVectorHeldOut = 1000
+)
+
+// VectorConfig configures the vector workload. Zero fields take the
+// documented defaults.
+type VectorConfig struct {
+	// Vectors is the corpus file of raw little-endian float32 rows
+	// (WriteVectors); required.
+	Vectors string
+	// Queries is the query file in the same format; empty means the last
+	// DefaultVectorHeldOut corpus rows are held out as queries.
+	Queries string
+	// Dims is the row width; 0 means DefaultVectorDims.
+	Dims int
+	// Limit caps the corpus rows read; 0 means all.
+	Limit int
+	// MaxQueries caps the queries run; 0 means all.
+	MaxQueries int
+	// K is the k of recall@k; 0 means DefaultVectorK.
+	K int
+	// NProbes are the nprobe values swept besides the default (0).
+	NProbes []int
+	// Filters are allowed fractions (0..1) for the filtered runs at the
+	// default nprobe: a random subset of that size is allowed.
+	Filters []float64
+	// Options are the index options.
+	Options vector.Options
+}
+
+// RunVector builds a vector.Index over the corpus vectors and reports, for
+// the default nprobe and every swept one, recall@K against exact float64
+// search, single-thread queries per second and p50/p99 latency; then the
+// same at the default nprobe for each filtered run.
+func RunVector(cfg VectorConfig, w io.Writer) error {
+	if cfg.Dims == 0 {
+		cfg.Dims = DefaultVectorDims
+	}
+	if cfg.K == 0 {
+		cfg.K = DefaultVectorK
+	}
+	corpus, err := ReadVectors(cfg.Vectors, cfg.Dims, cfg.Limit)
+	if err != nil {
+		return err
+	}
+	var queries [][]float32
+	if cfg.Queries != "" {
+		if queries, err = ReadVectors(cfg.Queries, cfg.Dims, 0); err != nil {
+			return err
+		}
+	} else {
+		if len(corpus) <= 2*DefaultVectorHeldOut {
+			return fmt.Errorf("vector corpus of %d rows: too few to hold out queries: %w", len(corpus), ErrBadData)
+		}
+		queries, corpus = corpus[len(corpus)-DefaultVectorHeldOut:], corpus[:len(corpus)-DefaultVectorHeldOut]
+	}
+	if cfg.MaxQueries > 0 && len(queries) > cfg.MaxQueries {
+		queries = queries[:cfg.MaxQueries]
+	}
+	if len(corpus) == 0 || len(queries) == 0 {
+		return fmt.Errorf("vector: empty corpus or queries: %w", ErrBadData)
+	}
+	fmt.Fprintf(w, "vector: %d corpus vectors, %d queries, %d dims, kernel %s, GOMAXPROCS %d\n",
+		len(corpus), len(queries), cfg.Dims, vector.Kernel(), runtime.GOMAXPROCS(0))
+
+	start := time.Now()
+	b := vector.NewBuilder(cfg.Dims)
+	for i, v := range corpus {
+		b.Add(uint32(i), v)
+	}
+	x, err := b.Build(cfg.Options)
+	if err != nil {
+		return err
+	}
+	buildTime := time.Since(start)
+	enc := x.AppendBinary(nil)
+	start = time.Now()
+	if _, err := vector.Decode(enc); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "build %.2fs (nlist %d, default nprobe %d, rerank %d), encoded %.1f MB, decode %.2fs\n",
+		buildTime.Seconds(), x.NList(), x.Options().NProbe, x.Options().Rerank, float64(len(enc))/1e6, time.Since(start).Seconds())
+
+	truth := exactTopK(corpus, queries, cfg.K, nil)
+	fmt.Fprintf(w, "\n%-8s %-8s %-10s %-10s %-10s %-10s\n", "nprobe", "filter", "recall@"+strconv.Itoa(cfg.K), "QPS", "p50 ms", "p99 ms")
+	for _, np := range append([]int{0}, cfg.NProbes...) {
+		vectorRun(w, x, queries, truth, cfg.K, np, nil, "all")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, frac := range cfg.Filters {
+		allow := roaring.New()
+		for i := range corpus {
+			if r.Float64() < frac {
+				allow.Add(uint32(i))
+			}
+		}
+		ft := exactTopK(corpus, queries, cfg.K, allow)
+		vectorRun(w, x, queries, ft, cfg.K, 0, allow, strconv.FormatFloat(frac, 'g', 3, 64))
+	}
+	return nil
+}
+
+// vectorRun searches every query once and prints one table row.
+func vectorRun(w io.Writer, x *vector.Index, queries [][]float32, truth [][]uint32, k, nprobe int, allow *roaring.Bitmap, filter string) {
+	lat := make([]time.Duration, len(queries))
+	var dst []vector.Result
+	var rec float64
+	start := time.Now()
+	for i, q := range queries {
+		t := time.Now()
+		dst = x.Search(q, k, nprobe, allow, dst)
+		lat[i] = time.Since(t)
+		rec += overlap(dst, truth[i])
+	}
+	total := time.Since(start)
+	slices.Sort(lat)
+	np := strconv.Itoa(nprobe)
+	if nprobe == 0 {
+		np = "default"
+	}
+	fmt.Fprintf(w, "%-8s %-8s %-10.4f %-10.0f %-10.3f %-10.3f\n", np, filter, rec/float64(len(queries)),
+		float64(len(queries))/total.Seconds(), ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// overlap returns |got ∩ want| / |want| (1 for an empty want).
+func overlap(got []vector.Result, want []uint32) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	hit := 0
+	for _, id := range want {
+		for _, g := range got {
+			if g.ID == id {
+				hit++
+				break
+			}
+		}
+	}
+	return float64(hit) / float64(len(want))
+}
+
+// exactTopK returns, per query, the ids of its exact top k among the
+// allowed corpus rows (nil = all) by float64 dot products, ties by id,
+// computed on all cores.
+func exactTopK(corpus, queries [][]float32, k int, allow *roaring.Bitmap) [][]uint32 {
+	out := make([][]uint32, len(queries))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for wk := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			type hit struct {
+				id    uint32
+				score float64
+			}
+			// better reports whether a ranks above b.
+			better := func(a, b hit) bool { return a.score > b.score || (a.score == b.score && a.id < b.id) }
+			top := make([]hit, 0, k+1)
+			for qi := wk; qi < len(queries); qi += workers {
+				q := queries[qi]
+				top = top[:0]
+				for i, v := range corpus {
+					if allow != nil && !allow.Contains(uint32(i)) {
+						continue
+					}
+					var s float64
+					for d, f := range v {
+						s += float64(f) * float64(q[d])
+					}
+					h := hit{uint32(i), s}
+					if len(top) == k && !better(h, top[k-1]) {
+						continue
+					}
+					j := len(top)
+					top = append(top, h)
+					for ; j > 0 && better(h, top[j-1]); j-- {
+						top[j] = top[j-1]
+					}
+					top[j] = h
+					top = top[:min(len(top), k)]
+				}
+				ids := make([]uint32, len(top))
+				for i := range ids {
+					ids[i] = top[i].id
+				}
+				out[qi] = ids
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
