@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,12 @@ type SearchConfig struct {
 	Models, ORTLib string
 	// MaxResults is the depth of each search (default 100, for recall@100).
 	MaxResults int
+	// Qrels names the judgments to evaluate with: "test" (default) or
+	// "train" (use train to tune ranking constants, test to report).
+	Qrels string
+	// Sweep evaluates a grid of fusion weights and semantic calibration
+	// bounds instead of the three default modes.
+	Sweep bool
 	// Split also ingests the corpus into two collections (even and odd
 	// documents) and reports the top-10 overlap of a two-collection search
 	// with the one-collection search.
@@ -51,6 +58,11 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	b, err := LoadBEIR(cfg.BEIRDir)
 	if err != nil {
 		return err
+	}
+	if cfg.Qrels == "train" {
+		if err := searchUseQrels(b, cfg.BEIRDir, "train"); err != nil {
+			return err
+		}
 	}
 	if cfg.Dir == "" {
 		d, err := os.MkdirTemp("", "najdi-bench-search")
@@ -134,6 +146,9 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	}
 	e.Close()
 
+	if cfg.Sweep {
+		return searchSweep(ctx, open, b, cfg.MaxResults, w)
+	}
 	modes := []struct {
 		name string
 		rk   func(engine.RankerConfig) engine.RankerConfig
@@ -239,4 +254,57 @@ func Overlap(a, b map[string][]string, k int) float64 {
 		return 0
 	}
 	return sum / float64(n)
+}
+
+// searchUseQrels replaces b's judgments and queries by those of a split.
+func searchUseQrels(b *BEIR, dir, split string) error {
+	q := map[string]map[string]int{}
+	if err := beirReadQrels(dir+"/qrels/"+split+".tsv", q); err != nil {
+		return err
+	}
+	all := map[string]BEIRQuery{}
+	for _, x := range b.Queries {
+		all[x.ID] = x
+	}
+	var qs []BEIRQuery
+	err := beirReadJSONL(dir+"/queries.jsonl", func(line []byte) error {
+		var x BEIRQuery
+		if err := json.Unmarshal(line, &x); err != nil {
+			return err
+		}
+		if len(q[x.ID]) > 0 {
+			qs = append(qs, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b.Queries, b.Qrels = qs, q
+	return nil
+}
+
+// searchSweep reports hybrid nDCG@10 over a grid of ranking constants.
+func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, depth int, w io.Writer) error {
+	fmt.Fprintf(w, "%6s %6s %6s %6s %8s\n", "wkey", "floor", "ceil", "sat", "nDCG@10")
+	for _, wk := range []float64{0.2, 0.3, 0.35, 0.4, 0.5} {
+		for _, fl := range []float64{0.45, 0.55, 0.65} {
+			for _, sat := range []float64{0.3, 1} {
+				r := engine.DefaultRanker()
+				r.KeywordWeight, r.SemanticWeight = wk, 1-wk
+				r.SemanticFloor, r.KeywordSaturation = fl, sat
+				e, err := open(r)
+				if err != nil {
+					return err
+				}
+				res, _, err := evalMode(ctx, e, b, []string{"all"}, depth)
+				e.Close()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "%6.2f %6.2f %6.2f %6.2f %8.4f\n", wk, fl, r.SemanticCeiling, sat, res.NDCG10)
+			}
+		}
+	}
+	return nil
 }

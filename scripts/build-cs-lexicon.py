@@ -22,7 +22,8 @@ from collections import Counter, defaultdict
 import msgpack
 
 CZ = set("abcdefghijklmnopqrstuvwxyzáčďéěíňóřšťúůýž")
-WORD = re.compile(r"[a-záčďéěíňóřšťúůýž]+")
+# Commas are tokens: ", že" and "ze" + noun are the main cue for že/ze.
+WORD = re.compile(r"[a-záčďéěíňóřšťúůýž]+|,")
 SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
 MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "1"))
 SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))

@@ -58,7 +58,7 @@ type openAPIParam struct {
 }
 
 type openAPIOp struct {
-	Parameters []openAPIParam              `json:"parameters"`
+	Parameters []openAPIParam             `json:"parameters"`
 	Responses  map[string]json.RawMessage `json:"responses"`
 }
 

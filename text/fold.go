@@ -1,7 +1,6 @@
 package text
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -75,9 +74,4 @@ func appendFoldRune(dst []byte, r rune) []byte {
 		}
 	}
 	return dst
-}
-
-// hasUpperOrNonASCII reports whether s needs folding.
-func needsFold(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf || 'A' <= r && r <= 'Z' }) >= 0
 }

@@ -30,7 +30,7 @@ const (
 	// DefaultProbeDivisor sets the default NProbe to NList/DefaultProbeDivisor
 	// (at least DefaultMinProbe): on 100k real 384-d bge-small vectors it
 	// reaches recall@10 ≥ 0.95 against exact search (see doc.go).
-	DefaultProbeDivisor = 16
+	DefaultProbeDivisor = 8
 	// DefaultMinProbe is the least default NProbe.
 	DefaultMinProbe = 8
 	// kmeansIters is the number of Lloyd iterations of training.

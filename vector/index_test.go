@@ -108,7 +108,7 @@ func checkSorted(t *testing.T, res []Result) {
 
 func TestRecallSynthetic(t *testing.T) {
 	const n, dims, k = 30000, 128, 10
-	vs := clustered(1, n+200, dims, 300, 0.06)
+	vs := clustered(1, n+200, dims, 1000, 0.085)
 	queries, vs := vs[n:], vs[:n]
 	x := buildIndex(t, vs, Options{Seed: 1})
 	if x.NList() == 0 {

@@ -235,10 +235,14 @@ vnni_step64:
 	ADDQ     $64, AX
 
 vnni_tail:
+	CMPQ       AX, DX
+	JGE        vnni_reduce
 	VMOVDQU8.Z (DI)(AX*1), K1, Z2
 	VPXORD     Z7, Z2, Z2
 	VMOVDQU8.Z (SI)(AX*1), K1, Z3
 	VPDPBUSD   Z3, Z2, Z1
+
+vnni_reduce:
 	VPADDD     Z1, Z0, Z0
 	REDUCE16(Z0, Y0, X0, R13)
 	SUBL BX, R13

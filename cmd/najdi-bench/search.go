@@ -21,6 +21,8 @@ func runSearch(args []string) error {
 	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (reused when it holds the collection)")
 	fs.StringVar(&cfg.Models, "models", filepath.Join(cache, "models"), "embedding models directory")
 	fs.StringVar(&cfg.ORTLib, "ort-lib", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "ONNX Runtime library")
+	fs.StringVar(&cfg.Qrels, "qrels", "test", "judgments to evaluate with: test or train (tune on train)")
+	fs.BoolVar(&cfg.Sweep, "sweep", false, "evaluate a grid of ranking constants (use with -qrels train)")
 	fs.BoolVar(&cfg.Split, "split", false, "also compare a two-collection search with the one-collection search")
 	if err := fs.Parse(args); err != nil {
 		return err

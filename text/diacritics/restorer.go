@@ -139,8 +139,8 @@ func (r *Restorer) candidates(k string) []candidate {
 // known accented form are left as typed; the letter case of each character,
 // punctuation and spacing are preserved. Each word's form is chosen by a
 // Viterbi search over the query maximising unigram × smoothed word-pair
-// probabilities; punctuation such as '.', ',' or ';' between words cuts the
-// context.
+// probabilities; a comma between words is a word of the model, and
+// sentence punctuation such as '.', ';' or ':' cuts the context.
 func (r *Restorer) Restore(query string) (restored string, changed bool) {
 	if r == nil || r.lex == nil {
 		return query, false
@@ -156,14 +156,25 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		back  []int
 		cut   bool // context is cut before this word
 		free  bool // the word may change
+		span  int  // index into spans, -1 for a comma
 	}
-	slots := make([]slot, len(spans))
+	slots := make([]slot, 0, len(spans)+2)
+	comma := candidate{form: ",", id: -1, cls: r.lex.class(","), p: 1}
+	if id, ok := r.lex.ids[","]; ok {
+		comma.id = id
+	}
 	for i, sp := range spans {
 		w := query[sp.Start:sp.End]
-		s := &slots[i]
+		cut := false
 		if i > 0 {
-			s.cut = strings.ContainsAny(query[spans[i-1].End:sp.Start], ".!?;:()[]\"„“”…,")
+			gap := query[spans[i-1].End:sp.Start]
+			cut = strings.ContainsAny(gap, ".!?;:()[]\"„“”…")
+			if !cut && strings.Contains(gap, ",") {
+				// Commas are words of the model (", že" vs "ze dne").
+				slots = append(slots, slot{cands: []candidate{comma}, span: -1, score: make([]float64, 1), back: make([]int, 1)})
+			}
 		}
+		s := slot{cut: cut, span: i}
 		lw := strings.ToLower(w)
 		if isASCIILetters(w) {
 			if cs := r.candidates(lw); len(cs) > 0 {
@@ -183,6 +194,7 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		}
 		s.score = make([]float64, len(s.cands))
 		s.back = make([]int, len(s.cands))
+		slots = append(slots, s)
 	}
 	for i := range slots {
 		s := &slots[i]
@@ -216,12 +228,13 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 	}
 	var sb strings.Builder
 	prevEnd := 0
-	for i, sp := range spans {
-		if !slots[i].free {
+	for i, sl := range slots {
+		if !sl.free {
 			continue
 		}
+		sp := spans[sl.span]
 		w := query[sp.Start:sp.End]
-		nw := applyCase(slots[i].cands[choice[i]].form, w)
+		nw := applyCase(sl.cands[choice[i]].form, w)
 		if nw == w {
 			continue
 		}

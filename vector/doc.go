@@ -1,0 +1,93 @@
+// Package vector is najdi's per-segment vector index: an inverted-file
+// (IVF) index over int8-quantized vectors, scored with SIMD kernels chosen
+// at start-up, with exact float32 re-ranking, filtered search over roaring
+// bitmaps, merge and a versioned, checksummed encoding.
+//
+// # Motivation
+//
+// Every segment holds the embeddings of its chunks (384 float32 values,
+// 1.5 KB each, for bge-small-en-v1.5). Scoring all of them per query is
+// exact but costs a full pass over n·1.5 KB; at 100k chunks that is 150 MB
+// read per query. Graph indexes (HNSW) answer faster at scale but are
+// pointer-heavy, slow to build and awkward to merge and filter. Segments are
+// immutable and rebuilt on merge, so a flat, dense IVF fits better: k-means
+// coarse lists, each list a contiguous block of int8 codes (a quarter of the
+// float32 bytes) scanned by a SIMD kernel, and the few best candidates
+// re-scored with their float32 vectors, which the index keeps anyway for
+// Vector and for merging.
+//
+// # Internals
+//
+// Build. Ids are dense chunk numbers 0..n-1; vectors are stored by id.
+// Below Options.BruteForceBelow vectors (4096 by default) the index stays
+// exact: no IVF, every search scores every (allowed) vector with float32.
+// Above, spherical k-means trains NList = round(2·√n) unit centroids (at
+// most n/16) on a sample of 64 vectors per list: k-means++ seeding (D²
+// sampling with distance 1 − cos) and 10 Lloyd iterations, assignment on
+// all cores with vek's float32 dot product. Every vector then joins the
+// list of its nearest centroid; within a list, ids ascend.
+//
+// Quantization is per dimension: with lo[d] and hi[d] the extremes of
+// dimension d over the segment, a value is coded as
+// c = round((v − lo)/scale) − 127 in −127..127, scale = (hi − lo)/254, so
+// v ≈ lo + scale·(c + 127). For a query q, q·v = const(q) + Σ q[d]·scale[d]·c[d],
+// so the query is turned once into int8 weights (q[d]·scale[d] rescaled to
+// −127..127) and vectors are ranked by the integer dot product of weights
+// and codes. Per-dimension scales matter: embedding dimensions have very
+// different ranges, and one global scale would waste most codes.
+//
+// Search. The nprobe lists whose centroids have the largest dot product
+// with q are scanned with the int8 kernel; the best max(Rerank, 2k) allowed
+// candidates (64 by default) are re-scored exactly with float32 vectors and
+// the best k returned, score descending, ties by ascending id. The default
+// nprobe is max(8, NList/8). A filter (allowed ids as a roaring bitmap:
+// chunks of matching, non-deleted documents) is applied while scanning
+// (pre-filtering: only allowed ids compete for candidate slots) and nprobe
+// is scaled by n/|allowed| so that a selective filter still finds enough
+// candidates; when the allowed set is smaller than BruteForceBelow, or
+// than what the probed lists hold, the search is exact over the allowed
+// ids instead. Scratch buffers come from a per-index sync.Pool: a search
+// with a reused dst allocates nothing (TestSearchAllocs).
+//
+// Merge gathers the surviving float32 vectors under their new ids and
+// builds a new index (k-means retrained): lists adapt to the merged data
+// and deleted vectors disappear.
+//
+// # Kernels
+//
+// The int8 dot product has a pure-Go reference and three amd64 assembly
+// kernels, one picked at package initialization from golang.org/x/sys/cpu
+// (Kernel reports which): AVX2 (VPMOVSXBW to words, VPMADDWD), AVX-512BW
+// (the same on ZMM registers, masked tail loads) and AVX-512 VNNI
+// (VPDPBUSD, 64 bytes per instruction; it multiplies unsigned by signed
+// bytes, so codes are flipped to c+128 with XOR 0x80 and 128·Σq is
+// subtracted). Parity tests compare every kernel this CPU can run with the
+// reference at every length 0..70 and around 128, 256 and 384, with random
+// and extreme (−128, 127) values. Binary (sign) codes have a Hamming kernel
+// on bits.OnesCount64 (POPCNT) for 1-bit experiments; float32 uses vek.
+//
+// # Format
+//
+// AppendBinary writes (uvarints unless noted, floats little-endian):
+//
+//	version = 2
+//	dims | n | nlist | nprobe | rerank | bruteForceBelow | seed (varint)
+//	vectors      n·dims float32, by id
+//	if nlist > 0:
+//	  centroids  nlist·dims float32
+//	  lo, scale  dims float32 each
+//	  list sizes nlist uvarints
+//	  list ids   per list, ascending ids as deltas (the first from 0)
+//	crc32        IEEE, little-endian uint32, of everything above
+//
+// Codes are not stored: Decode recomputes them from the vectors, lo and
+// scale (tens of milliseconds for 100k vectors). Version 1, the flat
+// float32 format of the first exact index (dims, float count, floats,
+// crc32), still decodes and is re-indexed with default options.
+//
+// # Numbers
+//
+// See the package README-style figures in bench/vector.go's RunVector
+// output and the Go benchmarks (kernel_timing_test.go); measured on the
+// 2-core AMD EPYC (AVX-512 VNNI) development machine.
+package vector
