@@ -137,24 +137,37 @@ func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, 
 	return res
 }
 
+// add accumulates o into r.
+func (r *DiacriticsResult) add(o DiacriticsResult) {
+	r.Sentences += o.Sentences
+	r.Words += o.Words
+	r.Accented += o.Accented
+	r.Correct += o.Correct
+	r.CorrectAccented += o.CorrectAccented
+	r.Baseline += o.Baseline
+	r.Elapsed += o.Elapsed
+}
+
 // RunDiacritics evaluates diacritics restoration on the sentences of
-// cfg.Files and writes a report to w.
+// cfg.Files and writes a report to w: one line per file, then the totals.
 func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	var sents []string
+	var files [][]string
+	total := 0
 	for _, f := range cfg.Files {
 		s, err := ReadCoNLLUText(f)
 		if err != nil {
 			return err
 		}
-		sents = append(sents, s...)
+		if cfg.MaxSentences > 0 && total+len(s) > cfg.MaxSentences {
+			s = s[:cfg.MaxSentences-total]
+		}
+		total += len(s)
+		files = append(files, s)
 	}
-	if cfg.MaxSentences > 0 && len(sents) > cfg.MaxSentences {
-		sents = sents[:cfg.MaxSentences]
-	}
-	if len(sents) == 0 {
+	if total == 0 {
 		return fmt.Errorf("diacritics: no sentences in %v: %w", cfg.Files, ErrBadData)
 	}
 	t0 := time.Now()
@@ -166,8 +179,20 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 	if cfg.Errors > 0 {
 		fmt.Fprintln(w, "errors (stripped → restored, want original):")
 	}
-	res := EvalDiacritics(r, sents, w, cfg.Errors)
+	var res DiacriticsResult
+	var lines []string
+	maxErrs := cfg.Errors
+	for i, sents := range files {
+		fr := EvalDiacritics(r, sents, w, maxErrs)
+		maxErrs = max(0, maxErrs-(fr.Words-fr.Correct))
+		res.add(fr)
+		lines = append(lines, fmt.Sprintf("  %-28s sentences %5d  words %6d  accuracy %.4f  accented %.4f",
+			filepath.Base(cfg.Files[i]), fr.Sentences, fr.Words, fr.Accuracy(), fr.AccentedAccuracy()))
+	}
 	fmt.Fprintf(w, "sentences %d  words %d  accented %d  (lexicon load %v)\n", res.Sentences, res.Words, res.Accented, load.Round(time.Millisecond))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintf(w, "word accuracy            %.4f\n", res.Accuracy())
 	fmt.Fprintf(w, "accented-word accuracy   %.4f\n", res.AccentedAccuracy())
 	fmt.Fprintf(w, "do-nothing baseline      %.4f\n", res.BaselineAccuracy())

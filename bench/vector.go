@@ -45,7 +45,7 @@ type EmbedConfig struct {
 	// OutDir receives VectorCorpusFile and VectorQueryFile.
 	OutDir string
 	// Limit caps the number of corpus texts embedded; 0 means all
-	// (about 102k texts).
+	// (about 140k texts).
 	Limit int
 	// Threads is ONNX Runtime's thread count; 0 means all cores.
 	Threads int
@@ -54,10 +54,12 @@ type EmbedConfig struct {
 // EmbedVectors builds the real-vector fixture of the vector workload: it
 // cuts every SciFact abstract into its title, its sentences and, for
 // sentences with several clauses of at least four words, those clauses
-// (about 102k texts), shuffles them with a fixed seed, embeds them as
-// passages and appends them as raw little-endian float32 rows to
-// OutDir/VectorCorpusFile, batch by batch (a killed run leaves a usable
-// prefix). The SciFact queries go to OutDir/VectorQueryFile first.
+// (98,401 texts), shuffled with a fixed seed, followed by pairs of adjacent
+// sentences (shuffled), embeds the first Limit of them as passages and
+// appends them as raw little-endian float32 rows to OutDir/VectorCorpusFile,
+// batch by batch. A run resumes after the rows already in the file, so a
+// killed run loses at most one batch and a larger Limit extends the file.
+// The SciFact queries go to OutDir/VectorQueryFile first.
 func EmbedVectors(cfg EmbedConfig, w io.Writer) error {
 	texts, queries, err := vectorTexts(cfg.Dir)
 	if err != nil {
@@ -75,23 +77,39 @@ func EmbedVectors(cfg EmbedConfig, w io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	qv, err := m.EmbedQueries(ctx, queries)
-	if err != nil {
-		return fmt.Errorf("embed queries: %w", err)
+	qpath := filepath.Join(cfg.OutDir, VectorQueryFile)
+	if _, err := os.Stat(qpath); err != nil {
+		qv, err := m.EmbedQueries(ctx, queries)
+		if err != nil {
+			return fmt.Errorf("embed queries: %w", err)
+		}
+		if err := WriteVectors(qpath, qv); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "embedded %d queries\n", len(qv))
 	}
-	if err := WriteVectors(filepath.Join(cfg.OutDir, VectorQueryFile), qv); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "embedded %d queries\n", len(qv))
-	f, err := os.Create(filepath.Join(cfg.OutDir, VectorCorpusFile))
+	f, err := os.OpenFile(filepath.Join(cfg.OutDir, VectorCorpusFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	rowBytes := int64(4 * m.Dims())
+	done := int(st.Size() / rowBytes)
+	// Drop a partial row of a killed run and append after the full ones.
+	if _, err := f.Seek(int64(done)*rowBytes, io.SeekStart); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(done) * rowBytes); err != nil {
+		return err
+	}
 	start := time.Now()
 	const batch = 512
 	var buf []byte
-	for lo := 0; lo < len(texts); lo += batch {
+	for lo := done; lo < len(texts); lo += batch {
 		hi := min(lo+batch, len(texts))
 		vs, err := m.EmbedPassages(ctx, texts[lo:hi])
 		if err != nil {
@@ -102,14 +120,16 @@ func EmbedVectors(cfg EmbedConfig, w io.Writer) error {
 			return err
 		}
 		el := time.Since(start).Seconds()
-		fmt.Fprintf(w, "embedded %d/%d passages, %.0f/s\n", hi, len(texts), float64(hi)/el)
+		fmt.Fprintf(w, "embedded %d/%d passages, %.0f/s\n", hi, len(texts), float64(hi-done)/el)
 	}
 	return f.Close()
 }
 
-// vectorTexts returns the shuffled corpus texts and the queries of a SciFact
-// directory.
+// vectorTexts returns the corpus texts of a SciFact directory (titles,
+// sentences and clauses shuffled, then pairs of adjacent sentences
+// shuffled) and its queries.
 func vectorTexts(dir string) (texts, queries []string, err error) {
+	var pairs []string
 	err = beirReadJSONL(filepath.Join(dir, "corpus.jsonl"), func(line []byte) error {
 		var d BEIRDoc
 		if err := json.Unmarshal(line, &d); err != nil {
@@ -118,7 +138,11 @@ func vectorTexts(dir string) (texts, queries []string, err error) {
 		if t := strings.TrimSpace(d.Title); t != "" {
 			texts = append(texts, t)
 		}
-		for _, s := range splitSentences(d.Text) {
+		sents := splitSentences(d.Text)
+		for i := 1; i < len(sents); i++ {
+			pairs = append(pairs, sents[i-1]+" "+sents[i])
+		}
+		for _, s := range sents {
 			texts = append(texts, s)
 			var frags []string
 			for _, c := range splitClauses(s) {
@@ -148,7 +172,8 @@ func vectorTexts(dir string) (texts, queries []string, err error) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	r.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
-	return texts, queries, nil
+	r.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+	return append(texts, pairs...), queries, nil
 }
 
 // splitSentences cuts s after '.', '!' or '?' followed by white space and

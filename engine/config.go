@@ -215,6 +215,10 @@ func (c *CollectionConfig) Normalize() error {
 	if c.FulltextConfig.Engine == "" {
 		c.FulltextConfig.Engine = DefaultEngine
 	}
+	if c.FulltextConfig.Enabled == nil {
+		on := true
+		c.FulltextConfig.Enabled = &on
+	}
 	if c.SummaryConfig.MaxTokens < 0 {
 		return invalidField("summary_config.max_tokens", "must be positive, got %d", c.SummaryConfig.MaxTokens)
 	}

@@ -102,10 +102,15 @@ func (r RankerConfig) semanticScore(cos float64) float64 {
 	return max(0, min(1, s))
 }
 
-// fuse combines calibrated keyword and semantic scores.
-func (r RankerConfig) fuse(key, sem float64, semantic bool) float64 {
-	if !semantic {
+// fuse combines calibrated keyword and semantic scores; a retriever that
+// is off (keyword when fulltext is disabled, semantic for keyword-only
+// collections) gives its weight to the other.
+func (r RankerConfig) fuse(key, sem float64, keyword, semantic bool) float64 {
+	switch {
+	case !semantic:
 		return key
+	case !keyword:
+		return sem
 	}
 	return (r.KeywordWeight*key + r.SemanticWeight*sem) / (r.KeywordWeight + r.SemanticWeight)
 }

@@ -30,15 +30,15 @@ const (
 
 // SearchRequest is the body of search, query and answer requests.
 type SearchRequest struct {
-	Query             string               `json:"query"`
-	MaxResults        *int                 `json:"max_results,omitempty"`
-	ResultFormat      string               `json:"result_format,omitempty"`
-	IncludeContent    []string             `json:"include_content,omitempty"`
-	IncludeFields     []string             `json:"include_fields,omitempty"`
-	Highlight         *bool                `json:"highlight,omitempty"`
-	Filter            json.RawMessage      `json:"filter,omitempty"`
+	Query             string                `json:"query"`
+	MaxResults        *int                  `json:"max_results,omitempty"`
+	ResultFormat      string                `json:"result_format,omitempty"`
+	IncludeContent    []string              `json:"include_content,omitempty"`
+	IncludeFields     []string              `json:"include_fields,omitempty"`
+	Highlight         *bool                 `json:"highlight,omitempty"`
+	Filter            json.RawMessage       `json:"filter,omitempty"`
 	SummaryConfig     *RequestSummaryConfig `json:"summary_config,omitempty"`
-	RestoreDiacritics *bool                `json:"restore_diacritics,omitempty"`
+	RestoreDiacritics *bool                 `json:"restore_diacritics,omitempty"`
 
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
@@ -507,7 +507,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 			})
 			h.sem = rk.semanticScore(h.bestCh[0].cos)
 		}
-		h.score = rk.fuse(h.key, h.sem, qvec != nil)
+		h.score = rk.fuse(h.key, h.sem, keywordOn, qvec != nil)
 		h.score = math.Round(h.score*1e6) / 1e6
 	}
 	keep := out[:0]

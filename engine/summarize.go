@@ -188,4 +188,3 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	resp.Metadata.TookMS = msSince(start)
 	return resp, nil
 }
-

@@ -2,8 +2,9 @@
 // scored with BM25 and the filter field index.
 //
 // postings*.go, bm25*.go, wand*.go: a TextIndex maps each term to a posting
-// list of (document, weighted term frequency) in compressed blocks of 128
-// documents with per-block score upper bounds. Term frequencies are
+// list of (document, quantized weighted term frequency), held in memory as
+// flat arrays in blocks of 128 postings with per-block score upper bounds
+// and serialized as front-coded vocabulary plus delta-varint postings. Term frequencies are
 // BM25F-style weighted by section (titles and headings count more, see
 // engine.RankerConfig). Search is top-k with block-max WAND, restricted to
 // an allow bitmap and minus a delete bitmap; when the allowed set is small

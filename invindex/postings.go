@@ -175,17 +175,12 @@ const postMaxImpacts = 8
 // postMaxTermImpacts bounds the impacts kept per term.
 const postMaxTermImpacts = 16
 
-// postImpact is one (tf, length) pair of a block.
-type postImpact struct {
-	tf uint16
-	dl float32
-}
 
 // postWriter assembles a TextIndex term by term in vocabulary order.
 type postWriter struct {
 	t     *TextIndex
 	vocab strings.Builder
-	imp   []postImpact
+	imp   []uint64 // scratch impact keys
 }
 
 func (w *postWriter) init(numTerms int, numDocs uint32, docLen []float32, total float64) {
@@ -223,7 +218,7 @@ func (w *postWriter) addImpacts(docs []uint32, tfs []uint16) {
 	t := w.t
 	imp := w.imp[:0]
 	for i, d := range docs {
-		imp = append(imp, postImpact{tf: tfs[i], dl: t.docLen[d]})
+		imp = append(imp, postImpactKey(tfs[i], t.docLen[d]))
 	}
 	w.imp = imp
 	t.impTF, t.impLen = postFrontier(imp, postMaxImpacts, t.impTF, t.impLen)
@@ -236,7 +231,7 @@ func (w *postWriter) addTermImpacts() {
 	t := w.t
 	imp := w.imp[:0]
 	for i := t.blkImp[t.blkOff[len(t.blkOff)-1]]; i < uint32(len(t.impTF)); i++ {
-		imp = append(imp, postImpact{tf: t.impTF[i], dl: t.impLen[i]})
+		imp = append(imp, postImpactKey(t.impTF[i], t.impLen[i]))
 	}
 	w.imp = imp
 	t.termImpTF, t.termImpLen = postFrontier(imp, postMaxTermImpacts, t.termImpTF, t.termImpLen)
@@ -246,22 +241,15 @@ func (w *postWriter) addTermImpacts() {
 // postFrontier appends to tfs and lens the Pareto frontier of imp (pairs
 // that no other pair beats with a larger-or-equal tf and a smaller-or-equal
 // length), coarsened to at most limit pairs. It reorders imp.
-func postFrontier(imp []postImpact, limit int, tfs []uint16, lens []float32) ([]uint16, []float32) {
-	// Shortest first, largest tf first among equal lengths; then keep each
-	// pair whose tf beats every shorter document's.
-	slices.SortFunc(imp, func(a, b postImpact) int {
-		switch {
-		case a.dl < b.dl:
-			return -1
-		case a.dl > b.dl:
-			return 1
-		}
-		return int(b.tf) - int(a.tf)
-	})
+func postFrontier(imp []uint64, limit int, tfs []uint16, lens []float32) ([]uint16, []float32) {
+	// Keys sort shortest first, largest tf first among equal lengths (see
+	// postImpactKey); then keep each pair whose tf beats every shorter
+	// document's.
+	slices.Sort(imp)
 	n := 0
-	for _, p := range imp {
-		if n == 0 || p.tf > imp[n-1].tf {
-			imp[n] = p
+	for _, k := range imp {
+		if n == 0 || postImpactTF(k) > postImpactTF(imp[n-1]) {
+			imp[n] = k
 			n++
 		}
 	}
@@ -270,11 +258,21 @@ func postFrontier(imp []postImpact, limit int, tfs []uint16, lens []float32) ([]
 	groups := min(n, limit)
 	for g := range groups {
 		first, last := g*n/groups, (g+1)*n/groups-1
-		tfs = append(tfs, imp[last].tf)
-		lens = append(lens, imp[first].dl)
+		tfs = append(tfs, postImpactTF(imp[last]))
+		lens = append(lens, postImpactLen(imp[first]))
 	}
 	return tfs, lens
 }
+
+// postImpactKey packs a (tf, length) pair into a key ordered by length,
+// then by tf descending: the bits of a non-negative float32 sort like the
+// float.
+func postImpactKey(tf uint16, dl float32) uint64 {
+	return uint64(math.Float32bits(dl))<<16 | uint64(math.MaxUint16-tf)
+}
+
+func postImpactTF(k uint64) uint16   { return math.MaxUint16 - uint16(k) }
+func postImpactLen(k uint64) float32 { return math.Float32frombits(uint32(k >> 16)) }
 
 func (w *postWriter) finish() *TextIndex {
 	w.t.vocab = w.vocab.String()

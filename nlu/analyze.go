@@ -2,6 +2,7 @@ package nlu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -219,10 +220,19 @@ func (s *Service) run(ctx context.Context, n *node, in *input) ([]Intent, []Anno
 			}()
 		}
 		wg.Wait()
+		// Report the failure that caused the cancellation, not a sibling's
+		// "context canceled" that followed from it.
+		var first error
 		for _, r := range res {
-			if r.err != nil {
-				return nil, nil, r.err
+			if r.err == nil {
+				continue
 			}
+			if first == nil || (errors.Is(first, context.Canceled) && !errors.Is(r.err, context.Canceled)) {
+				first = r.err
+			}
+		}
+		if first != nil {
+			return nil, nil, first
 		}
 		for _, r := range res {
 			intents = append(intents, r.intents...)

@@ -439,7 +439,7 @@ func (s *Service) GetPhraseSet(ctx context.Context, owner, id string) (PhraseSet
 func (s *Service) ListPhraseSets(ctx context.Context, owner string) ([]PhraseSet, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []PhraseSet
+	out := []PhraseSet{}
 	for _, cs := range s.sets {
 		if cs.ps.Owner == owner {
 			out = append(out, cs.ps)

@@ -15,8 +15,10 @@ Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
   K a count      corpus count of ending class a (the last SUFFIX letters of a
                  word, or the whole word if shorter)
   P a b count    corpus count of ending class a followed by ending class b
+  L a w count    corpus count of a word of ending class a followed by the
+                 word w, where w has an ambiguous folded key
 """
-import argparse, gzip, html, io, os, re, sys, unicodedata, zipfile
+import argparse, gettext, gzip, html, io, os, re, sys, unicodedata, zipfile
 from collections import Counter, defaultdict
 
 import msgpack
@@ -28,6 +30,7 @@ SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
 MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "1"))
 SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))
 MIN_CLASS_PAIR = 2
+MIN_CLASS_WORD = int(os.environ.get("CS_LEXICON_MIN_CLASS_WORD", "2"))
 PRUNE_CB = int(os.environ.get("CS_LEXICON_PRUNE_CB", "200"))
 MIN_RULE_TYPES, RULE_SHARE, RULE_MIN, RULE_MAX = 10, 0.7, 2, 6
 
@@ -52,16 +55,67 @@ def load_wordfreq(whl):
 
 
 def corpus_texts(root):
+    """Yields the Czech running text of the extracted Debian packages."""
     for dirpath, _, files in os.walk(root):
         for f in sorted(files):
             p = os.path.join(dirpath, f)
-            if "/help/cs/" in p and f.endswith(".html"):
+            if os.path.islink(p):
+                continue
+            if ("/help/cs/" in p and f.endswith(".html")) or \
+                    ("/doc/lilypond/" in p and f.endswith(".cs.html")) or \
+                    ("/doc/aptitude/html/cs/" in p and f.endswith(".html")):
                 t = open(p, encoding="utf-8", errors="replace").read()
                 t = re.sub(r"(?s)<(script|style)[^>]*>.*?</\1>", " ", t)
-                t = re.sub(r"<(p|br|div|h\d|li|td|tr|title)[^>]*>", "\n\n", t)
+                t = re.sub(r"<(p|br|div|h\d|li|td|tr|title|pre)[^>]*>", "\n\n", t)
                 yield html.unescape(re.sub(r"<[^>]+>", " ", t))
-            elif "/fortunes/cs/" in p and not f.endswith(".dat") and not os.path.islink(p):
+            elif "/fortunes/cs/" in p and not f.endswith(".dat"):
                 yield open(p, encoding="utf-8", errors="replace").read().replace("\n%\n", "\n\n")
+            elif "/man/cs/" in p and f.endswith(".gz"):
+                yield man_text(gzip.open(p).read().decode("utf-8", "replace"))
+            elif "/info/" in p and ".cs." in f or f == "speech-dispatcher-cs.info.gz":
+                yield gzip.open(p).read().decode("utf-8", "replace")
+            elif f == "czech-cizi.dict.dz":
+                t = gzip.open(p).read().decode("utf-8", "replace")
+                yield html.unescape(re.sub(r"<[^>]+>", " ", t))
+            elif f.endswith(".mo") and "/cs/LC_MESSAGES/" in p:
+                with open(p, "rb") as fp:
+                    cat = gettext.GNUTranslations(fp)._catalog
+                yield "\n\n".join(v for k, v in sorted(cat.items(), key=str) if k and isinstance(v, str))
+            elif f.endswith(".xpi") and "langpack-cs" in f:
+                with zipfile.ZipFile(p) as z:
+                    for n in sorted(z.namelist()):
+                        if n.endswith(".ftl"):
+                            yield ftl_text(z.read(n).decode("utf-8", "replace"))
+
+
+def man_text(t):
+    """Strips roff requests, comments and font escapes from a man page."""
+    out = []
+    for line in t.split("\n"):
+        if line.startswith((".\\\"", "'\\\"")):
+            continue
+        if line.startswith("."):
+            req, _, arg = line.partition(" ")
+            # Paragraph macros break sentences; font macros keep their text.
+            if req in (".B", ".I", ".BR", ".IR", ".RB", ".RI", ".BI", ".IB", ".SM"):
+                out.append(arg.replace('"', ""))
+            else:
+                out.append("\n\n" + (arg if req in (".SH", ".SS", ".TP", ".IP") else ""))
+            continue
+        out.append(line)
+    return re.sub(r"\\f[BIRP]|\\\(..|\\[-&e]", "", "\n".join(out))
+
+
+def ftl_text(t):
+    """Returns the message values of a Fluent (.ftl) file, one per paragraph."""
+    out = []
+    for line in t.split("\n"):
+        if line.startswith("#"):
+            continue
+        _, eq, v = line.partition("=")
+        out.append(v if eq else line)
+        out.append("\n")
+    return re.sub(r"\{[^}]*\}", " ", "\n".join(out))
 
 
 def main():
@@ -113,7 +167,7 @@ def main():
             guarded += 1
 
     ctx, pairs, ntok = Counter(), Counter(), 0
-    kcount, kpairs = Counter(), Counter()
+    kcount, kpairs, cw = Counter(), Counter(), Counter()
     for text in corpus_texts(a.corpus):
         for chunk in SENT_END.split(text.lower()):
             ws = WORD.findall(chunk)
@@ -125,6 +179,9 @@ def main():
             ks = [cls(w) for w in ws]
             kcount.update(ks)
             kpairs.update(zip(ks, ks[1:]))
+            for k, w in zip(ks, ws[1:]):
+                if fold(w) in ambiguous:
+                    cw[(k, w)] += 1
     pairs = {p: n for p, n in pairs.items() if n >= MIN_BIGRAM}
     ctxw = {v for v, _ in pairs}
 
@@ -144,6 +201,9 @@ def main():
     for (x, y), n in sorted(kpairs.items()):
         if n >= MIN_CLASS_PAIR:
             buf.write(f"P\t{x}\t{y}\t{n}\n")
+    for (k, w), n in sorted(cw.items()):
+        if n >= MIN_CLASS_WORD:
+            buf.write(f"L\t{k}\t{w}\t{n}\n")
     raw = buf.getvalue().encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "wb") as f:
@@ -151,7 +211,7 @@ def main():
     print(f"keys={len(keep)} ambiguous={len(ambiguous)} forms={sum(map(len, keep.values()))} "
           f"corpus_tokens={ntok} bigrams={len(pairs)} contexts={len(ctxw)} "
           f"rules={len(xrules)} guarded={guarded} classes={len(kcount)} class_pairs={sum(1 for n in kpairs.values() if n >= MIN_CLASS_PAIR)} "
-          f"raw={len(raw)} gz={os.path.getsize(a.out)}", file=sys.stderr)
+          f"class_words={sum(1 for n in cw.values() if n >= MIN_CLASS_WORD)} raw={len(raw)} gz={os.path.getsize(a.out)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		}
 		async = b
 	}
-	var known = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true}
+	var known = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true, "owner": true}
 	var bad string
 	args.VisitAll(func(k, _ []byte) {
 		if !known[string(k)] && bad == "" {

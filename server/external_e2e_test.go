@@ -27,7 +27,7 @@ func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Model    string `json:"model"`
+		Model    string                           `json:"model"`
 		Messages []struct{ Role, Content string } `json:"messages"`
 	}
 	json.NewDecoder(r.Body).Decode(&req)

@@ -1,16 +1,21 @@
 package server_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 type docResp struct {
-	DocumentID string                   `json:"document_id"`
+	DocumentID string                           `json:"document_id"`
 	Sections   []struct{ Type, Content string } `json:"sections"`
-	Fields     map[string]any           `json:"fields"`
+	Fields     map[string]any                   `json:"fields"`
 }
 
 func getDoc(t *testing.T, n *node, coll, id string) docResp {
@@ -187,7 +192,7 @@ func TestBadInput(t *testing.T) {
 		{"unsupported format", n.do("POST", "/v1/collections/c/documents?format=exe", "application/octet-stream", []byte("MZ...")), 415, "unsupported_media_type", "exe"},
 		{"corrupt pdf", n.do("POST", "/v1/collections/c/documents", "application/pdf", []byte("%PDF-1.4 garbage garbage")), 400, "invalid_request", "pdf"},
 		{"corrupt docx", n.do("POST", "/v1/collections/c/documents?filename=a.docx", "", []byte("PK\x03\x04 not a zip")), 400, "invalid_request", "docx"},
-		{"oversize body", n.do("POST", "/v1/collections/c/documents", "text/plain", []byte(strings.Repeat("a ", 200000))), 413, "payload_too_large", "limit"},
+		{"oversize body", rawPost(t, n, "/v1/collections/c/documents", 400000), 413, "payload_too_large", "limit"},
 		{"envelope unknown field", n.postJSON("/v1/collections/c/documents", `{"documents": [{"document_id": "a", "sectons": []}]}`), 400, "invalid_request", "sectons"},
 		{"empty body", n.do("POST", "/v1/collections/c/documents", "text/plain", nil), 400, "invalid_request", "empty"},
 		{"search unknown field", n.postJSON("/v1/collections/c/search", `{"query": "a", "max_result": 3}`), 400, "invalid_request", "max_result"},
@@ -235,4 +240,25 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("got %+v", ir)
 		}
 	})
+}
+
+// rawPost announces a body of size bytes and reads the answer without
+// sending the body: the server must refuse by Content-Length alone (a
+// client that kept writing could see a reset instead of the answer).
+func rawPost(t *testing.T, n *node, path string, size int) resp {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(n.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", path, size)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("read answer to an oversize body: %v", err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	return resp{status: r.StatusCode, body: b, header: r.Header}
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 	"fmt"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )

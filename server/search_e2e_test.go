@@ -147,7 +147,10 @@ func TestKeywordSearchAndFilters(t *testing.T) {
 			{`{"bool": {"must": [{"term": {"Continent": "EU"}}]}}`, func(f map[string]any) bool { return f["Continent"] == "EU" }},
 			{`{"bool": {"should": [{"term": {"Continent": "OC"}}, {"term": {"Continent": "AN"}}]}}`, func(f map[string]any) bool { return f["Continent"] == "OC" || f["Continent"] == "AN" }},
 			{`{"range": {"ISO3166-1-numeric": {"lte": 100}}}`, func(f map[string]any) bool { v, _ := f["ISO3166-1-numeric"].(float64); return v <= 100 }},
-			{`{"bool": {"must": {"term": {"Continent": "EU"}}, "must_not": [{"range": {"ISO3166-1-numeric": {"gt": 300}}}]}}`, func(f map[string]any) bool { v, _ := f["ISO3166-1-numeric"].(float64); return f["Continent"] == "EU" && v <= 300 }},
+			{`{"bool": {"must": {"term": {"Continent": "EU"}}, "must_not": [{"range": {"ISO3166-1-numeric": {"gt": 300}}}]}}`, func(f map[string]any) bool {
+				v, _ := f["ISO3166-1-numeric"].(float64)
+				return f["Continent"] == "EU" && v <= 300
+			}},
 			{`{"bool": {"filter": {"regexp": {"Continent": {"value": "e.", "case_insensitive": true}}}}}`, func(f map[string]any) bool { return f["Continent"] == "EU" }},
 		}
 		for _, tc := range cases {

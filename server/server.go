@@ -95,14 +95,18 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	path := string(ctx.Path())
 	method := string(ctx.Method())
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case path == "/health":
+	switch path {
+	case "/health", "/metrics", "/v1/openapi.json":
+		if method != "GET" && method != "HEAD" {
+			methodNotAllowed(ctx, "GET, HEAD")
+			return path
+		}
+	}
+	switch path {
+	case "/health":
 		s.health(ctx)
 		return "/health"
-	case path == "/metrics":
-		s.metrics.write(ctx, s.eng)
-		return "/metrics"
-	case path == "/v1/openapi.json":
+	case "/v1/openapi.json":
 		ctx.Response.Header.SetContentType("application/json")
 		ctx.SetBody(openAPI)
 		return "/v1/openapi.json"
@@ -110,6 +114,16 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	user, ok := s.authenticate(ctx)
 	if !ok {
 		return "unauthorized"
+	}
+	if path == "/metrics" {
+		// Metrics name owners and collections: with authentication on,
+		// only admins may read them.
+		if s.cfg.Users.Len() > 0 && !user.admin() {
+			writeErrorStatus(ctx, 403, "metrics are readable by admin users only", nil)
+			return "/metrics"
+		}
+		s.metrics.write(ctx, s.eng)
+		return "/metrics"
 	}
 	switch {
 	case len(parts) >= 2 && parts[0] == "v1" && parts[1] == "collections":
@@ -189,8 +203,12 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	case "documents":
 		return s.documents(ctx, owner, method, ids, rest[2:])
 	case "jobs":
-		if len(rest) != 3 || method != "GET" || len(ids) != 1 {
+		if len(rest) != 3 || len(ids) != 1 {
 			writeErrorStatus(ctx, 404, "use GET /v1/collections/{id}/jobs/{job_id}", nil)
+			return "/v1/collections/{id}/jobs/{job}"
+		}
+		if method != "GET" {
+			methodNotAllowed(ctx, "GET")
 			return "/v1/collections/{id}/jobs/{job}"
 		}
 		st, err := s.eng.Job(owner, ids[0], rest[2])
@@ -310,8 +328,10 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 			req.SimpleFilters = append(req.SimpleFilters, [2]string{field, val})
 		case key == "filter":
 			req.Filter = json.RawMessage(val)
+		case key == "owner":
+			// admin impersonation, handled by User.owner
 		default:
-			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field})", key)}
+			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
 		}
 	})
 	return req, err

@@ -14,6 +14,8 @@ const (
 	formatV1 = 1
 	// formatV2 is the current format (see doc.go).
 	formatV2 = 2
+	// flagNoSpill is set in the flags of an index built with NoSpill.
+	flagNoSpill = 1
 )
 
 // AppendBinary appends the encoded index (format 2, see doc.go) to dst and
@@ -21,7 +23,11 @@ const (
 func (x *Index) AppendBinary(dst []byte) []byte {
 	start := len(dst)
 	dst = binary.AppendUvarint(dst, formatV2)
-	for _, v := range []int{x.dims, x.n, x.nlist, x.opts.NProbe, x.opts.Rerank, x.opts.BruteForceBelow} {
+	flags := 0
+	if x.opts.NoSpill {
+		flags |= flagNoSpill
+	}
+	for _, v := range []int{x.dims, x.n, x.nlist, x.opts.NProbe, x.opts.Rerank, x.opts.BruteForceBelow, flags} {
 		dst = binary.AppendUvarint(dst, uint64(v))
 	}
 	dst = binary.AppendVarint(dst, x.opts.Seed)
@@ -129,6 +135,7 @@ func Decode(data []byte) (*Index, error) {
 	x.opts.NProbe = d.uvarint("nprobe", maxInt)
 	x.opts.Rerank = d.uvarint("rerank", maxInt)
 	x.opts.BruteForceBelow = d.uvarint("brute force below", maxInt)
+	x.opts.NoSpill = d.uvarint("flags", flagNoSpill)&flagNoSpill != 0
 	if d.err == nil {
 		seed, n := binary.Varint(d.b)
 		if n <= 0 {
@@ -145,22 +152,23 @@ func Decode(data []byte) (*Index, error) {
 		x.centroids = d.floats("centroids", x.nlist*x.dims)
 		x.lo = d.floats("quantization offsets", x.dims)
 		x.scale = d.floats("quantization scales", x.dims)
+		// Each id is in one list, or two when spilled.
 		x.listStart = make([]uint32, x.nlist+1)
 		for l := range x.nlist {
-			sz := d.uvarint("list size", uint64(x.n))
+			sz := d.uvarint("list size", uint64(2*x.n))
 			x.maxList = max(x.maxList, sz)
 			x.listStart[l+1] = x.listStart[l] + uint32(sz)
-			if int(x.listStart[l+1]) > x.n {
+			if int(x.listStart[l+1]) > 2*x.n {
 				d.fail("list sizes")
 				break
 			}
 		}
-		if d.err == nil && int(x.listStart[x.nlist]) != x.n {
+		if d.err == nil && (int(x.listStart[x.nlist]) < x.n || (x.opts.NoSpill && int(x.listStart[x.nlist]) != x.n)) {
 			d.fail("list sizes")
 		}
 		if d.err == nil {
-			x.listIDs = make([]uint32, x.n)
-			seen := make([]bool, x.n)
+			x.listIDs = make([]uint32, x.listStart[x.nlist])
+			seen := make([]uint8, x.n)
 			for l := 0; l < x.nlist && d.err == nil; l++ {
 				id := 0
 				for p := x.listStart[l]; p < x.listStart[l+1]; p++ {
@@ -170,12 +178,17 @@ func Decode(data []byte) (*Index, error) {
 						break
 					}
 					id += delta
-					if id >= x.n || seen[id] {
+					if id >= x.n || seen[id] == 2 {
 						d.fail("list id")
 						break
 					}
-					seen[id] = true
+					seen[id]++
 					x.listIDs[p] = uint32(id)
+				}
+			}
+			for _, c := range seen {
+				if d.err == nil && c == 0 {
+					d.fail("id in no list")
 				}
 			}
 		}
@@ -187,13 +200,7 @@ func Decode(data []byte) (*Index, error) {
 		return nil, d.err
 	}
 	if x.nlist > 0 {
-		x.codes = make([]int8, x.n*x.dims)
-		parallelFor(x.n, func(lo, hi int) {
-			for p := lo; p < hi; p++ {
-				id := int(x.listIDs[p])
-				quantize(x.codes[p*x.dims:(p+1)*x.dims], x.vecs[id*x.dims:(id+1)*x.dims], x.lo, x.scale)
-			}
-		})
+		x.encodeLists()
 	}
 	return x, nil
 }

@@ -25,7 +25,17 @@
 // most n/16) on a sample of 64 vectors per list: k-means++ seeding (D²
 // sampling with distance 1 − cos) and 10 Lloyd iterations, assignment on
 // all cores with vek's float32 dot product. Every vector then joins the
-// list of its nearest centroid; within a list, ids ascend.
+// list of its nearest centroid c and, unless Options.NoSpill, a second
+// "spill" list chosen as in SOAR (Sun et al., "SOAR: improved indexing for
+// approximate nearest neighbor search", NeurIPS 2023): the centroid c'
+// minimizing ‖x−c'‖² + λ·((x−c)·(x−c'))²/‖x−c‖², λ = 1, i.e. close to x
+// with a residual orthogonal to the primary one. A query that misses x's
+// primary list is one whose direction runs along x's primary residual; the
+// orthogonal spill residual serves exactly those queries. Within a list,
+// ids ascend. Spilling stores a second int8 code per vector (+25% of the
+// float32 bytes) and doubles the codes scanned per probed list, and pays
+// for both: on real SciFact query/sentence embeddings recall@10 at a given
+// number of scanned codes rises markedly (see Numbers).
 //
 // Quantization is per dimension: with lo[d] and hi[d] the extremes of
 // dimension d over the segment, a value is coded as
@@ -38,8 +48,8 @@
 //
 // Search. The nprobe lists whose centroids have the largest dot product
 // with q are scanned with the int8 kernel; the best max(Rerank, 2k) allowed
-// candidates (64 by default) are re-scored exactly with float32 vectors and
-// the best k returned, score descending, ties by ascending id. The default
+// candidates (64 by default) are re-scored exactly with float32 vectors (a
+// spilled vector once) and the best k returned, score descending, ties by ascending id. The default
 // nprobe is max(8, NList/8). A filter (allowed ids as a roaring bitmap:
 // chunks of matching, non-deleted documents) is applied while scanning
 // (pre-filtering: only allowed ids compete for candidate slots) and nprobe
@@ -71,7 +81,7 @@
 // AppendBinary writes (uvarints unless noted, floats little-endian):
 //
 //	version = 2
-//	dims | n | nlist | nprobe | rerank | bruteForceBelow | seed (varint)
+//	dims | n | nlist | nprobe | rerank | bruteForceBelow | flags | seed (varint)
 //	vectors      n·dims float32, by id
 //	if nlist > 0:
 //	  centroids  nlist·dims float32

@@ -40,17 +40,71 @@ func nearest(v, centroids []float32, dims int) (int, float32) {
 	return best, bestScore
 }
 
-// assignLists returns the nearest centroid of every vector.
-func assignLists(vecs []float32, dims int, centroids []float32) []uint32 {
+// soarLambda weighs, when choosing a vector's spill list, how parallel its
+// residual there may be to its primary residual (SOAR, Sun et al. 2023).
+const soarLambda = 1
+
+// assignLists returns the nearest centroid of every vector and, with
+// spill, a second list chosen SOAR-style: the centroid c' minimizing
+// ‖x−c'‖² + λ·((x−c)·(x−c'))²/‖x−c‖², which favours a second residual
+// orthogonal to the first, so that a query poorly served by the primary
+// list (along the primary residual) is well served by the spill list. A
+// vector whose second choice is its first gets no spill (second = first).
+func assignLists(vecs []float32, dims int, centroids []float32, spill bool) (first, second []uint32) {
 	n := len(vecs) / dims
-	out := make([]uint32, n)
+	k := len(centroids) / dims
+	first = make([]uint32, n)
+	if spill && k > 1 {
+		second = make([]uint32, n)
+	}
+	var gram []float32 // centroid dot products, k × k
+	if second != nil {
+		gram = make([]float32, k*k)
+		parallelFor(k, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				for j := range k {
+					gram[i*k+j] = DotFloat32(centroids[i*dims:(i+1)*dims], centroids[j*dims:(j+1)*dims])
+				}
+			}
+		})
+	}
 	parallelFor(n, func(lo, hi int) {
+		dots := make([]float32, k)
 		for i := lo; i < hi; i++ {
-			c, _ := nearest(vecs[i*dims:(i+1)*dims], centroids, dims)
-			out[i] = uint32(c)
+			v := vecs[i*dims : (i+1)*dims]
+			best := 0
+			for c := range k {
+				dots[c] = DotFloat32(v, centroids[c*dims:(c+1)*dims])
+				if dots[c] > dots[best] {
+					best = c
+				}
+			}
+			first[i] = uint32(best)
+			if second == nil {
+				continue
+			}
+			// With unit x and centroids: ‖x−c‖² = 2−2x·c and
+			// (x−c)·(x−c') = 1 − x·c − x·c' + c·c'.
+			xc := dots[best]
+			r2 := 2 - 2*xc
+			sb, sbCost := best, float32(math.Inf(1))
+			for c := range k {
+				if c == best {
+					continue
+				}
+				cost := 2 - 2*dots[c]
+				if r2 > 1e-6 {
+					p := 1 - xc - dots[c] + gram[best*k+c]
+					cost += soarLambda * p * p / r2
+				}
+				if cost < sbCost {
+					sb, sbCost = c, cost
+				}
+			}
+			second[i] = uint32(sb)
 		}
 	})
-	return out
+	return first, second
 }
 
 // trainKMeans returns k unit-length centroids (k × dims) of spherical

@@ -229,8 +229,12 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 			s.cand.push(Result{id, f})
 		}
 	}
+	// A spilled vector can be a candidate twice: re-score each id once.
+	slices.SortFunc(s.cand.items, func(a, b Result) int { return int(a.ID) - int(b.ID) })
 	s.top.reset(k)
-	for _, c := range s.cand.items {
-		x.exactPush(s, q, c.ID)
+	for i, c := range s.cand.items {
+		if i == 0 || c.ID != s.cand.items[i-1].ID {
+			x.exactPush(s, q, c.ID)
+		}
 	}
 }

@@ -34,6 +34,7 @@ func runVector(args []string) error {
 	fs.IntVar(&cfg.Options.NProbe, "default-nprobe", 0, "the index's default nprobe; 0 = auto")
 	fs.IntVar(&cfg.Options.Rerank, "rerank", 0, "candidates re-ranked in float32; 0 = default")
 	fs.Int64Var(&cfg.Options.Seed, "seed", 1, "k-means seed")
+	fs.BoolVar(&cfg.Options.NoSpill, "no-spill", false, "do not spill vectors into a second list")
 
 	doEmbed := fs.Bool("embed", false, "embed SciFact texts into -out instead of benchmarking")
 	var ec bench.EmbedConfig

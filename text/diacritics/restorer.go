@@ -11,17 +11,20 @@ import (
 )
 
 // Smoothing constants of the word-pair model (see the package doc).
-const (
+var (
 	// pairPrior is μ in P(w|v) = (c(v,w) + μ·P(w)) / (c(v) + μ): how many
 	// corpus observations of v it takes before pair counts outweigh the
 	// unigram frequency.
-	pairPrior = 200
+	pairPrior = 200.0
 	// classWeight scales the ending-class PMI added to each transition;
 	// classPrior smooths the class pair probabilities like pairPrior and
 	// classFloor bounds the penalty of class pairs never seen together.
 	classWeight = 0.5
-	classPrior  = 100
+	classPrior  = 100.0
 	classFloor  = -3.0
+	// classWordPrior is ν, the prior weight of the unigram probability
+	// in the class-conditional word probability P(w | class(v)).
+	classWordPrior = 1000.0
 	// vocabularyShare is the weight of a collection's own vocabulary
 	// against the built-in lexicon in a word's unigram probability.
 	vocabularyShare = 0.5
@@ -254,14 +257,21 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 // probability when both are lexicon words and the context is not cut (the
 // unigram probability otherwise), plus the weighted ending-class PMI.
 func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
-	lp := math.Log(c.p)
 	if cut {
-		return lp
+		return math.Log(c.p)
 	}
+	// The unigram prior of c backs off through the ending class of prev:
+	// P(c | class(prev)) = (c(class, c) + ν·P(c)) / (c(class) + ν).
+	pc := c.p
+	if prev.cls >= 0 && c.id >= 0 {
+		n := float64(r.lex.classWords[pairKey(prev.cls, c.id)])
+		pc = (n + classWordPrior*c.p) / (float64(r.lex.classCount[prev.cls]) + classWordPrior)
+	}
+	lp := math.Log(pc)
 	if prev.id >= 0 && c.id >= 0 {
 		n := float64(r.lex.pairs[pairKey(prev.id, c.id)])
 		ctx := float64(r.lex.ctx[prev.id])
-		lp = math.Log((n + pairPrior*c.p) / (ctx + pairPrior))
+		lp = math.Log((n + pairPrior*pc) / (ctx + pairPrior))
 	}
 	if prev.cls >= 0 && c.cls >= 0 {
 		l := r.lex
