@@ -17,6 +17,8 @@ Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
   P a b count    corpus count of ending class a followed by ending class b
   L a w count    corpus count of a word of ending class a followed by the
                  word w, where w has an ambiguous folded key
+  R w a count    corpus count of the word w (ambiguous key) followed by a
+                 word of ending class a
 """
 import argparse, gettext, gzip, html, io, os, re, sys, unicodedata, zipfile
 from collections import Counter, defaultdict
@@ -167,7 +169,7 @@ def main():
             guarded += 1
 
     ctx, pairs, ntok = Counter(), Counter(), 0
-    kcount, kpairs, cw = Counter(), Counter(), Counter()
+    kcount, kpairs, cw, wc = Counter(), Counter(), Counter(), Counter()
     for text in corpus_texts(a.corpus):
         for chunk in SENT_END.split(text.lower()):
             ws = WORD.findall(chunk)
@@ -182,6 +184,9 @@ def main():
             for k, w in zip(ks, ws[1:]):
                 if fold(w) in ambiguous:
                     cw[(k, w)] += 1
+            for w, k in zip(ws, ks[1:]):
+                if fold(w) in ambiguous:
+                    wc[(w, k)] += 1
     pairs = {p: n for p, n in pairs.items() if n >= MIN_BIGRAM}
     ctxw = {v for v, _ in pairs}
 
@@ -204,6 +209,9 @@ def main():
     for (k, w), n in sorted(cw.items()):
         if n >= MIN_CLASS_WORD:
             buf.write(f"L\t{k}\t{w}\t{n}\n")
+    for (w, k), n in sorted(wc.items()):
+        if n >= MIN_CLASS_WORD:
+            buf.write(f"R\t{w}\t{k}\t{n}\n")
     raw = buf.getvalue().encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "wb") as f:

@@ -208,8 +208,8 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 			}
 			prev := &slots[i-1]
 			best, arg := math.Inf(-1), 0
-			for k, pc := range prev.cands {
-				v := prev.score[k] + r.logTrans(pc, c, s.cut)
+			for k, pv := range prev.cands {
+				v := prev.score[k] + r.logTrans(pv, c, r.classPrior(pv, s.cands, j), s.cut)
 				if v > best {
 					best, arg = v, k
 				}
@@ -256,16 +256,9 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 // logTrans scores c after prev: log P(c | prev), the smoothed pair
 // probability when both are lexicon words and the context is not cut (the
 // unigram probability otherwise), plus the weighted ending-class PMI.
-func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
+func (r *Restorer) logTrans(prev, c candidate, pc float64, cut bool) float64 {
 	if cut {
 		return math.Log(c.p)
-	}
-	// The unigram prior of c backs off through the ending class of prev:
-	// P(c | class(prev)) = (c(class, c) + ν·P(c)) / (c(class) + ν).
-	pc := c.p
-	if prev.cls >= 0 && c.id >= 0 {
-		n := float64(r.lex.classWords[pairKey(prev.cls, c.id)])
-		pc = (n + classWordPrior*c.p) / (float64(r.lex.classCount[prev.cls]) + classWordPrior)
 	}
 	lp := math.Log(pc)
 	if prev.id >= 0 && c.id >= 0 {
@@ -281,6 +274,26 @@ func (r *Restorer) logTrans(prev, c candidate, cut bool) float64 {
 		lp += classWeight * max(classFloor, math.Log((n+classPrior*pb)/(ctx+classPrior)/pb))
 	}
 	return lp
+}
+
+// classPrior returns the unigram probability of cs[j] reweighted by the
+// ending class of the previous word v: the key's probability P(k) (the sum
+// over cs) times the form's share of the key after words of that class,
+// (c(class(v), w) + ν·P(w)/P(k)) / (c(class(v), k) + ν).
+func (r *Restorer) classPrior(v candidate, cs []candidate, j int) float64 {
+	c := cs[j]
+	if len(cs) < 2 || v.cls < 0 || c.id < 0 {
+		return c.p
+	}
+	var nk, pk float64
+	for _, o := range cs {
+		pk += o.p
+		if o.id >= 0 {
+			nk += float64(r.lex.classWords[pairKey(v.cls, o.id)])
+		}
+	}
+	n := float64(r.lex.classWords[pairKey(v.cls, c.id)])
+	return pk * (n + classWordPrior*c.p/pk) / (nk + classWordPrior)
 }
 
 // applyCase copies the letter case of typed onto form rune by rune (both
