@@ -3,30 +3,17 @@ package bench
 import (
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // beirSharedData walks up from the package directory to the first ancestor
 // holding shared/data.
 func beirSharedData(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 func TestNDCGAt(t *testing.T) {

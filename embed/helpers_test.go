@@ -4,27 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // sharedData returns the shared/data directory found by walking up from the
 // package directory.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found in any ancestor of the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 // cacheDir returns NAJDI_CACHE or $HOME/.cache/najdi.

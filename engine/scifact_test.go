@@ -2,29 +2,20 @@ package engine_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
+
 	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/ingest"
 )
 
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, _ := filepath.Abs(".")
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 // subset returns the SciFact test queries with the documents they judge
@@ -141,12 +132,7 @@ func equal(a, b []string) bool {
 
 func modelProvider(t testing.TB) *engine.ModelProvider {
 	t.Helper()
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
-	p, err := engine.NewModelProvider(filepath.Join(cache, "models"), filepath.Join(cache, "onnxruntime", "libonnxruntime.so"))
+	p, err := engine.NewModelProvider(embed.CachePaths(embed.DefaultCacheDir()))
 	if err != nil {
 		t.Fatalf("%v (run `make models`)", err)
 	}

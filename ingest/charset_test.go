@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/testutil"
+
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
@@ -17,21 +19,7 @@ import (
 // the package directory.
 func docSharedData(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(tb)
 }
 
 // docReadShared reads a file of shared/data/docs.

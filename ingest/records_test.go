@@ -9,27 +9,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // recTestData returns the shared/data directory: the first ancestor of the
 // package directory that contains shared/data.
 func recTestData(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(tb)
 }
 
 // recReadDoc reads a file of shared/data/docs.

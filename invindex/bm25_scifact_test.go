@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
+
 	"github.com/najdi/najdi/text"
 )
 
@@ -17,21 +19,7 @@ import (
 // holding shared/data.
 func textSharedData(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 func textReadJSONL(t *testing.T, path string, fn func(id, title, body string)) {

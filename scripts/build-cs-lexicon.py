@@ -194,7 +194,11 @@ def main():
     buf.write(f"H\tsuffix\t{SUFFIX}\n")
     for k in sorted(keep):
         for w in sorted(keep[k]):
-            buf.write(f"U\t{w}\t{uni[w]}\n")
+            # A key's only form needs no precise frequency (it only scales
+            # the smoothing of its pairs): rounding it to 0.1 of a decade
+            # keeps the file small.
+            cb = uni[w] if len(keep[k]) > 1 else round(uni[w], -1)
+            buf.write(f"U\t{w}\t{cb}\n")
     for v in sorted(ctxw):
         buf.write(f"C\t{v}\t{ctx[v]}\n")
     for (v, w), n in sorted(pairs.items()):

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // binPath is the najdi binary built once for the end-to-end tests.
@@ -42,18 +44,7 @@ func TestMain(m *testing.M) {
 // sharedData finds ../shared/data from the package directory upwards.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, _ := filepath.Abs(".")
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 // node is a running najdi server process.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
+
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -15,21 +17,7 @@ import (
 // package directory.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = up
-	}
+	return testutil.SharedData(t)
 }
 
 // scifactDoc is one line of the SciFact corpus.

@@ -3,24 +3,20 @@ package main
 import (
 	"flag"
 	"os"
-	"path/filepath"
 
 	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/embed"
 )
 
 // runSearch runs the end-to-end retrieval benchmark (keyword, dense, hybrid).
 func runSearch(args []string) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
+	models, lib := embed.CachePaths(embed.DefaultCacheDir())
 	var cfg bench.SearchConfig
 	fs.StringVar(&cfg.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR data set directory")
 	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (reused when it holds the collection)")
-	fs.StringVar(&cfg.Models, "models", filepath.Join(cache, "models"), "embedding models directory")
-	fs.StringVar(&cfg.ORTLib, "ort-lib", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "ONNX Runtime library")
+	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
+	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
 	fs.StringVar(&cfg.Qrels, "qrels", "test", "judgments to evaluate with: test or train (tune on train)")
 	fs.BoolVar(&cfg.Sweep, "sweep", false, "evaluate a grid of ranking constants (use with -qrels train)")
 	fs.BoolVar(&cfg.Split, "split", false, "also compare a two-collection search with the one-collection search")

@@ -17,13 +17,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/server"
@@ -61,25 +61,14 @@ func usage() {
 `)
 }
 
-func defaultCache() string {
-	if c := os.Getenv("NAJDI_CACHE"); c != "" {
-		return c
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".cache/najdi"
-	}
-	return filepath.Join(home, ".cache", "najdi")
-}
-
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	cache := defaultCache()
+	modelsDir, libPath := embed.CachePaths(embed.DefaultCacheDir())
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	data := fs.String("data", "./data", "data directory")
 	users := fs.String("users", "", "credentials file: lines name:bcrypt-hash[:role]; NAJDI_USERS may hold the same lines")
-	models := fs.String("models", filepath.Join(cache, "models"), "directory of installed embedding models")
-	ortLib := fs.String("ort-lib", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "path of the ONNX Runtime shared library")
+	models := fs.String("models", modelsDir, "directory of installed embedding models")
+	ortLib := fs.String("ort-lib", libPath, "path of the ONNX Runtime shared library")
 	maxBody := fs.Int("max-body", 100<<20, "maximum request body in bytes")
 	llmURL := fs.String("llm-url", "", "OpenAI-compatible chat API base URL for generated answers (default: extractive answers)")
 	llmModel := fs.String("llm-model", "", "model name for --llm-url")

@@ -6,25 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func dataDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 func readConll(t testing.TB, name string) []Sentence {

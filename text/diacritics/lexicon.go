@@ -33,6 +33,9 @@ type lexicon struct {
 	// classWords counts a word of an ending class followed by a form of an
 	// ambiguous key: class<<32|form → count.
 	classWords map[uint64]uint32
+	// wordClasses counts a form of an ambiguous key followed by a word of
+	// an ending class: form<<32|class → count.
+	wordClasses map[uint64]uint32
 
 	suffixes map[string]string // folded ending → restored, for unknown words
 }
@@ -84,12 +87,13 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 	}
 	defer zr.Close()
 	l := &lexicon{
-		ids:        make(map[string]int32, 400_000),
-		cands:      make(map[string][]int32, 330_000),
-		pairs:      make(map[uint64]uint32, 80_000),
-		classes:    make(map[string]int32, 8_000),
-		classPairs: make(map[uint64]uint32, 100_000),
-		classWords: make(map[uint64]uint32, 50_000),
+		ids:         make(map[string]int32, 400_000),
+		cands:       make(map[string][]int32, 330_000),
+		pairs:       make(map[uint64]uint32, 80_000),
+		classes:     make(map[string]int32, 8_000),
+		classPairs:  make(map[uint64]uint32, 100_000),
+		classWords:  make(map[uint64]uint32, 50_000),
+		wordClasses: make(map[uint64]uint32, 50_000),
 	}
 	raw, err := io.ReadAll(zr)
 	if err != nil {
@@ -160,6 +164,12 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 				return nil, bad()
 			}
 			l.classWords[pairKey(l.classID(f[1]), l.id(f[2]))] = uint32(n)
+		case n == 4 && f[0] == "R":
+			n, err := strconv.ParseUint(f[3], 10, 32)
+			if err != nil {
+				return nil, bad()
+			}
+			l.wordClasses[pairKey(l.id(f[1]), l.classID(f[2]))] = uint32(n)
 		case n == 3 && f[0] == "X":
 			if l.suffixes == nil {
 				l.suffixes = make(map[string]string, 100_000)

@@ -24,7 +24,10 @@ var (
 	classFloor  = -3.0
 	// classWordPrior is ν, the prior weight of the unigram probability
 	// in the class-conditional word probability P(w | class(v)).
-	classWordPrior = 1000.0
+	classWordPrior = 2.0
+	// nextClassWeight scales the log share of a form given the ending
+	// class of the next word.
+	nextClassWeight = 1.0
 	// vocabularyShare is the weight of a collection's own vocabulary
 	// against the built-in lexicon in a word's unigram probability.
 	vocabularyShare = 0.5
@@ -210,6 +213,9 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 			best, arg := math.Inf(-1), 0
 			for k, pv := range prev.cands {
 				v := prev.score[k] + r.logTrans(pv, c, r.classPrior(pv, s.cands, j), s.cut)
+				if !s.cut {
+					v += r.nextClassShare(prev.cands, k, c)
+				}
 				if v > best {
 					best, arg = v, k
 				}
@@ -294,6 +300,27 @@ func (r *Restorer) classPrior(v candidate, cs []candidate, j int) float64 {
 	}
 	n := float64(r.lex.classWords[pairKey(v.cls, c.id)])
 	return pk * (n + classWordPrior*c.p/pk) / (nk + classWordPrior)
+}
+
+// nextClassShare returns the log of how much more often form vs[k] is
+// followed by a word of the ending class of c than its share of the key
+// predicts: log((c(v, class) + ν·s) / (c(k, class) + ν) / s) with s the
+// unigram share of v among the forms vs of its key.
+func (r *Restorer) nextClassShare(vs []candidate, k int, c candidate) float64 {
+	v := vs[k]
+	if len(vs) < 2 || c.cls < 0 || v.id < 0 {
+		return 0
+	}
+	var nk, pk float64
+	for _, o := range vs {
+		pk += o.p
+		if o.id >= 0 {
+			nk += float64(r.lex.wordClasses[pairKey(o.id, c.cls)])
+		}
+	}
+	share := v.p / pk
+	n := float64(r.lex.wordClasses[pairKey(v.id, c.cls)])
+	return nextClassWeight * math.Log((n+classWordPrior*share)/(nk+classWordPrior)/share)
 }
 
 // applyCase copies the letter case of typed onto form rune by rune (both

@@ -52,7 +52,7 @@ func TestTune(t *testing.T) {
 		for i := range f {
 			v[i], _ = strconv.ParseFloat(f[i], 64)
 		}
-		pairPrior, classWeight, classPrior, classFloor, classWordPrior = v[0], v[1], v[2], v[3], v[4]
+		pairPrior, classWeight, classPrior, classFloor, classWordPrior, nextClassWeight = v[0], v[1], v[2], v[3], v[4], v[5]
 		fmt.Printf("%s dev %.4f test %.4f\n", g, evalAcc(r, dev), evalAcc(r, test))
 	}
 }
