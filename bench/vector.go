@@ -34,6 +34,10 @@ const (
 	VectorQueryFile = "scifact-queries-bge-small-384.f32"
 )
 
+// DefaultEmbedLimit is the corpus size of the reference vector file: all
+// 98,401 titles, sentences and clauses and the first 6,599 sentence pairs.
+const DefaultEmbedLimit = 105_000
+
 // EmbedConfig configures EmbedVectors.
 type EmbedConfig struct {
 	// Dir is the BEIR SciFact directory (corpus.jsonl, queries.jsonl).

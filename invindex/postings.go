@@ -175,7 +175,6 @@ const postMaxImpacts = 8
 // postMaxTermImpacts bounds the impacts kept per term.
 const postMaxTermImpacts = 16
 
-
 // postWriter assembles a TextIndex term by term in vocabulary order.
 type postWriter struct {
 	t     *TextIndex

@@ -3,8 +3,10 @@
 Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
   H suffix n     header: ending classes are the last n letters
   U form cB      word form (lowercase) and its wordfreq frequency in
-                 centibels (frequency = 10^(-cB/100)); only forms whose
-                 folded key has a form with diacritics
+                 centibels (frequency = 10^(-cB/100)), rounded to tens for
+                 the only form of a key; only forms whose folded key has a
+                 form with diacritics, and not keys whose only form the X
+                 rules give anyway (unless the corpus counts them)
   C form count   corpus count of a word used as bigram context
   B v w count    corpus count of the word pair "v w" where v or w has an
                  ambiguous folded key (two or more forms)
@@ -12,15 +14,16 @@ Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
                  whose folded form ends in e are restored to end in r (the
                  restoration most word types of wordfreq give to e, kept
                  when at least MIN_RULE_TYPES share e and RULE_SHARE agree)
-  K a count      corpus count of ending class a (the last SUFFIX letters of a
-                 word, or the whole word if shorter)
+  K a count      corpus count of ending class a: "=w" for the word w if it
+                 is one of the WORD_CLASSES most frequent corpus words, else
+                 its last SUFFIX letters (the whole word if shorter)
   P a b count    corpus count of ending class a followed by ending class b
   L a w count    corpus count of a word of ending class a followed by the
                  word w, where w has an ambiguous folded key
   R w a count    corpus count of the word w (ambiguous key) followed by a
                  word of ending class a
 """
-import argparse, gettext, gzip, html, io, os, re, sys, unicodedata, zipfile
+import argparse, gzip, html, io, os, re, sys, unicodedata, zipfile
 from collections import Counter, defaultdict
 
 import msgpack
@@ -32,13 +35,19 @@ SENT_END = re.compile(r"[.!?;:()\[\]\"„“”…]|\n\s*\n")
 MIN_BIGRAM = int(os.environ.get("CS_LEXICON_MIN_BIGRAM", "1"))
 SUFFIX = int(os.environ.get("CS_LEXICON_SUFFIX", "2"))
 MIN_CLASS_PAIR = 2
-MIN_CLASS_WORD = int(os.environ.get("CS_LEXICON_MIN_CLASS_WORD", "2"))
+MIN_CLASS_WORD = int(os.environ.get("CS_LEXICON_MIN_CLASS_WORD", "1"))
 PRUNE_CB = int(os.environ.get("CS_LEXICON_PRUNE_CB", "200"))
 MIN_RULE_TYPES, RULE_SHARE, RULE_MIN, RULE_MAX = 10, 0.7, 2, 6
 
 
+# The WORD_CLASSES most frequent corpus words are classes of their own
+# ("=pod" apart from "=od" and the ending "od"): function words govern case.
+WORD_CLASSES = int(os.environ.get("CS_LEXICON_WORD_CLASSES", "1000"))
+TOP = set()
+
+
 def cls(w):
-    return w[-SUFFIX:]
+    return "=" + w if w in TOP else w[-SUFFIX:]
 
 
 def fold(s):
@@ -170,29 +179,45 @@ def main():
 
     ctx, pairs, ntok = Counter(), Counter(), 0
     kcount, kpairs, cw, wc = Counter(), Counter(), Counter(), Counter()
+    chunks = []
     for text in corpus_texts(a.corpus):
         for chunk in SENT_END.split(text.lower()):
             ws = WORD.findall(chunk)
-            ntok += len(ws)
-            for v, w in zip(ws, ws[1:]):
-                if fold(v) in ambiguous or fold(w) in ambiguous:
-                    pairs[(v, w)] += 1
-            ctx.update(ws)
-            ks = [cls(w) for w in ws]
-            kcount.update(ks)
-            kpairs.update(zip(ks, ks[1:]))
-            for k, w in zip(ks, ws[1:]):
-                if fold(w) in ambiguous:
-                    cw[(k, w)] += 1
-            for w, k in zip(ws, ks[1:]):
-                if fold(w) in ambiguous:
-                    wc[(w, k)] += 1
+            if ws:
+                chunks.append(ws)
+                ctx.update(ws)
+    TOP.update(w for w, _ in ctx.most_common(WORD_CLASSES))
+    for ws in chunks:
+        ntok += len(ws)
+        for v, w in zip(ws, ws[1:]):
+            if fold(v) in ambiguous or fold(w) in ambiguous:
+                pairs[(v, w)] += 1
+        ks = [cls(w) for w in ws]
+        kcount.update(ks)
+        kpairs.update(zip(ks, ks[1:]))
+        for k, w in zip(ks, ws[1:]):
+            if fold(w) in ambiguous:
+                cw[(k, w)] += 1
+        for w, k in zip(ws, ks[1:]):
+            if fold(w) in ambiguous:
+                wc[(w, k)] += 1
     pairs = {p: n for p, n in pairs.items() if n >= MIN_BIGRAM}
     ctxw = {v for v, _ in pairs}
+
+    # A key whose only form the ending rules restore anyway needs no record
+    # unless the form (or the plain key) has corpus counts of its own.
+    cwx = {(k, w): n for (k, w), n in cw.items() if n >= MIN_CLASS_WORD}
+    wcx = {(w, k): n for (w, k), n in wc.items() if n >= MIN_CLASS_WORD}
+    counted = ctxw | {w for _, w in pairs} | {w for _, w in cwx} | {w for w, _ in wcx}
+    by_rule_only = {k for k, v in keep.items()
+                    if len(v) == 1 and len(k) >= 5 and by_rule(k) == v[0]
+                    and k not in counted and v[0] not in counted}
 
     buf = io.StringIO()
     buf.write(f"H\tsuffix\t{SUFFIX}\n")
     for k in sorted(keep):
+        if k in by_rule_only:
+            continue
         for w in sorted(keep[k]):
             # A key's only form needs no precise frequency (it only scales
             # the smoothing of its pairs): rounding it to 0.1 of a decade
@@ -210,12 +235,10 @@ def main():
     for (x, y), n in sorted(kpairs.items()):
         if n >= MIN_CLASS_PAIR:
             buf.write(f"P\t{x}\t{y}\t{n}\n")
-    for (k, w), n in sorted(cw.items()):
-        if n >= MIN_CLASS_WORD:
-            buf.write(f"L\t{k}\t{w}\t{n}\n")
-    for (w, k), n in sorted(wc.items()):
-        if n >= MIN_CLASS_WORD:
-            buf.write(f"R\t{w}\t{k}\t{n}\n")
+    for (k, w), n in sorted(cwx.items()):
+        buf.write(f"L\t{k}\t{w}\t{n}\n")
+    for (w, k), n in sorted(wcx.items()):
+        buf.write(f"R\t{w}\t{k}\t{n}\n")
     raw = buf.getvalue().encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "wb") as f:
@@ -223,7 +246,7 @@ def main():
     print(f"keys={len(keep)} ambiguous={len(ambiguous)} forms={sum(map(len, keep.values()))} "
           f"corpus_tokens={ntok} bigrams={len(pairs)} contexts={len(ctxw)} "
           f"rules={len(xrules)} guarded={guarded} classes={len(kcount)} class_pairs={sum(1 for n in kpairs.values() if n >= MIN_CLASS_PAIR)} "
-          f"class_words={sum(1 for n in cw.values() if n >= MIN_CLASS_WORD)} raw={len(raw)} gz={os.path.getsize(a.out)}", file=sys.stderr)
+          f"class_words={len(cwx)} word_classes={len(wcx)} by_rule_only={len(by_rule_only)} raw={len(raw)} gz={os.path.getsize(a.out)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,8 @@
 # lexicon behind diacritics restoration, from registry packages only:
 #   - PyPI wordfreq (large_cs word frequencies, CC BY-SA 4.0) via pip download
 #   - PyPI msgpack (to read them) via pip install --target
-#   - Debian packages with Czech running text for word-pair counts, via
-#     apt-get download: help (libreoffice-help-cs, gimp-help-cs,
-#     aptitude-doc-cs, lilypond-doc-html-cs, speech-dispatcher-doc-cs), man
-#     pages (manpages-cs, manpages-cs-dev), fortunes-cs, a dictionary of
-#     foreign words (stardict-czech) and UI translations
-#     (libreoffice-l10n-cs, firefox-esr-l10n-cs)
+#   - Debian libreoffice-help-cs, gimp-help-cs, fortunes-cs (Czech running
+#     text for word-pair counts) via apt-get download
 # Idempotent: downloads are cached under ${NAJDI_CACHE:-$HOME/.cache/najdi}.
 # The output is committed; run this only to refresh it.
 # Usage: scripts/build-cs-lexicon.sh [output-file]
@@ -24,9 +20,7 @@ fi
 if [ ! -d "$cache/pylib/msgpack" ]; then
 	python3 -m pip install --target "$cache/pylib" 'msgpack>=1.0'
 fi
-debs="libreoffice-help-cs gimp-help-cs fortunes-cs aptitude-doc-cs lilypond-doc-html-cs
-	speech-dispatcher-doc-cs manpages-cs manpages-cs-dev stardict-czech libreoffice-l10n-cs
-	firefox-esr-l10n-cs"
+debs="libreoffice-help-cs gimp-help-cs fortunes-cs"
 # The marker names the package set: a changed set re-extracts.
 marker="$cache/x/.done-$(echo $debs | cksum | cut -d' ' -f1)"
 if [ ! -f "$marker" ]; then
@@ -38,4 +32,4 @@ if [ ! -f "$marker" ]; then
 fi
 whl="$(ls "$cache"/pip/wordfreq-*.whl | head -n1)"
 PYTHONPATH="$cache/pylib" python3 "$root/scripts/build-cs-lexicon.py" \
-	--wordfreq "$whl" --corpus "$cache/x" --out "$out"
+	--wordfreq "$whl" --corpus "$cache/x/usr/share" --out "$out"

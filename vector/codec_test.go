@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 func TestCodecRoundTrip(t *testing.T) {
@@ -177,4 +179,41 @@ func TestMerge(t *testing.T) {
 	if err != nil || e.Len() != 0 || e.Dims() != 32 {
 		t.Errorf("merge of deleted vectors: %v, len %d", err, e.Len())
 	}
+}
+
+// FuzzDecode checks that Decode never panics and that whatever it accepts
+// can be searched and re-encoded, stably (format 1 and non-minimal
+// uvarints re-encode differently).
+func FuzzDecode(f *testing.F) {
+	vs := clustered(13, 60, 4, 5, 0.1)
+	f.Add(buildIndex(f, vs, Options{}).AppendBinary(nil))
+	f.Add(buildIndex(f, vs, Options{BruteForceBelow: 20, NList: 6}).AppendBinary(nil))
+	f.Add(buildIndex(f, vs, Options{BruteForceBelow: 20, NList: 6, NoSpill: true}).AppendBinary(nil))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return // format 1 inputs this large train k-means: slow, not new
+		}
+		for _, b := range [][]byte{data, reseal(append(slices.Clone(data), 0, 0, 0, 0))} {
+			x, err := Decode(b)
+			if err != nil {
+				continue
+			}
+			if x.Dims() <= 1<<12 {
+				q := make([]float32, x.Dims())
+				if len(q) > 0 {
+					q[0] = 1
+				}
+				x.Search(q, 5, 0, nil, nil)
+				x.Search(q, 5, 1, roaring.BitmapOf(0, 1, 2), nil)
+			}
+			enc := x.AppendBinary(nil)
+			y, err := Decode(enc)
+			if err != nil {
+				t.Fatalf("re-encoded index does not decode: %v", err)
+			}
+			if !slices.Equal(y.AppendBinary(nil), enc) {
+				t.Fatal("re-encoding is not stable")
+			}
+		}
+	})
 }

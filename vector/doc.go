@@ -50,13 +50,14 @@
 // with q are scanned with the int8 kernel; the best max(Rerank, 2k) allowed
 // candidates (64 by default) are re-scored exactly with float32 vectors (a
 // spilled vector once) and the best k returned, score descending, ties by ascending id. The default
-// nprobe is max(8, NList/8). A filter (allowed ids as a roaring bitmap:
+// nprobe is max(16, NList/16). A filter (allowed ids as a roaring bitmap:
 // chunks of matching, non-deleted documents) is applied while scanning
 // (pre-filtering: only allowed ids compete for candidate slots) and nprobe
 // is scaled by n/|allowed| so that a selective filter still finds enough
 // candidates; when the allowed set is smaller than BruteForceBelow, or
-// than what the probed lists hold, the search is exact over the allowed
-// ids instead. Scratch buffers come from a per-index sync.Pool: a search
+// when scoring it in float32 reads fewer bytes than the (scaled) probed
+// lists' codes, the search is exact over the allowed ids instead (on 105k
+// vectors with the defaults, below about 17% of the index). Scratch buffers come from a per-index sync.Pool: a search
 // with a reused dst allocates nothing (TestSearchAllocs).
 //
 // Merge gathers the surviving float32 vectors under their new ids and
@@ -97,7 +98,30 @@
 //
 // # Numbers
 //
-// See the package README-style figures in bench/vector.go's RunVector
-// output and the Go benchmarks (kernel_timing_test.go); measured on the
-// 2-core AMD EPYC (AVX-512 VNNI) development machine.
+// 2-core AMD EPYC with AVX-512 VNNI (shared with other jobs, so rates are
+// noisy), Go 1.26. Real vectors: 105,000 bge-small-en-v1.5 passage
+// embeddings of SciFact titles, sentences, clauses and sentence pairs, and
+// the 1,109 SciFact queries embedded as queries (`najdi-bench vector
+// -embed`, then `najdi-bench vector`). Build 9.5 s (NList 648, 2 cores),
+// encoded 163 MB, decode 0.4 s. Recall@10 against exact float64 search and
+// single-thread median latency:
+//
+//	nprobe        16     24     32     40 (default)  64     96
+//	spill         0.941  0.963  0.974  0.981         0.992  0.997
+//	  p50 ms      0.12   0.19   0.20   0.30          0.34   0.51
+//	no spill      0.857  -      0.915  -             0.959  0.977
+//	  p50 ms      0.09   -      0.13   -             0.20   0.28
+//
+// Filtered at the default nprobe: 50% allowed 0.994 (IVF, nprobe 80),
+// 25% 0.999, 10% and 2% 1.000 (exact over the allowed set; 1.4 ms and
+// 0.08 ms). Exact float32 search of all 105k vectors takes about 5 ms.
+//
+// Kernels (go test -bench 'Pair|Scan|Memory', 384 dims): one int8 pair
+// takes 12–15 ns with the assembly kernels (generic Go: 450 ns), a float32
+// pair 30 ns (vek), a 384-bit Hamming pair 3 ns. Scanning 100k codes
+// (38 MB) takes 0.95 ms with VNNI (≈ 40 GB/s, helped by the large L3),
+// 1.15 ms with AVX2 or AVX-512BW, against 5 ms for the same vectors in
+// float32 (154 MB at ≈ 30 GB/s) and this machine's streaming read rate of
+// ≈ 29 GB/s (BenchmarkMemoryBandwidth): the int8 scan reads a quarter of
+// the bytes at the memory limit, so it is 5× faster per vector than float32.
 package vector

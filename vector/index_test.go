@@ -277,3 +277,34 @@ func TestDeterministicBuild(t *testing.T) {
 		t.Error("two builds with the same seed differ")
 	}
 }
+
+func TestConcurrentSearch(t *testing.T) {
+	vs := clustered(12, 6000, 32, 40, 0.1)
+	x := buildIndex(t, vs, Options{})
+	allow := roaring.New()
+	allow.AddRange(0, 3000)
+	want := make([][]Result, 64)
+	for i := range want {
+		want[i] = x.Search(vs[i], 10, 0, allow, nil)
+	}
+	errs := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			var dst []Result
+			for r := range 20 {
+				i := (g*20 + r) % len(want)
+				dst = x.Search(vs[i], 10, 0, allow, dst)
+				if !slices.Equal(dst, want[i]) {
+					errs <- "concurrent search differs"
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}

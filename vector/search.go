@@ -101,8 +101,8 @@ func (x *Index) getScratch() *scratch {
 // means the index default (Options.NProbe).
 //
 // Small indexes, and allowed sets smaller than Options.BruteForceBelow or
-// than the number of vectors the probed lists would hold, are searched
-// exactly. Otherwise the nprobe lists whose centroids are closest to q are
+// so small that scoring them in float32 reads fewer bytes than the probed
+// lists' int8 codes, are searched exactly. Otherwise the nprobe lists whose centroids are closest to q are
 // scanned with int8 codes, nprobe being scaled by Len/|allow| so that a
 // filter does not starve the candidates, and the best max(Rerank, 2k)
 // allowed candidates are re-scored with float32 vectors. A q of the wrong
@@ -126,7 +126,7 @@ func (x *Index) Search(q []float32, k int, nprobe int, allow *roaring.Bitmap, ds
 	card := allow.GetCardinality()
 	switch {
 	case card == 0:
-	case x.nlist == 0 || card < uint64(x.opts.BruteForceBelow) || card <= x.scanned(x.probes(nprobe, uint64(x.n))):
+	case x.nlist == 0 || card < uint64(x.opts.BruteForceBelow) || x.exactCheaper(card, x.probes(nprobe, card)):
 		x.exactBitmap(s, q, k, allow)
 	default:
 		x.ivf(s, q, k, x.probes(nprobe, card), allow, nil)
@@ -169,9 +169,12 @@ func (x *Index) probes(nprobe int, allowed uint64) int {
 	return max(1, min(nprobe, x.nlist))
 }
 
-// scanned estimates the vectors held by nprobe lists.
-func (x *Index) scanned(nprobe int) uint64 {
-	return uint64(nprobe) * uint64(x.n) / uint64(max(1, x.nlist))
+// exactCheaper reports whether scoring card allowed vectors exactly
+// (4·dims bytes each) reads fewer bytes than scanning nprobe lists of int8
+// codes (dims bytes per position; spilled vectors count twice).
+func (x *Index) exactCheaper(card uint64, nprobe int) bool {
+	scanned := uint64(nprobe) * uint64(len(x.listIDs)) / uint64(max(1, x.nlist))
+	return 4*card <= scanned
 }
 
 func (x *Index) exactPush(s *scratch, q []float32, id uint32) {

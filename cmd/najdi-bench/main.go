@@ -21,6 +21,7 @@ var commands = map[string]func(args []string) error{
 	"diacritics": runDiacritics,
 	"summary":    runSummary,
 	"search":     runSearch,
+	"latency":    runLatency,
 }
 
 func main() {

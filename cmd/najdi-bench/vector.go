@@ -42,7 +42,7 @@ func runVector(args []string) error {
 	fs.StringVar(&ec.ModelDir, "model", filepath.Join(cache, "models", "bge-small-en-v1.5"), "embedding model directory (with -embed)")
 	fs.StringVar(&ec.LibraryPath, "ort", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "libonnxruntime.so (with -embed)")
 	fs.StringVar(&ec.OutDir, "out", vecDir, "output directory (with -embed)")
-	fs.IntVar(&ec.Limit, "embed-limit", 0, "most corpus texts embedded; 0 = all (with -embed)")
+	fs.IntVar(&ec.Limit, "embed-limit", bench.DefaultEmbedLimit, "most corpus texts embedded; 0 = all, about 140k (with -embed)")
 	fs.IntVar(&ec.Threads, "threads", 0, "ONNX Runtime threads; 0 = all cores (with -embed)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -24,9 +24,11 @@ type lexicon struct {
 	cands map[string][]int32
 	pairs map[uint64]uint32 // v<<32|w → count
 
-	// Ending classes: the last suffix runes of a word.
+	// Ending classes: the last suffix runes of a word, or the word itself
+	// for the most frequent corpus words (class names "=word").
 	suffix     int
 	classes    map[string]int32
+	wordClass  map[string]int32 // word → id of its own class "=word"
 	classCount []uint32
 	classPairs map[uint64]uint32
 	classTotal float64
@@ -45,6 +47,9 @@ func (l *lexicon) class(form string) int32 {
 	if l.suffix <= 0 {
 		return -1
 	}
+	if id, ok := l.wordClass[form]; ok {
+		return id
+	}
 	i := len(form)
 	for n := 0; n < l.suffix && i > 0; n++ {
 		_, size := utf8.DecodeLastRuneInString(form[:i])
@@ -62,6 +67,9 @@ func (l *lexicon) classID(c string) int32 {
 	}
 	id := int32(len(l.classCount))
 	l.classes[c] = id
+	if w, ok := strings.CutPrefix(c, "="); ok && w != "" {
+		l.wordClass[w] = id
+	}
 	l.classCount = append(l.classCount, 0)
 	return id
 }
@@ -91,6 +99,7 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 		cands:       make(map[string][]int32, 330_000),
 		pairs:       make(map[uint64]uint32, 80_000),
 		classes:     make(map[string]int32, 8_000),
+		wordClass:   make(map[string]int32, 1_000),
 		classPairs:  make(map[uint64]uint32, 100_000),
 		classWords:  make(map[uint64]uint32, 50_000),
 		wordClasses: make(map[uint64]uint32, 50_000),

@@ -11,7 +11,7 @@ import (
 )
 
 // Smoothing constants of the word-pair model (see the package doc).
-var (
+const (
 	// pairPrior is μ in P(w|v) = (c(v,w) + μ·P(w)) / (c(v) + μ): how many
 	// corpus observations of v it takes before pair counts outweigh the
 	// unigram frequency.
@@ -19,12 +19,13 @@ var (
 	// classWeight scales the ending-class PMI added to each transition;
 	// classPrior smooths the class pair probabilities like pairPrior and
 	// classFloor bounds the penalty of class pairs never seen together.
-	classWeight = 0.5
+	classWeight = 0.7
 	classPrior  = 100.0
 	classFloor  = -3.0
-	// classWordPrior is ν, the prior weight of the unigram probability
-	// in the class-conditional word probability P(w | class(v)).
-	classWordPrior = 2.0
+	// classWordPrior is ν, the prior weight of a form's unigram share of
+	// its key against its share after (or before) words of an ending
+	// class (see classPrior and nextClassShare).
+	classWordPrior = 5.0
 	// nextClassWeight scales the log share of a form given the ending
 	// class of the next word.
 	nextClassWeight = 1.0
