@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -111,16 +110,28 @@ func (e *Engine) chunk(emb Embedder, s string) [][2]int {
 }
 
 // searchVectors returns the best chunks of segment s for query q among the
-// chunks of allowed, non-deleted documents.
+// chunks of allowed, non-deleted documents. The allowed chunk set is built
+// from the documents' contiguous chunk ranges, at a cost proportional to
+// the allowed (or deleted) documents, not to the chunks.
 func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
 	var allow *roaring.Bitmap
-	if allowDocs != nil || !s.Deleted.IsEmpty() {
+	switch {
+	case allowDocs != nil:
 		allow = roaring.New()
-		for i, ch := range s.Chunks {
-			if s.Deleted.Contains(ch.Doc) || (allowDocs != nil && !allowDocs.Contains(ch.Doc)) {
-				continue
+		it := allowDocs.Iterator()
+		for it.HasNext() {
+			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
+				allow.AddRange(uint64(lo), uint64(hi))
 			}
-			allow.Add(uint32(i))
+		}
+	case !s.Deleted.IsEmpty():
+		allow = roaring.New()
+		allow.AddRange(0, uint64(len(s.Chunks)))
+		it := s.Deleted.Iterator()
+		for it.HasNext() {
+			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
+				allow.RemoveRange(uint64(lo), uint64(hi))
+			}
 		}
 	}
 	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
@@ -133,10 +144,10 @@ func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs
 
 // docChunks scores every chunk of one document exactly.
 func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
-	lo, _ := slices.BinarySearchFunc(s.Chunks, local, func(c segment.ChunkRef, d uint32) int { return int(c.Doc) - int(d) })
-	var out []chunkHit
-	for i := lo; i < len(s.Chunks) && s.Chunks[i].Doc == local; i++ {
-		out = append(out, chunkHit{id: uint32(i), cos: float64(dot(q, s.Vectors.Vector(uint32(i))))})
+	lo, hi := s.ChunkRange(local)
+	out := make([]chunkHit, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
 	}
 	return out
 }

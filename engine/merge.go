@@ -121,6 +121,7 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 	if len(vecs) != 0 && len(vecs) != len(parts) {
 		return fmt.Errorf("BUG: merging segments with and without vectors")
 	}
+	merged.InitChunkIndex()
 	merged.Text = invindex.MergeTextIndexes(texts, remap)
 	merged.Fields = invindex.MergeFieldIndexes(fields, remap)
 	if len(vecs) > 0 {

@@ -263,6 +263,7 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 		tb.Add(local, terms, length)
 	}
 	seg.Text = tb.Build()
+	seg.InitChunkIndex()
 	if w.emb != nil {
 		vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
 		if err != nil {

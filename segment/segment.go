@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -36,6 +37,42 @@ type Segment struct {
 	Chunks  []ChunkRef           // chunk id → location
 	Deleted *roaring.Bitmap      // deleted local documents (read-only)
 	Bytes   int                  // encoded size, for merge policy and metrics
+
+	chunks *chunkIndex // lazily built document → chunk range index
+}
+
+// chunkIndex maps a local document to its contiguous range of chunk ids.
+type chunkIndex struct {
+	once  sync.Once
+	start []uint32 // start[d]..start[d+1] are the chunks of document d
+}
+
+// ChunkRange returns the chunk ids [lo, hi) of local document doc. Chunks
+// of a document are contiguous because they are added document by
+// document.
+func (s *Segment) ChunkRange(doc uint32) (lo, hi uint32) {
+	if s.chunks == nil {
+		panic("BUG: segment without chunk index (use NewChunkIndex)")
+	}
+	ci := s.chunks
+	ci.once.Do(func() {
+		ci.start = make([]uint32, len(s.Docs)+1)
+		for _, c := range s.Chunks {
+			ci.start[c.Doc+1]++
+		}
+		for i := 1; i < len(ci.start); i++ {
+			ci.start[i] += ci.start[i-1]
+		}
+	})
+	return ci.start[doc], ci.start[doc+1]
+}
+
+// InitChunkIndex prepares the lazily built chunk index; call it once when
+// the segment's Docs and Chunks are final (copies share the index).
+func (s *Segment) InitChunkIndex() {
+	if s.chunks == nil {
+		s.chunks = &chunkIndex{}
+	}
 }
 
 // Live returns the number of documents not deleted.
@@ -112,6 +149,7 @@ func Load(st *Store, num uint32, id uint64) (*Segment, error) {
 	if _, err := s.Deleted.FromUnsafeBytes(append([]byte(nil), del...)); err != nil {
 		return nil, fmt.Errorf("%w: segment %d deletes: %v", ErrCorrupt, id, err)
 	}
+	s.InitChunkIndex()
 	return s, nil
 }
 

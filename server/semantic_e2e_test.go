@@ -36,6 +36,14 @@ func TestSemanticSearch(t *testing.T) {
 	if len(sr.Documents) > 1 && sr.Documents[0].Score-sr.Documents[1].Score < 0.1 {
 		t.Errorf("the relevant document should clearly outscore the others: %.3f vs %.3f", sr.Documents[0].Score, sr.Documents[1].Score)
 	}
+	// A deleted document is never found semantically, with or without a filter.
+	must(t, n.do("DELETE", "/v1/collections/sem/documents/cat", "", nil), 204)
+	sr = search(t, n, "/v1/collections/sem/search", `{"query": "which animal makes a good house companion", "max_results": 3}`)
+	for _, d := range sr.Documents {
+		if d.DocumentID == "cat" {
+			t.Fatal("a deleted document was found by the semantic retriever")
+		}
+	}
 	// A keyword-only collection cannot be searched semantically together
 	// with an embedded one.
 	keywordCollection(t, n, "kw", "")
