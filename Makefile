@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models run test test-short bench bench-quality fuzz vet clean
+.PHONY: all build models run test bench vectors bench-quality fuzz clean
 
 all: build
 
@@ -32,19 +32,28 @@ test: models
 bench: models
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./invindex ./filter ./vector ./text ./embed ./ingest ./summary | tee bench/last.txt
 
+## vectors: embed 105k real SciFact vectors once for the vector benchmark (resumes)
+vectors: build models
+	./bin/najdi-bench vector -embed
+
 ## bench-quality: full-corpus quality and throughput runs (see bench/README.md)
-bench-quality: build models
+bench-quality: build models vectors
+	./bin/najdi-bench search -split
+	./bin/najdi-bench latency
+	./bin/najdi-bench vector
 	./bin/najdi-bench keyword
 	./bin/najdi-bench nlu
 	./bin/najdi-bench diacritics
 	./bin/najdi-bench summary
 	./bin/najdi-bench ingest -csv-bytes 1073741824
 
-## fuzz: a minute of fuzzing per parser
+## fuzz: FUZZTIME of fuzzing for every fuzz target (parsers, codecs, filter DSL, analysis)
+FUZZTIME ?= 60s
 fuzz:
-	for f in FuzzParseText FuzzParseHTML FuzzParseDOCX FuzzParsePDF FuzzCSV FuzzJSON FuzzJSONL FuzzXLSX FuzzODS; do \
-		$(GO) test ./ingest -run '^$$' -fuzz "^$$f$$" -fuzztime 60s || exit 1; done
-	$(GO) test ./filter -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s
+	@for pkg in ./ingest ./filter ./invindex ./vector ./text ./text/diacritics; do \
+		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; done
 
 clean:
 	rm -rf bin

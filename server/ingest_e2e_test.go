@@ -218,6 +218,15 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	t.Run("filter needs fulltext elastic", func(t *testing.T) {
+		for id, cfg := range map[string]string{"off": `"fulltext_config": {"enabled": false}`, "solr": `"fulltext_config": {"engine": "solr"}`} {
+			keywordCollection(t, n, id, ", "+cfg+`, "fields": {"brand": {"type": "enum"}}`)
+			r := n.postJSON("/v1/collections/"+id+"/search", `{"query": "x", "filter": {"term": {"brand": "a"}}}`)
+			if r.status != 400 || !strings.Contains(string(r.body), "fulltext_config") {
+				t.Fatalf("%s: filter on a collection without elastic fulltext: %d %s", id, r.status, r.body)
+			}
+		}
+	})
 	t.Run("one bad csv record", func(t *testing.T) {
 		csv := "id,brand,price\n1,acme,10\n2,beta,20,extra\n3,gamma,30\n"
 		ir := ingestOK(t, n.do("POST", "/v1/collections/c/documents", "text/csv", []byte(csv)))
