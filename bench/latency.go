@@ -379,4 +379,3 @@ func (c *vecCache) save(path string) error {
 	c.dirty = false
 	return os.Rename(tmp, path)
 }
-
