@@ -161,6 +161,22 @@ type plan struct {
 	// average length) weigh keyword terms: those of every searched
 	// collection, so that scores are comparable across collections.
 	stats []*segment.Segment
+	// terms caches each collection's analyzed, weighted query terms.
+	terms map[*collection]queryTerms
+}
+
+// queryTermsFor returns the collection's weighted query terms, computed once
+// per request.
+func (e *Engine) queryTermsFor(p *plan, c *collection) queryTerms {
+	if qt, ok := p.terms[c]; ok {
+		return qt
+	}
+	if p.terms == nil {
+		p.terms = map[*collection]queryTerms{}
+	}
+	qt := e.keywordQuery(c, p.stats, p.query)
+	p.terms[c] = qt
+	return qt
 }
 
 func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
@@ -451,7 +467,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
 		return out, nil
 	}
-	qt := e.keywordQuery(c, p.stats, p.query)
+	qt := e.queryTermsFor(p, c)
 	cfg := c.config()
 	keywordOn := cfg.FulltextConfig.On() || qvec == nil
 	var buf []invindex.Hit
@@ -572,7 +588,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 		secs[i] = s.Content
 	}
-	qt := e.keywordQuery(h.c, p.stats, p.query)
+	qt := e.queryTermsFor(p, h.c)
 	var out []Passage
 	for _, ps := range text.Passages(qt.an, qt.weights, secs, text.PassageOptions{MaxPassages: defaultPassages}) {
 		out = append(out, Passage{Text: ps.Text, Offsets: [2]int{ps.Start, ps.End}, SectionIndex: ps.Section, Score: round6(ps.Score)})

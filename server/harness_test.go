@@ -183,26 +183,18 @@ func (n *node) as(user, pass string) *node {
 
 func (n *node) getJSON(path string) resp { return n.do("GET", path, "", nil) }
 
-func (n *node) postJSON(path string, v any) resp {
-	var b []byte
-	switch x := v.(type) {
-	case string:
-		b = []byte(x)
-	default:
-		b, _ = json.Marshal(v)
-	}
-	return n.do("POST", path, "application/json", b)
-}
+func (n *node) postJSON(path string, v any) resp { return n.sendJSON("POST", path, v) }
 
-func (n *node) putJSON(path string, v any) resp {
-	var b []byte
-	switch x := v.(type) {
-	case string:
-		b = []byte(x)
-	default:
-		b, _ = json.Marshal(v)
+func (n *node) putJSON(path string, v any) resp { return n.sendJSON("PUT", path, v) }
+
+// sendJSON sends v (a JSON string as is, anything else marshalled).
+func (n *node) sendJSON(method, path string, v any) resp {
+	b, ok := v.(string)
+	if !ok {
+		raw, _ := json.Marshal(v)
+		b = string(raw)
 	}
-	return n.do("PUT", path, "application/json", b)
+	return n.do(method, path, "application/json", []byte(b))
 }
 
 // upload sends files as one multipart request.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/najdi/najdi/internal/testutil"
+
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -15,21 +17,7 @@ import (
 // package directory.
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/data not found above the package directory")
-		}
-		dir = parent
-	}
+	return testutil.SharedData(t)
 }
 
 // cacSentences returns the "# text =" lines of UD Czech-CAC dev and test.
