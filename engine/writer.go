@@ -134,7 +134,10 @@ func (w *writer) flush() error {
 		return err
 	}
 	c.mu.Lock()
+	// Segment ids are taken before the lock, so concurrent writers may
+	// commit out of id order: keep the list sorted (segByID searches it).
 	c.segs = append(replaceSegs(c.segs, changed), seg)
+	slices.SortFunc(c.segs, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
 	for i, d := range docs {
 		c.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
 	}
