@@ -27,6 +27,7 @@ test: models
 	@scripts/install-models.sh bge-small-en-v1.5 all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
 
 ## bench: Go micro-benchmarks of the hot paths (compare runs with benchstat)
 bench: models
