@@ -190,6 +190,20 @@ func TestAuthIsolation(t *testing.T) {
 		t.Fatalf("admin lists %d collections, want 2", len(all))
 	}
 	must(t, root.getJSON("/v1/collections/news/documents/a1?owner=alice"), 200)
+	// Metrics name owners and collections: admins only.
+	if r := alice.getJSON("/metrics"); r.status != 403 {
+		t.Fatalf("a user read the metrics: %d", r.status)
+	}
+	if r := n.getJSON("/metrics"); r.status != 401 {
+		t.Fatalf("anonymous metrics: %d", r.status)
+	}
+	if m := must(t, root.getJSON("/metrics"), 200); !strings.Contains(string(m.body), `najdi_documents{owner="alice",collection="news"} 1`) {
+		t.Fatalf("admin metrics lack alice's collection: %s", truncate(m.body, 400))
+	}
+	// An admin ingests and queries on a user's behalf.
+	must(t, root.postJSON("/v1/collections/news/documents?owner=alice", `{"documents": [{"document_id": "a2", "sections": [{"type": "p", "content": "added by the admin"}]}]}`), 200)
+	must(t, alice.getJSON("/v1/collections/news/documents/a2"), 200)
+	must(t, root.getJSON("/v1/collections/news/query?query=admin&owner=alice"), 200)
 	// NLU resources are isolated too.
 	m := must(t, alice.postJSON("/models", `{"name": "re", "type": "annotator", "annotator": {"service": "builtin", "model": "regex", "config": {"patterns": {"code": "[A-Z]{3}"}}}}`), 201).json(t)
 	id := m["model_id"].(string)

@@ -16,7 +16,9 @@ import (
 // letter or a digit, or when the word before it is a known abbreviation
 // ("e.g.", "Dr.", "tj.", "např.", "Ing."), a single letter (an initial, "J.
 // R. R. Tolkien") or a number followed by something other than an uppercase
-// letter (Czech ordinals: "15. března 2025").
+// letter (Czech ordinals: "15. března 2025"), or when a number follows a
+// capitalised word ("Eq. 3", "J Biol. 161"). A number after a lowercase word
+// or an acronym starts a new sentence ("were found. 12 patients").
 func Sentences(s string) []Span {
 	var out []Span
 	start := 0
@@ -107,7 +109,7 @@ func endsSentenceAfterDot(s string, dot, after int) bool {
 		return true
 	}
 	next, _ := decodeRune(s, k)
-	if unicode.IsLower(next) || isDigit(next) {
+	if unicode.IsLower(next) {
 		return false
 	}
 	// The word before the dot, with inner dots ("e.g", "s.r.o").
@@ -136,7 +138,29 @@ func endsSentenceAfterDot(s string, dot, after int) bool {
 	if _, ok := abbreviations[strings.ToLower(prev)]; ok {
 		return false
 	}
+	if isDigit(next) {
+		// A capitalised short form before a number is a reference or a
+		// citation ("Eq. 3", "J Biol. 161"); after a lowercase word or an
+		// acronym a number starts a sentence ("were found. 12 patients",
+		// "of GTP. 2,3-DPG").
+		return !isTitleCase(prev)
+	}
 	return true
+}
+
+// isTitleCase reports whether w starts with an uppercase letter followed by
+// at least one lowercase letter.
+func isTitleCase(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	for _, r := range w[n:] {
+		if unicode.IsLower(r) {
+			return true
+		}
+	}
+	return false
 }
 
 func isOpener(r rune) bool {
@@ -162,7 +186,8 @@ var abbreviations = wordSet(`mr mrs ms dr prof st jr sr vs etc e.g i.e cf fig no
 approx dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec
 al ing mgr bc doc mudr judr phdr rndr paeddr mvdr thdr pharmdr csc drsc
 např tj tzv resp apod mj popř př čj č str sv ul nám tel p pí sl odst písm
-kč hod min obr tab kap viz srov cca tř roč`)
+kč hod min obr tab kap viz srov cca tř roč ref refs pp eq eqs figs ca sect
+chap eds spp čl`)
 
 // trimSpan trims white space from both ends of s[start:end].
 func trimSpan(s string, start, end int) Span {
