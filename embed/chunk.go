@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/text"
 )
 
 // Chunk is a passage of a section's text, as byte offsets: the passage is
@@ -12,8 +14,10 @@ type Chunk struct{ Start, End int }
 
 // ChunkText cuts s into passages of at most maxTokens tokens as counter
 // counts them (special tokens and prefixes excluded), packing whole sentences
-// greedily. A sentence longer than maxTokens is cut at word boundaries, and a
-// word longer than maxTokens at character boundaries. Chunks are trimmed of
+// greedily. Sentences come from text.Sentences. A sentence longer than
+// maxTokens is cut where white space separates words, a piece without white
+// space longer than maxTokens between its words (text.Words), and a word
+// longer than maxTokens at character boundaries. Chunks are trimmed of
 // surrounding white space, in order, and never empty; a blank s has no
 // chunks. A nil counter counts words; maxTokens <= 0 means no limit.
 func ChunkText(s string, counter TokenCounter, maxTokens int) []Chunk {
@@ -21,11 +25,7 @@ func ChunkText(s string, counter TokenCounter, maxTokens int) []Chunk {
 		counter = wordCounter{}
 	}
 	if maxTokens <= 0 {
-		lo, hi := trimSpan(s, 0, len(s))
-		if lo == hi {
-			return nil
-		}
-		return []Chunk{{lo, hi}}
+		return appendTrimmed(nil, s, 0, len(s))
 	}
 	var (
 		chunks []Chunk
@@ -57,16 +57,21 @@ func ChunkText(s string, counter TokenCounter, maxTokens int) []Chunk {
 			add(sent, n, false)
 			continue
 		}
-		for _, w := range wordSpans(s, sent) {
-			word := s[w.Start:w.End]
-			if n := counter.CountTokens(word); n <= maxTokens {
-				add(w, n, false)
+		for _, f := range wordSpans(s, sent, false) {
+			if n := counter.CountTokens(s[f.Start:f.End]); n <= maxTokens {
+				add(f, n, false)
 				continue
 			}
-			for lo := w.Start; lo < w.End; {
-				hi, n := longestPrefix(s[lo:w.End], counter, maxTokens)
-				add(Chunk{lo, lo + hi}, n, true)
-				lo += hi
+			for _, w := range wordSpans(s, f, true) {
+				if n := counter.CountTokens(s[w.Start:w.End]); n <= maxTokens {
+					add(w, n, false)
+					continue
+				}
+				for lo := w.Start; lo < w.End; {
+					hi, n := longestPrefix(s[lo:w.End], counter, maxTokens)
+					add(Chunk{lo, lo + hi}, n, true)
+					lo += hi
+				}
 			}
 		}
 	}
@@ -97,139 +102,56 @@ func longestPrefix(word string, counter TokenCounter, maxTokens int) (int, int) 
 	return ends[best], bestN
 }
 
-// abbreviations end with a period without ending a sentence (lowercase, no
-// period).
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "al": true,
-	"fig": true, "figs": true, "eq": true, "no": true, "approx": true, "ca": true,
-	"dr": true, "mr": true, "mrs": true, "ms": true, "prof": true, "st": true,
-	"jr": true, "sr": true, "inc": true, "ltd": true, "co": true, "corp": true,
-	"tj": true, "tzv": true, "např": true, "atd": true, "apod": true, "resp": true,
-	"mj": true, "příp": true, "str": true, "č": true, "ing": true, "mudr": true,
-	"mgr": true, "doc": true, "kč": true, "popř": true,
-}
-
-// sentenceSpans splits s into trimmed, non-empty sentence spans. A sentence
-// ends at . ! ? or … (with closing quotes or brackets) followed by white
-// space, unless the period ends a known abbreviation or an initial, or the
-// next word starts lowercase; a blank line always ends a sentence.
+// sentenceSpans returns the sentences of s (see text.Sentences) as chunks.
 func sentenceSpans(s string) []Chunk {
-	var spans []Chunk
-	emit := func(lo, hi int) {
-		lo, hi = trimSpan(s, lo, hi)
-		if lo < hi {
-			spans = append(spans, Chunk{lo, hi})
-		}
+	sents := text.Sentences(s)
+	out := make([]Chunk, len(sents))
+	for i, sp := range sents {
+		out[i] = Chunk{sp.Start, sp.End}
 	}
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\n' {
-			// Blank line: a newline, optional spaces, another newline.
-			j := i + 1
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
-				j++
-			}
-			if j < len(s) && s[j] == '\n' {
-				emit(start, i)
-				start = j + 1
-				i = j + 1
-				continue
-			}
-		}
-		if r != '.' && r != '!' && r != '?' && r != '…' {
-			i += size
-			continue
-		}
-		end := i + size
-		for end < len(s) {
-			r2, sz := utf8.DecodeRuneInString(s[end:])
-			if !strings.ContainsRune(".!?…\"')]}”’»", r2) {
-				break
-			}
-			end += sz
-		}
-		if end < len(s) {
-			if r2, _ := utf8.DecodeRuneInString(s[end:]); !unicode.IsSpace(r2) {
-				i = end
-				continue
-			}
-		}
-		if r == '.' && end == i+1 && !sentenceBreakAfterPeriod(s, start, i, end) {
-			i = end
-			continue
-		}
-		emit(start, end)
-		start = end
-		i = end
-	}
-	emit(start, len(s))
-	return spans
+	return out
 }
 
-// sentenceBreakAfterPeriod decides whether the period at s[dot] (followed by
-// white space at s[end]) ends a sentence.
-func sentenceBreakAfterPeriod(s string, start, dot, end int) bool {
-	w := dot
-	for w > start {
-		r, size := utf8.DecodeLastRuneInString(s[start:w])
-		if unicode.IsSpace(r) || r == '(' || r == '"' {
-			break
-		}
-		w -= size
-	}
-	word := strings.ToLower(s[w:dot])
-	if abbreviations[word] {
-		return false
-	}
-	if r, size := utf8.DecodeRuneInString(s[w:dot]); size == dot-w && unicode.IsUpper(r) {
-		return false // an initial: "J. Smith"
-	}
-	next := strings.TrimLeftFunc(s[end:], unicode.IsSpace)
-	if r, _ := utf8.DecodeRuneInString(next); unicode.IsLower(r) {
-		return false
-	}
-	return true
-}
-
-// wordSpans returns the white-space separated words of s within span.
-func wordSpans(s string, span Chunk) []Chunk {
-	var words []Chunk
-	start := -1
-	for i, r := range s[span.Start:span.End] {
-		i += span.Start
-		if unicode.IsSpace(r) {
-			if start >= 0 {
-				words = append(words, Chunk{start, i})
-				start = -1
+// wordSpans cuts s[span.Start:span.End] into pieces that each begin with a
+// word (see text.Words) and run to the next piece, trimmed of white space,
+// so that they cover every non-space byte of span. Pieces begin at words
+// that follow white space ("state-of-the-art," is one piece) or, with
+// inner, at every word (so that a long run without white space, such as a
+// URL, can be cut between its words); punctuation between two words stays
+// with the first unless white space follows it.
+func wordSpans(s string, span Chunk, inner bool) []Chunk {
+	var out []Chunk
+	lo, prevEnd := span.Start, -1
+	for _, w := range text.Words(s[span.Start:span.End]) {
+		start, end := span.Start+w.Start, span.Start+w.End
+		if prevEnd >= 0 {
+			cut := start
+			if k := strings.LastIndexFunc(s[prevEnd:start], unicode.IsSpace); k >= 0 {
+				_, n := utf8.DecodeRuneInString(s[prevEnd+k:])
+				cut = prevEnd + k + n
+			} else if !inner {
+				cut = -1
 			}
-		} else if start < 0 {
-			start = i
+			if cut >= 0 {
+				out = appendTrimmed(out, s, lo, cut)
+				lo = cut
+			}
 		}
+		prevEnd = end
 	}
-	if start >= 0 {
-		words = append(words, Chunk{start, span.End})
-	}
-	return words
+	return appendTrimmed(out, s, lo, span.End)
 }
 
-// trimSpan shrinks [lo, hi) of s to exclude surrounding white space.
-func trimSpan(s string, lo, hi int) (int, int) {
-	for lo < hi {
-		r, size := utf8.DecodeRuneInString(s[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		lo += size
+// appendTrimmed appends s[lo:hi] trimmed of white space to out unless it is
+// blank.
+func appendTrimmed(out []Chunk, s string, lo, hi int) []Chunk {
+	t := strings.TrimLeftFunc(s[lo:hi], unicode.IsSpace)
+	lo = hi - len(t)
+	t = strings.TrimRightFunc(t, unicode.IsSpace)
+	if t == "" {
+		return out
 	}
-	for hi > lo {
-		r, size := utf8.DecodeLastRuneInString(s[lo:hi])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		hi -= size
-	}
-	return lo, hi
+	return append(out, Chunk{lo, lo + len(t)})
 }
 
 // wordCounter counts white-space separated words.

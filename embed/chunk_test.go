@@ -132,7 +132,13 @@ func TestChunkTextCases(t *testing.T) {
 		{"no limit", "  one. two  ", 0, []string{"one. two"}},
 		{"pack", "One two. Three four. Five six.", 4, []string{"One two. Three four.", "Five six."}},
 		{"long sentence by words", "one two three four five six seven", 3, []string{"one two three", "four five six", "seven"}},
-		{"long word by characters", long, 20, []string{long[:20], long[20:40], long[40:60], long[60:80], long[80:]}},
+		// "a-" is two tokens: a long run without white space is cut
+		// between its words.
+		{"long run by inner words", long, 20, []string{long[:20], long[20:40], long[40:60], long[60:80], long[80:]}},
+		// state - of - the - art is seven tokens: it is kept whole while it
+		// fits, else cut between its words, never inside one.
+		{"white space first", "use state-of-the-art methods now", 8, []string{"use state-of-the-art", "methods now"}},
+		{"hyphens second", "x state-of-the-art", 4, []string{"x state-", "of-the-", "art"}},
 	}
 	tok, err := LoadTokenizer(filepath.Join(modelDir(t, "bge-small-en-v1.5"), "tokenizer.json"), true)
 	if err != nil {
@@ -153,6 +159,30 @@ func TestChunkTextCases(t *testing.T) {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestChunkTextLongWord checks that a single word longer than maxTokens is
+// cut at character boundaries into pieces that fit.
+func TestChunkTextLongWord(t *testing.T) {
+	tok, err := LoadTokenizer(filepath.Join(modelDir(t, "bge-small-en-v1.5"), "tokenizer.json"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const word = "pneumonoultramicroscopicsilicovolcanoconiosis"
+	const maxTokens = 3
+	n := tok.CountTokens(word)
+	if n <= maxTokens {
+		t.Fatalf("%q is only %d tokens", word, n)
+	}
+	chunks := ChunkText(word, tok, maxTokens)
+	checkChunks(t, word, chunks, tok, maxTokens)
+	var b strings.Builder
+	for _, c := range chunks {
+		b.WriteString(word[c.Start:c.End])
+	}
+	if b.String() != word || len(chunks) < (n+maxTokens-1)/maxTokens {
+		t.Errorf("%d tokens in %d chunks %v", n, len(chunks), chunks)
 	}
 }
 

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 
@@ -121,8 +120,3 @@ func segByID(segs []*segment.Segment, id uint64) *segment.Segment {
 	}
 	return nil
 }
-
-// schema adapts a collection's field types to the filter package.
-type schema struct{ rec *collRecord }
-
-func (c *collection) String() string { return fmt.Sprintf("%s/%s", c.owner, c.id) }

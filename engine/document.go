@@ -253,6 +253,8 @@ func (w *writer) parseError(f ingest.Format, err error) error {
 	switch {
 	case errors.Is(err, ingest.ErrUnsupportedFormat):
 		return kindError(ErrUnsupportedMedia, err, "cannot ingest this upload")
+	case errors.Is(err, ingest.ErrTooLarge):
+		return &Error{Kind: ErrTooLarge, Message: fmt.Sprintf("the %s upload exceeds a parser limit: %v", f, err), Details: map[string]any{"format": string(f)}, Cause: err}
 	case errors.Is(err, ingest.ErrCorrupt):
 		return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("the file is not a valid %s file: %v", f, err), Details: map[string]any{"format": string(f)}, Cause: err}
 	}
