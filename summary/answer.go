@@ -66,7 +66,7 @@ func Extractive(question string, r Result, docs []Doc) AnswerResult {
 	var cands []cand
 	for i, s := range r.Summaries {
 		for _, sp := range sentences(s.Content) {
-			text := s.Content[sp.start:sp.end]
+			text := s.Content[sp.Start:sp.End]
 			if raw := w.termScore(text); raw > 0 {
 				cands = append(cands, cand{text, i, raw, raw / (1 + rankDecay*float64(i))})
 			}

@@ -114,12 +114,12 @@ func prepare(rank int, d *Doc, w *weights) *prepared {
 	for si, sec := range d.Sections {
 		pos, cp := 0, 0 // byte offset and its code point offset
 		for _, sp := range sentences(sec.Content) {
-			cp += utf8.RuneCountInString(sec.Content[pos:sp.start])
+			cp += utf8.RuneCountInString(sec.Content[pos:sp.Start])
 			ca := cp
-			cp += utf8.RuneCountInString(sec.Content[sp.start:sp.end])
+			cp += utf8.RuneCountInString(sec.Content[sp.Start:sp.End])
 			cb := cp
-			pos = sp.end
-			s := sentence{sec: si, a: sp.start, b: sp.end, score: w.termScore(sec.Content[sp.start:sp.end])}
+			pos = sp.End
+			s := sentence{sec: si, a: sp.Start, b: sp.End, score: w.termScore(sec.Content[sp.Start:sp.End])}
 			if maxEv > 0 {
 				for _, e := range d.Evidence {
 					if e.Section != si || e.End <= ca || e.Start >= cb || e.Score <= 0 {

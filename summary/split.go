@@ -5,138 +5,58 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/najdi/najdi/text"
 )
 
-// span is a byte range [start, end) of a string.
-type span struct{ start, end int }
-
-// abbreviations end with a period that does not end a sentence (lower-case,
-// without the period).
-var abbreviations = map[string]bool{
-	"e.g": true, "i.e": true, "al": true, "fig": true, "figs": true, "eq": true,
-	"vs": true, "etc": true, "dr": true, "mr": true, "mrs": true, "ms": true,
-	"prof": true, "no": true, "approx": true, "ca": true, "cf": true, "resp": true,
-	"tab": true, "vol": true, "st": true, "jr": true, "sr": true, "inc": true,
-	"např": true, "tzv": true, "tj": true, "atd": true, "apod": true, "resp.": true,
-}
-
-// sentences splits s into sentence spans trimmed of surrounding space.
-// A sentence ends at a line break, or after '.', '!', '?' or '…' (and any
-// closing quotes or brackets) followed by space and then an upper-case
-// letter, a digit or an opening quote or bracket — unless the word before a
-// period is a known abbreviation or a single letter (an initial).
-func sentences(s string) []span {
-	var out []span
-	start := 0
-	emit := func(end int) {
-		a, b := trimSpan(s, start, end)
-		if a < b {
-			out = append(out, span{a, b})
+// sentences returns the sentence spans of s (see text.Sentences), with every
+// line break ending a sentence too: in a section, a line without a final
+// period is a title, a list item or a table row.
+func sentences(s string) []text.Span {
+	var out []text.Span
+	for lo := 0; lo < len(s); {
+		hi, next := len(s), len(s)
+		if k := strings.IndexAny(s[lo:], "\n\r\u2029"); k >= 0 {
+			_, n := utf8.DecodeRuneInString(s[lo+k:])
+			hi, next = lo+k, lo+k+n
 		}
-	}
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\n' || r == '\r' || r == '\u2029':
-			emit(i)
-			start = i + n
-		case r == '.' || r == '!' || r == '?' || r == '…':
-			j := i + n
-			for j < len(s) && strings.IndexByte(`"')]»”’`, s[j]) >= 0 {
-				j++
-			}
-			for j < len(s) {
-				c, m := utf8.DecodeRuneInString(s[j:])
-				if c != '”' && c != '’' && c != '»' {
-					break
-				}
-				j += m
-			}
-			if j >= len(s) {
-				break
-			}
-			c, m := utf8.DecodeRuneInString(s[j:])
-			if c != ' ' && c != '\t' && c != '\u00a0' {
-				break
-			}
-			k := j + m
-			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-				k++
-			}
-			if k >= len(s) {
-				break
-			}
-			next, _ := utf8.DecodeRuneInString(s[k:])
-			if !(unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune(`"'(["„“«`, next)) {
-				break
-			}
-			if r == '.' && isAbbreviation(s[start:i]) {
-				break
-			}
-			emit(j)
-			start = j
-			n = j - i
+		for _, sp := range text.Sentences(s[lo:hi]) {
+			out = append(out, text.Span{Start: lo + sp.Start, End: lo + sp.End})
 		}
-		i += n
+		lo = next
 	}
-	emit(len(s))
 	return out
 }
 
-// isAbbreviation reports whether the text before a period ends with an
-// abbreviation or a single-letter initial.
-func isAbbreviation(before string) bool {
-	w := before[strings.LastIndexAny(before, " \t(\"'")+1:]
-	if w == "" {
-		return false
+// words returns the white-space separated pieces of s[a:b] (byte offsets
+// into s): each begins with a word (see text.Words) that follows white space
+// and keeps the punctuation around it ("(COVID-19)," is one piece). Cutting
+// text only between these pieces never cuts a word.
+func words(s string, a, b int) []text.Span {
+	var out []text.Span
+	lo, prevEnd := a, -1
+	for _, w := range text.Words(s[a:b]) {
+		start := a + w.Start
+		if prevEnd >= 0 {
+			if k := strings.LastIndexFunc(s[prevEnd:start], unicode.IsSpace); k >= 0 {
+				_, n := utf8.DecodeRuneInString(s[prevEnd+k:])
+				out = appendTrimmed(out, s, lo, prevEnd+k+n)
+				lo = prevEnd + k + n
+			}
+		}
+		prevEnd = a + w.End
 	}
-	if utf8.RuneCountInString(w) == 1 {
-		r, _ := utf8.DecodeRuneInString(w)
-		return unicode.IsLetter(r)
-	}
-	return abbreviations[strings.ToLower(w)]
+	return appendTrimmed(out, s, lo, b)
 }
 
-// trimSpan shrinks [a, b) of s past leading and trailing white space.
-func trimSpan(s string, a, b int) (int, int) {
-	for a < b {
-		r, n := utf8.DecodeRuneInString(s[a:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		a += n
+// appendTrimmed appends the span of s[lo:hi] trimmed of white space to out
+// unless it is blank.
+func appendTrimmed(out []text.Span, s string, lo, hi int) []text.Span {
+	t := strings.TrimLeftFunc(s[lo:hi], unicode.IsSpace)
+	lo = hi - len(t)
+	if t = strings.TrimRightFunc(t, unicode.IsSpace); t == "" {
+		return out
 	}
-	for b > a {
-		r, n := utf8.DecodeLastRuneInString(s[a:b])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		b -= n
-	}
-	return a, b
-}
-
-// words splits s[a:b] into white-space separated word spans (byte offsets
-// into s). Cutting text only between these spans never cuts a word.
-func words(s string, a, b int, dst []span) []span {
-	in := false
-	ws := 0
-	for i := a; i < b; {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		sp := unicode.IsSpace(r)
-		if !sp && !in {
-			in, ws = true, i
-		} else if sp && in {
-			in = false
-			dst = append(dst, span{ws, i})
-		}
-		i += n
-	}
-	if in {
-		dst = append(dst, span{ws, b})
-	}
-	return dst
+	return append(out, text.Span{Start: lo, End: lo + len(t)})
 }
 
 // stemLen is the number of runes a term keeps: truncation is a crude,
@@ -172,66 +92,26 @@ var stopwords = map[string]bool{
 	"nad": true, "pred": true, "mezi": true, "aby": true, "jen": true, "uz": true,
 }
 
-// appendTerms appends the analyzed terms of s to dst: runs of letters and
-// digits, lower-cased, stripped of diacritics, truncated to stemLen runes;
-// terms shorter than two runes (except digits) and stop words are dropped.
+// appendTerms appends the language-neutral terms of s to dst, used when
+// Config.Analyzer is nil: words (see text.Words) folded (see text.Fold) and
+// truncated to stemLen runes; single-rune terms other than digits and stop
+// words are dropped.
 func appendTerms(dst []string, s string) []string {
-	var b strings.Builder
-	flush := func() {
-		if b.Len() == 0 {
-			return
-		}
-		t := b.String()
-		b.Reset()
+	for _, w := range text.Words(s) {
+		t := text.Fold(s[w.Start:w.End])
 		if stopwords[t] {
-			return
+			continue
 		}
-		if utf8.RuneCountInString(t) < 2 {
-			r, _ := utf8.DecodeRuneInString(t)
-			if !unicode.IsDigit(r) {
-				return
-			}
+		r, n := utf8.DecodeRuneInString(t)
+		if n == len(t) && !unicode.IsDigit(r) {
+			continue
 		}
-		if k := runeOffset(t, stemLen); k < len(t) {
-			t = t[:k]
+		k := 0
+		for i := 0; i < stemLen && k < len(t); i++ {
+			_, n := utf8.DecodeRuneInString(t[k:])
+			k += n
 		}
-		dst = append(dst, t)
+		dst = append(dst, t[:k])
 	}
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteString(fold(r))
-		} else if !unicode.Is(unicode.Mn, r) {
-			flush()
-		}
-	}
-	flush()
 	return dst
-}
-
-// fold lower-cases r and strips its diacritics.
-func fold(r rune) string {
-	r = unicode.ToLower(r)
-	if r < utf8.RuneSelf {
-		return string(r)
-	}
-	d := norm.NFD.String(string(r))
-	var b strings.Builder
-	for _, c := range d {
-		if !unicode.Is(unicode.Mn, c) {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-// runeOffset returns the byte offset of the n-th rune of s (len(s) if s is
-// shorter).
-func runeOffset(s string, n int) int {
-	for i := range s {
-		if n == 0 {
-			return i
-		}
-		n--
-	}
-	return len(s)
 }

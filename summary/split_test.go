@@ -25,7 +25,7 @@ func TestSentences(t *testing.T) {
 	for _, tc := range tests {
 		var got []string
 		for _, sp := range sentences(tc.in) {
-			got = append(got, tc.in[sp.start:sp.end])
+			got = append(got, tc.in[sp.Start:sp.End])
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("sentences(%q) = %q, want %q", tc.in, got, tc.want)
@@ -53,8 +53,8 @@ func TestAppendTerms(t *testing.T) {
 func TestWords(t *testing.T) {
 	s := "  alpha  beta\tgamma\n"
 	var got []string
-	for _, w := range words(s, 0, len(s), nil) {
-		got = append(got, s[w.start:w.end])
+	for _, w := range words(s, 0, len(s)) {
+		got = append(got, s[w.Start:w.End])
 	}
 	if want := []string{"alpha", "beta", "gamma"}; !slices.Equal(got, want) {
 		t.Errorf("words = %q, want %q", got, want)

@@ -177,7 +177,7 @@ type docState struct {
 	cur   excerpt
 	min   excerpt              // the most aggressive excerpt
 	lvl   [levelShort]*excerpt // lazily built excerpts of the fixed levels
-	words []span               // words of the best sentence
+	words []text.Span          // words of the best sentence
 	wts   []float64            // query weight of each word
 }
 
@@ -491,10 +491,10 @@ func (st *docState) initWords(w *weights) {
 	p := st.p
 	se := p.sents[p.best[0]]
 	content := p.doc.Sections[se.sec].Content
-	st.words = words(content, se.a, se.b, nil)
+	st.words = words(content, se.a, se.b)
 	st.wts = make([]float64, len(st.words))
 	for i, wd := range st.words {
-		st.wts[i] = w.termScore(content[wd.start:wd.end])
+		st.wts[i] = w.termScore(content[wd.Start:wd.End])
 	}
 }
 
@@ -516,7 +516,7 @@ func (st *docState) shorten(cfg Config, k int) excerpt {
 			bestW, bestAt = cur, i-k+1
 		}
 	}
-	text := content[st.words[bestAt].start:st.words[bestAt+k-1].end]
+	text := content[st.words[bestAt].Start:st.words[bestAt+k-1].End]
 	if bestAt > 0 {
 		text = Ellipsis + " " + text
 	}
