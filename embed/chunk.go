@@ -63,7 +63,16 @@ func ChunkText(s string, counter TokenCounter, maxTokens int) []Chunk {
 				continue
 			}
 			for _, w := range wordSpans(s, f, true) {
+				// Counts need not add up across a cut without white
+				// space, so the joint text is counted.
+				if cur.Start >= 0 {
+					if n := counter.CountTokens(s[cur.Start:w.End]); n <= maxTokens {
+						cur.End, curN = w.End, n
+						continue
+					}
+				}
 				if n := counter.CountTokens(s[w.Start:w.End]); n <= maxTokens {
+					flush()
 					add(w, n, false)
 					continue
 				}

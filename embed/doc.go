@@ -66,8 +66,9 @@
 //
 // # Chunking
 //
-// ChunkText packs whole sentences into passages of at most maxTokens tokens
-// (WordPiece counts are additive over white-space separated text, so a
-// chunk's count is the sum of its sentences' counts), cutting an overlong
-// sentence at word boundaries and an overlong word at character boundaries.
+// ChunkText packs whole sentences (text.Sentences) into passages of at most
+// maxTokens tokens (WordPiece counts are additive over white-space separated
+// text, so a chunk's count is the sum of its sentences' counts), cutting an
+// overlong sentence at white space, then between text.Words words, and an
+// overlong single word at character boundaries.
 package embed

@@ -41,6 +41,8 @@ func TestAppendTerms(t *testing.T) {
 		{"The proteins of a cell", []string{"protei", "cell"}},
 		{"Příliš žluťoučký kůň", []string{"prilis", "zlutou", "kun"}},
 		{"COVID-19 in 2020: 5 cases", []string{"covid", "19", "2020", "5", "cases"}},
+		{"Pi is 3.14, don't", []string{"pi", "3.14", "don't"}},
+		{"Straße", []string{"strass"}},
 		{"", nil},
 	}
 	for _, tc := range tests {
@@ -51,12 +53,23 @@ func TestAppendTerms(t *testing.T) {
 }
 
 func TestWords(t *testing.T) {
-	s := "  alpha  beta\tgamma\n"
-	var got []string
-	for _, w := range words(s, 0, len(s)) {
-		got = append(got, s[w.Start:w.End])
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"  alpha  beta\tgamma\n", []string{"alpha", "beta", "gamma"}},
+		{"(COVID-19), — the end.", []string{"(COVID-19), —", "the", "end."}},
+		{"\"Hi,\" she said", []string{"\"Hi,\"", "she", "said"}},
+		{" … ", []string{"…"}},
+		{"", nil},
 	}
-	if want := []string{"alpha", "beta", "gamma"}; !slices.Equal(got, want) {
-		t.Errorf("words = %q, want %q", got, want)
+	for _, tc := range tests {
+		var got []string
+		for _, w := range words(tc.in, 0, len(tc.in)) {
+			got = append(got, tc.in[w.Start:w.End])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("words(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -17,8 +17,9 @@ import (
 // ("e.g.", "Dr.", "tj.", "např.", "Ing."), a single letter (an initial, "J.
 // R. R. Tolkien") or a number followed by something other than an uppercase
 // letter (Czech ordinals: "15. března 2025"), or when a number follows a
-// capitalised word ("Eq. 3", "J Biol. 161"). A number after a lowercase word
-// or an acronym starts a new sentence ("were found. 12 patients").
+// capitalised word or a lowercase word of at most three letters ("Eq. 3",
+// "J Biol. 161", "čl. 5"). A number after a longer lowercase word or an
+// acronym starts a new sentence ("were found. 12 patients").
 func Sentences(s string) []Span {
 	var out []Span
 	start := 0
@@ -139,11 +140,13 @@ func endsSentenceAfterDot(s string, dot, after int) bool {
 		return false
 	}
 	if isDigit(next) {
-		// A capitalised short form before a number is a reference or a
-		// citation ("Eq. 3", "J Biol. 161"); after a lowercase word or an
-		// acronym a number starts a sentence ("were found. 12 patients",
-		// "of GTP. 2,3-DPG").
-		return !isTitleCase(prev)
+		// A capitalised word or a short lowercase one before a number is
+		// a reference or a citation ("Eq. 3", "J Biol. 161", "čl. 5",
+		// "sec. 2"); after a longer lowercase word or an acronym a number
+		// starts a sentence ("were found. 12 patients", "of GTP. 2,3-DPG").
+		first, _ := utf8.DecodeRuneInString(prev)
+		short := unicode.IsLower(first) && utf8.RuneCountInString(prev) <= 3
+		return !isTitleCase(prev) && !short
 	}
 	return true
 }
@@ -186,8 +189,8 @@ var abbreviations = wordSet(`mr mrs ms dr prof st jr sr vs etc e.g i.e cf fig no
 approx dept inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec
 al ing mgr bc doc mudr judr phdr rndr paeddr mvdr thdr pharmdr csc drsc
 např tj tzv resp apod mj popř př čj č str sv ul nám tel p pí sl odst písm
-kč hod min obr tab kap viz srov cca tř roč ref refs pp eq eqs figs ca sect
-chap eds spp čl`)
+kč hod min obr tab kap viz srov cca tř roč ref refs pp eq eqs figs sect chap
+eds spp`)
 
 // trimSpan trims white space from both ends of s[start:end].
 func trimSpan(s string, start, end int) Span {

@@ -57,6 +57,7 @@ func TestSentences(t *testing.T) {
 		{"Levels of GTP. 2,3-DPG rose.", []string{"Levels of GTP.", "2,3-DPG rose."}},
 		{"As in Eq. 3 and Fig. 2 (ref. 4). Next.", []string{"As in Eq. 3 and Fig. 2 (ref. 4).", "Next."}},
 		{"J Biol. 161:793. Done", []string{"J Biol. 161:793.", "Done"}},
+		{"Podle čl. 5 odst. 2 zákona. Dále ČL. Úkol", []string{"Podle čl. 5 odst. 2 zákona.", "Dále ČL.", "Úkol"}},
 		{"Dne 1. 1. 2020 pršelo. Pak ne.", []string{"Dne 1. 1. 2020 pršelo.", "Pak ne."}},
 		{"Smith et al. found it. See Fig. 2 for e.g. details.", []string{"Smith et al. found it.", "See Fig. 2 for e.g. details."}},
 		{"The value was 5 mg. in total. Next.", []string{"The value was 5 mg. in total.", "Next."}},
