@@ -141,6 +141,12 @@ func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring
 		mode = wandPruned
 		if allow != nil && allow.GetCardinality()*wandDirectRatio <= sumDF {
 			mode = wandDirect
+		} else if t.allCommon(q) {
+			// Block bounds cannot prune when every term is in a large share
+			// of the documents; plain scoring is faster then (measured on
+			// 1M docs: 48.5 ms exhaustive vs 66.9 ms WAND for three of the
+			// most frequent terms).
+			mode = wandExhaustive
 		}
 	}
 
@@ -374,4 +380,27 @@ func (s *wandScratch) direct(t *TextIndex, bp bm25Params, h *bm25Heap, allow, de
 			theta = wandOffer(h, d, s.score(cs, d, t.docLen[d], bp), theta)
 		}
 	}
+}
+
+// wandCommonRatio: a term is common when it is in at least 1/wandCommonRatio
+// of the documents.
+const wandCommonRatio = 8
+
+// allCommon reports whether every weighted query term that occurs is common.
+func (t *TextIndex) allCommon(q []QueryTerm) bool {
+	seen := false
+	for _, qt := range q {
+		if !(qt.Weight > 0) {
+			continue
+		}
+		df := uint64(t.DocFreq(qt.Term))
+		if df == 0 {
+			continue
+		}
+		if df*wandCommonRatio < uint64(t.numDocs) {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }
