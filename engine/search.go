@@ -430,9 +430,9 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	segs := c.snapshot()
 	rk := e.opts.Ranker
 	cand := max(rk.Candidates, p.max)
-	byDoc := map[[2]uint64]*hit{}
+	byDoc := map[docKey]*hit{}
 	get := func(s *segment.Segment, local uint32) *hit {
-		k := [2]uint64{s.ID, uint64(local)}
+		k := docKey{s, local}
 		h := byDoc[k]
 		if h == nil {
 			h = &hit{c: c, seg: s, local: local, docID: s.Docs[local]}
@@ -535,9 +535,16 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	return keep, nil
 }
 
+// docKey identifies a document of a segment during a search.
+type docKey struct {
+	seg   *segment.Segment
+	local uint32
+}
+
 // completeKeyword computes the BM25 score of semantic-only candidates.
 func (e *Engine) completeKeyword(hs []*hit, qt queryTerms) {
 	bySeg := map[*segment.Segment]*roaring.Bitmap{}
+	byDoc := map[docKey]*hit{}
 	for _, h := range hs {
 		if h.byKey {
 			continue
@@ -546,16 +553,12 @@ func (e *Engine) completeKeyword(hs []*hit, qt queryTerms) {
 			bySeg[h.seg] = roaring.New()
 		}
 		bySeg[h.seg].Add(h.local)
+		byDoc[docKey{h.seg, h.local}] = h
 	}
 	rk := e.opts.Ranker
 	for s, bm := range bySeg {
-		res := s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil)
-		for _, r := range res {
-			for _, h := range hs {
-				if h.seg == s && h.local == r.Doc {
-					h.key = rk.keywordScore(float64(r.Score) / qt.max)
-				}
-			}
+		for _, r := range s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil) {
+			byDoc[docKey{s, r.Doc}].key = rk.keywordScore(float64(r.Score) / qt.max)
 		}
 	}
 }

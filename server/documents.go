@@ -194,22 +194,13 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		total.Errors = append(total.Errors, res.Errors...)
 		if err != nil {
 			if len(reqs) > 1 {
-				err = &engine.Error{Kind: errKind(err), Message: fmt.Sprintf("file %q: %v", r.FileName, err), Cause: err}
+				err = fmt.Errorf("file %q: %w", r.FileName, err)
 			}
 			writeError(ctx, err)
 			return
 		}
 	}
 	writeJSON(ctx, 200, total)
-}
-
-func errKind(err error) error {
-	for _, k := range []error{engine.ErrInvalid, engine.ErrNotFound, engine.ErrUnsupportedMedia, engine.ErrTooLarge, engine.ErrUpstream, engine.ErrUpstreamTimeout} {
-		if isKind(err, k) {
-			return k
-		}
-	}
-	return engine.ErrInvalid
 }
 
 // looksLikeEnvelope reports whether a JSON body is an object whose first

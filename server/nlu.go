@@ -168,5 +168,3 @@ func decodeStrict(b []byte, v any) error {
 	}
 	return nil
 }
-
-func isKind(err, kind error) bool { return errors.Is(err, kind) }
