@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models run test bench vectors bench-quality fuzz clean
+.PHONY: all build models dictionaries run test bench vectors bench-quality fuzz clean
 
 all: build
 
@@ -18,27 +18,31 @@ build:
 models:
 	@scripts/install-models.sh
 
-## run: build, install the default model and serve on $(ADDR) with data in $(DATA)
-run: build models
+## dictionaries: install the Czech Hunspell dictionary (Debian hunspell-cs) used by diacritics restoration
+dictionaries:
+	@scripts/install-dictionaries.sh
+
+## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)
+run: build models dictionaries
 	./bin/najdi serve --addr $(ADDR) --data $(DATA)
 
 ## test: vet and run every test (real models, real files, real HTTP)
-test: models
+test: models dictionaries
 	@scripts/install-models.sh bge-small-en-v1.5 all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
 
 ## bench: Go micro-benchmarks of the hot paths (compare runs with benchstat)
-bench: models
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./invindex ./filter ./vector ./text ./embed ./ingest ./summary | tee bench/last.txt
+bench: models dictionaries
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./invindex ./filter ./vector ./text ./text/diacritics ./text/hunspell ./embed ./ingest ./summary | tee bench/last.txt
 
 ## vectors: embed 105k real SciFact vectors once for the vector benchmark (resumes)
 vectors: build models
 	./bin/najdi-bench vector -embed
 
 ## bench-quality: full-corpus quality and throughput runs (see bench/README.md)
-bench-quality: build models vectors
+bench-quality: build models dictionaries vectors
 	./bin/najdi-bench search -split
 	./bin/najdi-bench latency
 	./bin/najdi-bench vector

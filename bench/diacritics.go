@@ -25,6 +25,9 @@ type DiacriticsConfig struct {
 	MaxSentences int
 	// Errors is how many wrongly restored words to print; 0 prints none.
 	Errors int
+	// NoDictionary evaluates the built-in lexicon alone, without the
+	// Hunspell dictionary that `make dictionaries` installs.
+	NoDictionary bool
 }
 
 // Validate checks the configuration.
@@ -129,7 +132,14 @@ func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, 
 				}
 			} else if errs != nil && maxErrs > 0 {
 				maxErrs--
-				fmt.Fprintf(errs, "  %s → %s (want %s)\n", s, g, o)
+				prev, next := "", ""
+				if i > 0 {
+					prev = orig[ow[i-1].Start:ow[i-1].End]
+				}
+				if i+1 < len(ow) {
+					next = orig[ow[i+1].Start:ow[i+1].End]
+				}
+				fmt.Fprintf(errs, "  %s → %s (want %s)   [%s _ %s]\n", s, g, o, prev, next)
 			}
 		}
 	}
@@ -176,6 +186,13 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 		return fmt.Errorf("load restorer: %w", err)
 	}
 	load := time.Since(t0)
+	if cfg.NoDictionary {
+		r = r.WithDictionary(nil)
+	}
+	dict := "none (lexicon only)"
+	if r.HasDictionary() {
+		dict = "hunspell-cs in " + diacritics.DictionaryDir()
+	}
 	if cfg.Errors > 0 {
 		fmt.Fprintln(w, "errors (stripped → restored, want original):")
 	}
@@ -189,7 +206,8 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 		lines = append(lines, fmt.Sprintf("  %-28s sentences %5d  words %6d  accuracy %.4f  accented %.4f",
 			filepath.Base(cfg.Files[i]), fr.Sentences, fr.Words, fr.Accuracy(), fr.AccentedAccuracy()))
 	}
-	fmt.Fprintf(w, "sentences %d  words %d  accented %d  (lexicon load %v)\n", res.Sentences, res.Words, res.Accented, load.Round(time.Millisecond))
+	fmt.Fprintf(w, "sentences %d  words %d  accented %d  (load %v)\n", res.Sentences, res.Words, res.Accented, load.Round(time.Millisecond))
+	fmt.Fprintf(w, "dictionary               %s\n", dict)
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}

@@ -14,6 +14,7 @@ func runDiacritics(args []string) error {
 	dir := fs.String("data", "../shared/data/czech/ud_czech_cac", "directory with the UD Czech-CAC .conllu files")
 	max := fs.Int("max", 0, "use at most this many sentences (0: all)")
 	errs := fs.Int("errors", 0, "print this many wrongly restored words")
+	noDict := fs.Bool("no-dictionary", false, "use the built-in lexicon alone, without the Hunspell dictionary")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -21,6 +22,7 @@ func runDiacritics(args []string) error {
 		Files:        []string{filepath.Join(*dir, "cs_cac-ud-dev.conllu"), filepath.Join(*dir, "cs_cac-ud-test.conllu")},
 		MaxSentences: *max,
 		Errors:       *errs,
+		NoDictionary: *noDict,
 	}
 	return bench.RunDiacritics(cfg, os.Stdout)
 }

@@ -2,6 +2,7 @@ package diacritics
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -41,6 +42,8 @@ type Restorer struct {
 	// vocab overrides the candidate lists of keys found in a collection's
 	// vocabulary (see WithVocabulary); nil for the built-in lexicon alone.
 	vocab map[string][]candidate
+	// dict knows word forms missing from the lexicon; nil if none.
+	dict FormLookup
 }
 
 // candidate is one possible form of a folded word.
@@ -66,7 +69,16 @@ func Default() (*Restorer, error) {
 			defaultErr = err
 			return
 		}
-		defaultRestorer = &Restorer{lex: lex}
+		r := &Restorer{lex: lex}
+		if dir := DictionaryDir(); dir != "" {
+			d, err := OpenDictionary(dir)
+			if err != nil {
+				defaultErr = err
+				return
+			}
+			r.dict = d
+		}
+		defaultRestorer = r
 	})
 	return defaultRestorer, defaultErr
 }
@@ -87,7 +99,7 @@ func (r *Restorer) WithVocabulary(words map[string]int) *Restorer {
 		counts[w] += n
 		total += float64(n)
 	}
-	nr := &Restorer{lex: r.lex, vocab: make(map[string][]candidate)}
+	nr := &Restorer{lex: r.lex, vocab: make(map[string][]candidate), dict: r.dict}
 	for k, cs := range r.vocab {
 		nr.vocab[k] = cs
 	}
@@ -186,9 +198,9 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		if isASCIILetters(w) {
 			if cs := r.candidates(lw); len(cs) > 0 {
 				s.cands, s.free = cs, true
-			} else if _, known := r.lex.ids[lw]; !known && len(lw) >= 5 {
-				if f := restoreUnknown(r.lex.suffixes, lw); f != "" {
-					s.cands, s.free = []candidate{{form: f, id: -1, cls: r.lex.class(f), p: 1}}, true
+			} else if _, known := r.lex.ids[lw]; !known {
+				if cs := r.unknownCandidates(lw); len(cs) > 0 {
+					s.cands, s.free = cs, true
 				}
 			}
 		}
@@ -258,6 +270,46 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 	}
 	sb.WriteString(query[prevEnd:])
 	return sb.String(), true
+}
+
+// unknownCandidates returns the forms of a lowercase ASCII word missing
+// from the lexicon, or nil when nothing knows one. With no dictionary, or
+// when the dictionary does not know the word, that is the ending-rule form
+// (words of five letters or more). Otherwise the dictionary's forms, of
+// which the ending-rule form wins when it is one, else the word as typed
+// when it is one and no rule applies; left to the context are the forms
+// that share the longest ending with the rule form (all of them without
+// one): "vymachani" → vymáchání rather than vymáchaní for the rule ending
+// "-ání".
+func (r *Restorer) unknownCandidates(lw string) []candidate {
+	var fx string
+	if len(lw) >= 5 {
+		fx = restoreUnknown(r.lex.suffixes, lw)
+	}
+	one := func(f string) []candidate {
+		return []candidate{{form: f, id: -1, cls: r.lex.class(f), p: 1}}
+	}
+	fs := r.dictForms(lw)
+	if len(fs) == 0 {
+		if fx == "" {
+			return nil
+		}
+		return one(fx)
+	}
+	if fx == "" {
+		if _, ok := slices.BinarySearch(fs, lw); ok {
+			return one(lw)
+		}
+	} else if _, ok := slices.BinarySearch(fs, fx); ok {
+		return one(fx)
+	} else if len(fs) > 1 {
+		fs = closestEndings(fs, fx)
+	}
+	cs := make([]candidate, len(fs))
+	for i, f := range fs {
+		cs[i] = candidate{form: f, id: -1, cls: r.lex.class(f), p: 1}
+	}
+	return cs
 }
 
 // logTrans scores c after prev: log P(c | prev), the smoothed pair
@@ -369,3 +421,33 @@ func fold(s string) string { return text.Fold(s) }
 
 // centibels converts a wordfreq centibel value to a probability.
 func centibels(cb int) float64 { return math.Pow(10, -float64(cb)/100) }
+
+// closestEndings returns the forms of fs that share the longest ending
+// with ref (counted in runes from the end).
+func closestEndings(fs []string, ref string) []string {
+	best, out := -1, fs[:0:0]
+	for _, f := range fs {
+		n := commonSuffixRunes(f, ref)
+		switch {
+		case n > best:
+			best, out = n, append(out[:0], f)
+		case n == best:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func commonSuffixRunes(a, b string) int {
+	n := 0
+	for a != "" && b != "" {
+		ra, sa := utf8.DecodeLastRuneInString(a)
+		rb, sb := utf8.DecodeLastRuneInString(b)
+		if ra != rb {
+			break
+		}
+		a, b = a[:len(a)-sa], b[:len(b)-sb]
+		n++
+	}
+	return n
+}
