@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +20,8 @@ import (
 // DiacriticsConfig configures RunDiacritics.
 type DiacriticsConfig struct {
 	// Files are CoNLL-U files whose "# text =" lines are the test
-	// sentences; required.
+	// sentences, or JSON files holding an array of objects with a "text"
+	// field (the cs_restaurant format); required.
 	Files []string
 	// MaxSentences limits the sentences used; 0 means all.
 	MaxSentences int
@@ -101,6 +103,30 @@ func ReadCoNLLUText(path string) ([]string, error) {
 	return out, nil
 }
 
+// readDiacriticsText reads the sentences of a .conllu or .json file.
+func readDiacriticsText(path string) ([]string, error) {
+	if !strings.HasSuffix(path, ".json") {
+		return ReadCoNLLUText(path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sentences: %w", err)
+	}
+	var items []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("read %s: %w: %w", filepath.Base(path), ErrBadData, err)
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if it.Text != "" {
+			out = append(out, it.Text)
+		}
+	}
+	return out, nil
+}
+
 // EvalDiacritics strips the diacritics of each sentence, restores them with
 // r and compares word by word with the original.
 func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, maxErrs int) DiacriticsResult {
@@ -167,7 +193,7 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 	var files [][]string
 	total := 0
 	for _, f := range cfg.Files {
-		s, err := ReadCoNLLUText(f)
+		s, err := readDiacriticsText(f)
 		if err != nil {
 			return err
 		}

@@ -14,9 +14,13 @@ Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
                  whose folded form ends in e are restored to end in r (the
                  restoration most word types of wordfreq give to e, kept
                  when at least MIN_RULE_TYPES share e and RULE_SHARE agree)
-  K a count      corpus count of ending class a: "=w" for the word w if it
+  K a count      corpus count of ending class a (marked classes "b~" count
+                 the words they mark): "=w" for the word w if it
                  is one of the WORD_CLASSES most frequent corpus words, else
                  its last SUFFIX letters (the whole word if shorter)
+  H mark 1       P records name the second class as a predicted word: the
+                 ending class with "~" appended when the word's folded key
+                 has forms that differ in the last letter (see tcls)
   P a b count    corpus count of ending class a followed by ending class b
   L a w count    corpus count of a word of ending class a followed by the
                  word w, where w has an ambiguous folded key
@@ -46,8 +50,23 @@ WORD_CLASSES = int(os.environ.get("CS_LEXICON_WORD_CLASSES", "1000"))
 TOP = set()
 
 
+# Keys whose forms differ in the last letter (dani/daní, práci/prací,
+# nové/nově): their endings carry case or part of speech, unlike the same
+# endings of words without such an alternative (zimní, povolení).
+ALTERNATING = set()
+
+
 def cls(w):
     return "=" + w if w in TOP else w[-SUFFIX:]
+
+
+def tcls(w):
+    """The class of w as the word predicted after another: its ending class
+    marked with "~" when its folded key alternates in the last letter."""
+    c = cls(w)
+    if not c.startswith("=") and fold(w) in ALTERNATING:
+        return c + "~"
+    return c
 
 
 def fold(s):
@@ -148,6 +167,7 @@ def main():
         keep[k] = [w for w in v if uni[w] - best < PRUNE_CB]
     keep = {k: v for k, v in keep.items() if any(fold(w) != w for w in v)}
     ambiguous = {k for k, v in keep.items() if len(v) > 1}
+    ALTERNATING.update(k for k in ambiguous if len({w[-1] for w in keep[k]}) > 1)
 
     rules = defaultdict(Counter)
     for w in uni:
@@ -193,8 +213,10 @@ def main():
             if fold(v) in ambiguous or fold(w) in ambiguous:
                 pairs[(v, w)] += 1
         ks = [cls(w) for w in ws]
+        ts = [tcls(w) for w in ws]
         kcount.update(ks)
-        kpairs.update(zip(ks, ks[1:]))
+        kcount.update(t for t in ts if t.endswith("~"))
+        kpairs.update(zip(ks, ts[1:]))
         for k, w in zip(ks, ws[1:]):
             if fold(w) in ambiguous:
                 cw[(k, w)] += 1
@@ -215,6 +237,7 @@ def main():
 
     buf = io.StringIO()
     buf.write(f"H\tsuffix\t{SUFFIX}\n")
+    buf.write("H\tmark\t1\n")
     for k in sorted(keep):
         if k in by_rule_only:
             continue

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/najdi/najdi/bench"
 )
@@ -14,6 +15,7 @@ func runDiacritics(args []string) error {
 	dir := fs.String("data", "../shared/data/czech/ud_czech_cac", "directory with the UD Czech-CAC .conllu files")
 	max := fs.Int("max", 0, "use at most this many sentences (0: all)")
 	errs := fs.Int("errors", 0, "print this many wrongly restored words")
+	extra := fs.String("extra", "", "comma-separated extra .conllu or .json ([{\"text\": ...}]) files, e.g. ../shared/data/entities/cs_restaurant/devel.json")
 	noDict := fs.Bool("no-dictionary", false, "use the built-in lexicon alone, without the Hunspell dictionary")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -23,6 +25,9 @@ func runDiacritics(args []string) error {
 		MaxSentences: *max,
 		Errors:       *errs,
 		NoDictionary: *noDict,
+	}
+	if *extra != "" {
+		cfg.Files = append(cfg.Files, strings.Split(*extra, ",")...)
 	}
 	return bench.RunDiacritics(cfg, os.Stdout)
 }

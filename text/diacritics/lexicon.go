@@ -26,9 +26,14 @@ type lexicon struct {
 
 	// Ending classes: the last suffix runes of a word, or the word itself
 	// for the most frequent corpus words (class names "=word").
-	suffix     int
-	classes    map[string]int32
-	wordClass  map[string]int32 // word → id of its own class "=word"
+	suffix    int
+	classes   map[string]int32
+	wordClass map[string]int32 // word → id of its own class "=word"
+	wordIDs   map[int32]bool   // ids of the "=word" classes
+	// mark: the second class of a class pair is marked with "~" when the
+	// word's folded key has forms that differ in the last letter (see
+	// targetClass).
+	mark       bool
 	classCount []uint32
 	classPairs map[uint64]uint32
 	classTotal float64
@@ -50,15 +55,66 @@ func (l *lexicon) class(form string) int32 {
 	if id, ok := l.wordClass[form]; ok {
 		return id
 	}
-	i := len(form)
-	for n := 0; n < l.suffix && i > 0; n++ {
-		_, size := utf8.DecodeLastRuneInString(form[:i])
-		i -= size
-	}
-	if id, ok := l.classes[form[i:]]; ok {
+	if id, ok := l.classes[lastRunes(form, l.suffix)]; ok {
 		return id
 	}
 	return -1
+}
+
+// targetClass returns the class of form as the word predicted after
+// another (the second class of a class pair): its ending class marked with
+// "~" when the forms of its folded key differ in the last letter, so that
+// "dani"/"daní" or "nové"/"nově" are told apart from endings that carry no
+// choice ("zimní", "povolení"). A marked class the corpus never saw falls
+// back to the plain one.
+func (l *lexicon) targetClass(form string) int32 {
+	c := l.class(form)
+	if !l.mark || c < 0 || l.wordIDs[c] || !l.endingAlternates(fold(form)) {
+		return c
+	}
+	return l.markedClass(form, c)
+}
+
+// markedClass returns the marked class of form, whose ending class is c.
+func (l *lexicon) markedClass(form string, c int32) int32 {
+	if !l.mark || c < 0 || l.wordIDs[c] {
+		return c
+	}
+	if id, ok := l.classes[lastRunes(form, l.suffix)+"~"]; ok {
+		return id
+	}
+	return c
+}
+
+// endingAlternates reports whether the forms of key k differ in their last
+// letter.
+func (l *lexicon) endingAlternates(k string) bool {
+	ids := l.cands[k]
+	if len(ids) < 2 {
+		return false
+	}
+	first, _ := utf8.DecodeLastRuneInString(l.forms[ids[0]])
+	for _, id := range ids[1:] {
+		if r, _ := utf8.DecodeLastRuneInString(l.forms[id]); r != first {
+			return true
+		}
+	}
+	return false
+}
+
+// cand returns the candidate for form with its classes.
+func (l *lexicon) cand(form string, id int32, p float64) candidate {
+	return candidate{form: form, id: id, cls: l.class(form), tcls: l.targetClass(form), p: p}
+}
+
+// lastRunes returns the last n runes of s (all of s if shorter).
+func lastRunes(s string, n int) string {
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
 }
 
 func (l *lexicon) classID(c string) int32 {
@@ -69,6 +125,7 @@ func (l *lexicon) classID(c string) int32 {
 	l.classes[c] = id
 	if w, ok := strings.CutPrefix(c, "="); ok && w != "" {
 		l.wordClass[w] = id
+		l.wordIDs[id] = true
 	}
 	l.classCount = append(l.classCount, 0)
 	return id
@@ -100,6 +157,7 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 		pairs:       make(map[uint64]uint32, 80_000),
 		classes:     make(map[string]int32, 8_000),
 		wordClass:   make(map[string]int32, 1_000),
+		wordIDs:     make(map[int32]bool, 1_000),
 		classPairs:  make(map[uint64]uint32, 100_000),
 		classWords:  make(map[uint64]uint32, 50_000),
 		wordClasses: make(map[uint64]uint32, 50_000),
@@ -154,6 +212,8 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 				return nil, bad()
 			}
 			l.suffix = n
+		case n == 3 && f[0] == "H" && f[1] == "mark":
+			l.mark = f[2] == "1"
 		case n == 3 && f[0] == "K":
 			n, err := strconv.ParseUint(f[2], 10, 32)
 			if err != nil {

@@ -51,6 +51,7 @@ type candidate struct {
 	form string
 	id   int32   // lexicon id, -1 when the form comes only from a vocabulary
 	cls  int32   // ending class id, -1 if unknown
+	tcls int32   // class as the predicted word of a pair (lexicon.targetClass)
 	p    float64 // unigram probability
 }
 
@@ -129,7 +130,7 @@ func (r *Restorer) WithVocabulary(words map[string]int) *Restorer {
 				merged[i].p += p
 				continue
 			}
-			merged = append(merged, candidate{form: w, id: -1, cls: nr.lex.class(w), p: p})
+			merged = append(merged, nr.lex.cand(w, -1, p))
 		}
 		nr.vocab[k] = merged
 	}
@@ -148,7 +149,7 @@ func (r *Restorer) candidates(k string) []candidate {
 	cs := make([]candidate, len(ids))
 	for i, id := range ids {
 		f := r.lex.forms[id]
-		cs[i] = candidate{form: f, id: id, cls: r.lex.class(f), p: r.lex.uni[id]}
+		cs[i] = r.lex.cand(f, id, r.lex.uni[id])
 	}
 	return cs
 }
@@ -178,7 +179,7 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		span  int  // index into spans, -1 for a comma
 	}
 	slots := make([]slot, 0, len(spans)+2)
-	comma := candidate{form: ",", id: -1, cls: r.lex.class(","), p: 1}
+	comma := r.lex.cand(",", -1, 1)
 	if id, ok := r.lex.ids[","]; ok {
 		comma.id = id
 	}
@@ -209,7 +210,7 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 			if v, ok := r.lex.ids[lw]; ok {
 				id = v
 			}
-			s.cands = []candidate{{form: lw, id: id, cls: r.lex.class(lw), p: 1}}
+			s.cands = []candidate{r.lex.cand(lw, id, 1)}
 		}
 		s.score = make([]float64, len(s.cands))
 		s.back = make([]int, len(s.cands))
@@ -287,7 +288,7 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 		fx = restoreUnknown(r.lex.suffixes, lw)
 	}
 	one := func(f string) []candidate {
-		return []candidate{{form: f, id: -1, cls: r.lex.class(f), p: 1}}
+		return []candidate{r.lex.cand(f, -1, 1)}
 	}
 	fs := r.dictForms(lw)
 	if len(fs) == 0 {
@@ -305,11 +306,26 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 	} else if len(fs) > 1 {
 		fs = closestEndings(fs, fx)
 	}
+	alternate := endingsDiffer(fs)
 	cs := make([]candidate, len(fs))
 	for i, f := range fs {
-		cs[i] = candidate{form: f, id: -1, cls: r.lex.class(f), p: 1}
+		cs[i] = r.lex.cand(f, -1, 1)
+		if alternate {
+			cs[i].tcls = r.lex.markedClass(f, cs[i].cls)
+		}
 	}
 	return cs
+}
+
+// endingsDiffer reports whether the forms differ in their last letter.
+func endingsDiffer(fs []string) bool {
+	first, _ := utf8.DecodeLastRuneInString(fs[0])
+	for _, f := range fs[1:] {
+		if r, _ := utf8.DecodeLastRuneInString(f); r != first {
+			return true
+		}
+	}
+	return false
 }
 
 // logTrans scores c after prev: log P(c | prev), the smoothed pair
@@ -325,10 +341,10 @@ func (r *Restorer) logTrans(prev, c candidate, pc float64, cut bool) float64 {
 		ctx := float64(r.lex.ctx[prev.id])
 		lp = math.Log((n + pairPrior*pc) / (ctx + pairPrior))
 	}
-	if prev.cls >= 0 && c.cls >= 0 {
+	if prev.cls >= 0 && c.tcls >= 0 {
 		l := r.lex
-		pb := (float64(l.classCount[c.cls]) + 1) / (l.classTotal + float64(len(l.classCount)))
-		n := float64(l.classPairs[pairKey(prev.cls, c.cls)])
+		pb := (float64(l.classCount[c.tcls]) + 1) / (l.classTotal + float64(len(l.classCount)))
+		n := float64(l.classPairs[pairKey(prev.cls, c.tcls)])
 		ctx := float64(l.classCount[prev.cls])
 		lp += classWeight * max(classFloor, math.Log((n+classPrior*pb)/(ctx+classPrior)/pb))
 	}
