@@ -26,6 +26,17 @@ type affix struct {
 	cross      bool   // cross product allowed (Y in the block header)
 	strip, add string // as the dictionary spells them; "" for 0
 	cond       condition
+	cont       []flag // continuation flags ("add/CONT"); nil if none
+}
+
+// hasCont reports whether f is one of the continuation flags of a.
+func (a *affix) hasCont(f flag) bool {
+	for _, c := range a.cont {
+		if c == f {
+			return true
+		}
+	}
+	return false
 }
 
 // affixGroup holds the rules that share Key(add) and Key(strip).
@@ -66,7 +77,7 @@ type affData struct {
 	fullStrip    bool
 	prefixes     []*affix
 	suffixes     []*affix
-	contRules    int // rules with continuation flags (ignored)
+	contRules    int // rules with continuation flags
 }
 
 // affParser parses an .aff file that is already decoded to UTF-8.
@@ -256,8 +267,16 @@ func (p *affParser) rule(n int, f []string) error {
 	fl, _ := parseOneFlag(p.d.mode, f[1]) // validated by header
 	a := &affix{flag: fl, cross: p.blockCross, strip: f[2], add: f[3]}
 	if i := strings.IndexByte(a.add, '/'); i >= 0 {
+		cs := a.add[i+1:]
 		a.add = a.add[:i]
-		p.d.contRules++
+		if cs != "" {
+			fs, ok := p.contFlags(cs)
+			if !ok {
+				return p.errorf(n, "bad continuation flags %q", cs)
+			}
+			a.cont = fs
+			p.d.contRules++
+		}
 	}
 	if a.strip == "0" {
 		a.strip = ""
@@ -278,4 +297,18 @@ func (p *affParser) rule(n int, f []string) error {
 		p.d.suffixes = append(p.d.suffixes, a)
 	}
 	return nil
+}
+
+// contFlags decodes the continuation flags of an affix rule: flags in the
+// FLAG mode, or the number of an AF alias when the .aff has an AF table
+// (as in Hunspell, the table must come before the rules that use it).
+func (p *affParser) contFlags(s string) ([]flag, bool) {
+	if p.d.aliases == nil {
+		return parseFlags(p.d.mode, s)
+	}
+	i, err := strconv.Atoi(s)
+	if err != nil || i < 1 || i >= len(p.d.aliases) {
+		return nil, false
+	}
+	return p.d.aliases[i], true
 }

@@ -39,10 +39,36 @@
 // Stems with the FORBIDDENWORD flag are not indexed, and a form spelled
 // exactly like a forbidden entry is never returned.
 //
-// Continuation flags on affixes ("SFX P 0 ův/Y ...", twofold suffixes)
-// are ignored: only one suffix and one prefix are ever applied, so forms
-// that need a second suffix (the declension of Czech possessives such as
-// "Petrova") are not found. cs_CZ.aff has 108 such rules.
+// # Continuation flags
+//
+// Affix rules may carry continuation flags ("SFX P 0 ův/Y [^eě]k"; AF
+// alias numbers when the .aff has an AF table). They are honoured as
+// Hunspell does for twofold suffixes:
+//
+//   - A suffix SFX2 whose flag is among the continuation flags of a suffix
+//     SFX1 applies to stem + SFX1: its strip, add and condition work on
+//     the suffixed word (Masaryk → Masarykův → Masarykova). SFX2 needs no
+//     flag on the stem, and a stem's own flags never stand in for SFX1's
+//     continuation flags. There is no third suffix.
+//   - A prefix applies to stem + SFX1 + SFX2 when the prefix and SFX2 are
+//     cross products and either SFX2's continuation flags name the prefix,
+//     or SFX1 is a cross product too and the stem or SFX1's continuation
+//     flags have the prefix flag.
+//   - In a prefix + suffix cross product, the suffix's continuation flags
+//     may supply the prefix flag ("SFX y ý ejší/E" with "PFX E 0 nej":
+//     nejafilozofičtější although the stem lacks E), and a prefix's
+//     continuation flags may supply the suffix flag (both must be cross
+//     products); the same holds for SFX1 with a prefix.
+//
+// Lookup stays a reverse search: it also splits the key into intermediate
+// key + Key(SFX2 add), rebuilds the key of stem + SFX1 and then searches
+// SFX1 and stems as above.
+//
+// Not supported: NEEDAFFIX, FORBIDDENWORD or other special flags inside
+// continuation flags (they are ignored there: an affixed word whose rule
+// names NEEDAFFIX is still returned on its own), twofold prefixes
+// (Hunspell allows them only with COMPLEXPREFIXES, which is ignored), and
+// continuation flags on SFX2 (a third level).
 //
 // A Dictionary is immutable after Parse and safe for concurrent use.
 package hunspell

@@ -45,7 +45,11 @@ type Dictionary struct {
 
 	sfx, pfx   affixIndex // all rules by Key(add)
 	sfxX, pfxX affixIndex // cross-product rules only
-	contRules  int
+	// Twofold suffixes: sfxIn holds the suffixes whose continuation flags
+	// name another suffix (SFX1), sfxOut the suffixes named so (SFX2),
+	// sfxOutX the cross-product ones of sfxOut.
+	sfxIn, sfxOut, sfxOutX affixIndex
+	contRules              int
 }
 
 // Open reads the dictionary from an .aff and a .dic file.
@@ -104,6 +108,7 @@ func parse(affName, dicName string, affRaw, dicRaw []byte, opt Options) (*Dictio
 			d.sfxX.add(ak, sk, a)
 		}
 	}
+	d.indexTwofold(ad.suffixes)
 	for _, a := range ad.prefixes {
 		ak, sk := d.key(a.add), d.key(a.strip)
 		d.pfx.add(ak, sk, a)
@@ -115,6 +120,36 @@ func parse(affName, dicName string, affRaw, dicRaw []byte, opt Options) (*Dictio
 		return nil, err
 	}
 	return d, nil
+}
+
+// indexTwofold fills sfxIn, sfxOut and sfxOutX.
+func (d *Dictionary) indexTwofold(suffixes []*affix) {
+	isSfx := make(map[flag]bool)
+	for _, a := range suffixes {
+		isSfx[a.flag] = true
+	}
+	outer := make(map[flag]bool)
+	for _, a := range suffixes {
+		inner := false
+		for _, c := range a.cont {
+			if isSfx[c] {
+				outer[c], inner = true, true
+			}
+		}
+		if inner {
+			d.sfxIn.add(d.key(a.add), d.key(a.strip), a)
+		}
+	}
+	for _, a := range suffixes {
+		if !outer[a.flag] {
+			continue
+		}
+		ak, sk := d.key(a.add), d.key(a.strip)
+		d.sfxOut.add(ak, sk, a)
+		if a.cross {
+			d.sfxOutX.add(ak, sk, a)
+		}
+	}
 }
 
 // parseDic reads the stems of the decoded .dic text and indexes them.
@@ -291,8 +326,8 @@ func (d *Dictionary) applyPrefix(a *affix, w string) (string, bool) {
 // Lookup returns the distinct forms (as the dictionary spells them after affixing)
 // whose Key equals key, sorted; nil if none. Safe for concurrent use.
 func (d *Dictionary) Lookup(key string) []string {
-	var arrW, arrB [128]byte
-	q := lookup{d: d, key: key, wbuf: arrW[:0], bbuf: arrB[:0]}
+	var arr [3 * 128]byte // one backing array: one allocation if it escapes
+	q := lookup{d: d, key: key, wbuf: arr[:0:128], ibuf: arr[128:128:256], bbuf: arr[256:256]}
 
 	// The stem itself.
 	if g, ok := d.byKey[key]; ok {
@@ -303,6 +338,10 @@ func (d *Dictionary) Lookup(key string) []string {
 		}
 	}
 	q.suffixes()
+	if d.sfxOut.m != nil {
+		q.wbuf = append(q.wbuf[:0], key...)
+		q.twofold(q.wbuf, nil)
+	}
 	q.prefixes()
 
 	if len(q.out) == 0 {
@@ -314,10 +353,10 @@ func (d *Dictionary) Lookup(key string) []string {
 
 // lookup is the state of one Lookup call.
 type lookup struct {
-	d          *Dictionary
-	key        string
-	out        []string
-	wbuf, bbuf []byte // scratch for keys
+	d                *Dictionary
+	key              string
+	out              []string
+	wbuf, ibuf, bbuf []byte // scratch for keys: word, intermediate word, stem
 }
 
 // emit adds form to the result if it is not forbidden and has the key.
@@ -376,8 +415,12 @@ func (q *lookup) prefixes() {
 				}
 			}
 		}
-		for _, pg := range d.pfxX.m[key[:l]] {
+		for i, pg := range d.pfxX.m[key[:l]] {
 			q.crossProducts(pg, l)
+			if d.sfxOutX.m != nil {
+				q.wbuf = append(append(q.wbuf[:0], pg.stripKey...), key[l:]...)
+				q.twofold(q.wbuf, &d.pfxX.m[key[:l]][i])
+			}
 		}
 	}
 }
@@ -398,12 +441,14 @@ func (q *lookup) crossProducts(pg affixGroup, l int) {
 			q.bbuf = append(append(q.bbuf[:0], wkey[:cut]...), sg.stripKey...)
 			for _, id := range d.stemsWithKey(q.bbuf) {
 				for _, sa := range sg.rules {
-					if !d.hasFlag(id, sa.flag) {
-						continue
-					}
+					// As in Hunspell, a suffix may also be enabled by the
+					// continuation flags of the prefix, and a prefix by
+					// those of the suffix.
+					sHas := d.hasFlag(id, sa.flag)
 					w, suffixed := "", false
 					for _, pa := range pg.rules {
-						if !d.hasFlag(id, pa.flag) {
+						if !sHas && !pa.hasCont(sa.flag) ||
+							!sa.hasCont(pa.flag) && !d.hasFlag(id, pa.flag) {
 							continue
 						}
 						if !suffixed {
@@ -421,4 +466,105 @@ func (q *lookup) crossProducts(pg affixGroup, l int) {
 			}
 		}
 	}
+}
+
+// twofold emits the forms stem + SFX1 + SFX2 whose key, once the prefix
+// group pg (if not nil) is removed, is wkey; with pg, it emits those forms
+// with a prefix of pg in front.
+//
+// SFX2 must be named by the continuation flags of SFX1 and is applied to
+// the suffixed word. With a prefix, Hunspell's rules apply: prefix and
+// SFX2 must be cross products; if SFX2's continuation flags name the
+// prefix, SFX1 needs nothing more; otherwise SFX1 must be a cross product
+// too, the stem (or SFX1's continuation flags) must have the prefix flag,
+// and SFX1's flag may come from the prefix's continuation flags.
+func (q *lookup) twofold(wkey []byte, pg *affixGroup) {
+	d := q.d
+	outer := &d.sfxOut
+	if pg != nil {
+		outer = &d.sfxOutX
+	}
+	for l := 0; l <= min(outer.maxLen, len(wkey)); l++ {
+		cut := len(wkey) - l
+		if l > 0 && !utf8.RuneStart(wkey[cut]) {
+			continue
+		}
+		for _, g2 := range outer.m[string(wkey[cut:])] {
+			// ikey is the key of the word before SFX2.
+			q.ibuf = append(append(q.ibuf[:0], wkey[:cut]...), g2.stripKey...)
+			ikey := q.ibuf
+			for t := 0; t <= min(d.sfxIn.maxLen, len(ikey)); t++ {
+				icut := len(ikey) - t
+				if t > 0 && !utf8.RuneStart(ikey[icut]) {
+					continue
+				}
+				for _, g1 := range d.sfxIn.m[string(ikey[icut:])] {
+					q.bbuf = append(append(q.bbuf[:0], ikey[:icut]...), g1.stripKey...)
+					for _, id := range d.stemsWithKey(q.bbuf) {
+						for _, a1 := range g1.rules {
+							q.twofoldStem(id, a1, g2.rules, pg)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// twofoldStem emits the forms of stem id with SFX1 a1, an SFX2 of outer
+// and, if pg is not nil, a prefix of pg.
+func (q *lookup) twofoldStem(id uint32, a1 *affix, outer []*affix, pg *affixGroup) {
+	d := q.d
+	has1 := d.hasFlag(id, a1.flag)
+	if !has1 && pg == nil {
+		return
+	}
+	var w1 string
+	var state int8
+	for _, a2 := range outer {
+		if !a1.hasCont(a2.flag) {
+			continue
+		}
+		if pg == nil {
+			if form, ok := q.applyTwo(id, a1, a2, &w1, &state); ok {
+				q.emit(form)
+			}
+			continue
+		}
+		for _, pa := range pg.rules {
+			var ok bool
+			if a2.hasCont(pa.flag) {
+				ok = has1
+			} else {
+				ok = a1.cross && (has1 || pa.hasCont(a1.flag)) &&
+					(a1.hasCont(pa.flag) || d.hasFlag(id, pa.flag))
+			}
+			if !ok {
+				continue
+			}
+			if w2, ok := q.applyTwo(id, a1, a2, &w1, &state); ok {
+				if form, ok := d.applyPrefix(pa, w2); ok {
+					q.emit(form)
+				}
+			}
+		}
+	}
+}
+
+// applyTwo applies a1 then a2 to stem id. *w1 caches the word with a1;
+// *state is 0 before a1 is tried, 1 if a1 applied, 2 if it did not.
+func (q *lookup) applyTwo(id uint32, a1, a2 *affix, w1 *string, state *int8) (string, bool) {
+	d := q.d
+	if *state == 0 {
+		w, ok := d.applySuffix(a1, d.words[id])
+		if !ok {
+			*state = 2
+			return "", false
+		}
+		*w1, *state = w, 1
+	}
+	if *state == 2 {
+		return "", false
+	}
+	return d.applySuffix(a2, *w1)
 }

@@ -114,7 +114,8 @@ func TestLookup(t *testing.T) {
 		{"needaffix with prefix", d, "unkind", []string{"unkind"}},
 		{"forbidden form", d, "cats", nil},
 		{"forbidden stem's base still there", d, "cat", []string{"cat"}},
-		{"continuation flags ignored", d, "cups", []string{"cups"}},
+		{"suffix with continuation flags alone", d, "cups", []string{"cups"}},
+		{"suffix named by continuation flags", d, "cupss", []string{"cupss"}},
 		{"case folded by default", d, "cafe", []string{"Cafe", "cafe"}},
 		{"unknown", d, "zebra", nil},
 		{"empty key", d, "", nil},
@@ -132,6 +133,120 @@ func TestLookup(t *testing.T) {
 	}
 	if got, want := d.Stems(), 11; got != want {
 		t.Errorf("Stems() = %d, want %d (forbidden entry not indexed)", got, want)
+	}
+}
+
+// A made-up dictionary with twofold suffixes (continuation flags).
+const twofoldAff = `SET UTF-8
+FLAG UTF-8
+
+# SFX1: continuation flags name SFX2 rules.
+SFX P Y 2
+SFX P   0    ův/A    [^a]
+SFX P   a    ův/AB   a
+
+SFX A Y 5
+SFX A   ův   ova     ův
+SFX A   ův   ovi     ův
+SFX A   0    ko      [^v]
+SFX A   0    a       ín
+SFX A   0    o/E     ín
+
+SFX B Y 1
+SFX B   0    x       .
+
+SFX C Y 1
+SFX C   ův   ovo     ův
+
+SFX Q N 1
+SFX Q   0    ín/A    .
+
+SFX R Y 1
+SFX R   0    ín/AE   .
+
+SFX y Y 1
+SFX y   ý    ější/E  ý
+
+SFX S Y 1
+SFX S   0    y       .
+
+PFX N Y 1
+PFX N   0    ne      .
+
+PFX E Y 1
+PFX E   0    nej     .
+
+PFX W Y 1
+PFX W   0    pra/SP  .
+
+PFX M N 1
+PFX M   0    mi      .
+`
+
+const twofoldDic = `9
+petr/PCNM
+jana/P
+dom/A
+ev/Q
+id/R
+pěkný/y
+děd/W
+mír/PN
+kos/W
+`
+
+func TestTwofold(t *testing.T) {
+	d := mustParse(t, twofoldAff, twofoldDic, Options{})
+	folded := mustParse(t, twofoldAff, twofoldDic, Options{Key: czechKey})
+	tests := []struct {
+		name string
+		d    *Dictionary
+		key  string
+		want []string
+	}{
+		{"SFX1 alone", d, "petrův", []string{"petrův"}},
+		{"SFX1 + SFX2", d, "petrova", []string{"petrova"}},
+		{"SFX1 + other SFX2", d, "petrovi", []string{"petrovi"}},
+		{"SFX2 condition holds on intermediate, not stem", d, "mírova", []string{"mírova"}},
+		{"SFX2 not in continuation flags, though the stem has it", d, "petrovo", nil},
+		{"SFX2 alone on the stem", d, "domko", []string{"domko"}},
+		{"SFX2 condition fails on intermediate", d, "petrůvko", nil},
+		{"SFX2 named by another rule of the same flag only", d, "petrůvx", nil},
+		{"SFX1 strip + SFX2", d, "janova", []string{"janova"}},
+		{"SFX1 strip + second named SFX2", d, "janůvx", []string{"janůvx"}},
+		{"SFX2 flag on stem does not skip SFX1", d, "petrx", nil},
+		{"no third suffix", d, "janůvxx", nil},
+		{"prefix + SFX1 + SFX2", d, "nepetrova", []string{"nepetrova"}},
+		{"prefix flag missing", d, "nejanova", nil},
+		{"non-cross prefix", d, "mipetrova", nil},
+		{"non-cross SFX1 alone", d, "evín", []string{"evín"}},
+		{"non-cross SFX1 + SFX2", d, "evína", []string{"evína"}},
+		{"non-cross SFX1 blocks prefix", d, "nejevína", nil},
+		{"SFX2 naming the prefix enables it", d, "nejevíno", []string{"nejevíno"}},
+		{"SFX1 naming the prefix enables it", d, "nejidína", []string{"nejidína"}},
+		{"SFX1 naming the prefix, single suffix", d, "nejidín", []string{"nejidín"}},
+		{"prefix not named", d, "neidína", nil},
+		{"suffix naming the prefix", d, "nejpěknější", []string{"nejpěknější"}},
+		{"suffix without prefix", d, "pěknější", []string{"pěknější"}},
+		{"prefix named by nothing", d, "nepěknější", nil},
+		{"prefix naming the suffix", d, "pradědy", []string{"pradědy"}},
+		{"prefix alone", d, "praděd", []string{"praděd"}},
+		{"suffix named by prefix needs the prefix", d, "dědy", nil},
+		{"prefix naming SFX1", d, "prakosův", []string{"prakosův"}},
+		{"prefix naming SFX1 + SFX2", d, "prakosova", []string{"prakosova"}},
+		{"SFX1 named by prefix needs the prefix", d, "kosova", nil},
+		{"folded SFX1", folded, "petruv", []string{"petrův"}},
+		{"folded SFX1 + SFX2", folded, "mirova", []string{"mírova"}},
+		{"folded prefix + SFX1 + SFX2", folded, "nemirovi", []string{"nemírovi"}},
+		{"folded SFX2 not named", folded, "petruvx", nil},
+		{"folded strip + SFX2", folded, "januvx", []string{"janůvx"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.Lookup(tt.key); !slices.Equal(got, tt.want) {
+				t.Errorf("Lookup(%q) = %q, want %q", tt.key, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -173,6 +288,14 @@ func TestFlagModes(t *testing.T) {
 			"1\n\xe8aj/\xe8\n", "čajů", []string{"čajů"}},
 		{"default ISO8859-1", "SFX S Y 1\nSFX S 0 s .\n",
 			"1\ncaf\xe9/S\n", "cafés", []string{"cafés"}},
+		{"long continuation flags", "SET UTF-8\nFLAG long\nSFX Aa Y 1\nSFX Aa 0 er/CcBb .\nSFX Bb Y 1\nSFX Bb 0 s .\n",
+			"1\nwork/Aa\n", "workers", []string{"workers"}},
+		{"num continuation flags", "SET UTF-8\nFLAG num\nSFX 1 Y 1\nSFX 1 0 er/3,2 .\nSFX 2 Y 1\nSFX 2 0 s .\n",
+			"1\nwork/1\n", "workers", []string{"workers"}},
+		{"AF continuation flags", "SET UTF-8\nAF 2\nAF A\nAF B\nSFX A Y 1\nSFX A 0 er/2 .\nSFX B Y 1\nSFX B 0 s .\n",
+			"1\nwork/1\n", "workers", []string{"workers"}},
+		{"AF continuation flags name the alias", "SET UTF-8\nAF 2\nAF A\nAF B\nSFX A Y 1\nSFX A 0 er/1 .\nSFX B Y 1\nSFX B 0 s .\n",
+			"1\nwork/1\n", "workers", nil},
 		{"escaped slash", "SET UTF-8\nSFX S Y 1\nSFX S 0 s .\n",
 			"1\nand\\/or/S\n", "and/ors", []string{"and/ors"}},
 	}
@@ -208,6 +331,8 @@ func TestParseErrors(t *testing.T) {
 		{"long flags odd", "FLAG long\n", "1\nwork/Aab\n", "line 2"},
 		{"num flag not a number", "FLAG num\n", "1\nwork/1,x\n", "bad flags"},
 		{"bad AF index", "AF 1\nAF S\n", "1\nwork/2\n", "bad flags"},
+		{"bad continuation flags", "FLAG num\nSFX 1 Y 1\nSFX 1 0 s/x .\n", dic, "continuation"},
+		{"bad AF continuation index", "AF 1\nAF S\nSFX S Y 1\nSFX S 0 s/7 .\n", dic, "continuation"},
 		{"invalid UTF-8", "SET UTF-8\n", "1\nw\xffrk\n", "UTF-8"},
 	}
 	for _, tt := range tests {
