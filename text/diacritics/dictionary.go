@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/najdi/najdi/text/hunspell"
@@ -97,20 +97,6 @@ func (r *Restorer) dictForms(key string) []string {
 			out = append(out, f)
 		}
 	}
-	sort.Strings(out)
-	return compactStrings(out)
-}
-
-func compactStrings(s []string) []string {
-	if len(s) < 2 {
-		return s
-	}
-	j := 1
-	for i := 1; i < len(s); i++ {
-		if s[i] != s[j-1] {
-			s[j] = s[i]
-			j++
-		}
-	}
-	return s[:j]
+	slices.Sort(out)
+	return slices.Compact(out)
 }
