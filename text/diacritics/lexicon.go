@@ -69,6 +69,7 @@ func (l *lexicon) class(form string) int32 {
 // back to the plain one.
 func (l *lexicon) targetClass(form string) int32 {
 	c := l.class(form)
+	// Word classes and unknown endings never take a mark: skip the fold.
 	if !l.mark || c < 0 || l.wordIDs[c] || !l.endingAlternates(fold(form)) {
 		return c
 	}
@@ -90,12 +91,18 @@ func (l *lexicon) markedClass(form string, c int32) int32 {
 // letter.
 func (l *lexicon) endingAlternates(k string) bool {
 	ids := l.cands[k]
-	if len(ids) < 2 {
+	return lastLettersDiffer(len(ids), func(i int) string { return l.forms[ids[i]] })
+}
+
+// lastLettersDiffer reports whether the n strings form(0) … form(n-1)
+// differ in their last letter.
+func lastLettersDiffer(n int, form func(int) string) bool {
+	if n < 2 {
 		return false
 	}
-	first, _ := utf8.DecodeLastRuneInString(l.forms[ids[0]])
-	for _, id := range ids[1:] {
-		if r, _ := utf8.DecodeLastRuneInString(l.forms[id]); r != first {
+	first, _ := utf8.DecodeLastRuneInString(form(0))
+	for i := 1; i < n; i++ {
+		if r, _ := utf8.DecodeLastRuneInString(form(i)); r != first {
 			return true
 		}
 	}

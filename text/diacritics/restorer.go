@@ -306,7 +306,7 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 	} else if len(fs) > 1 {
 		fs = closestEndings(fs, fx)
 	}
-	alternate := endingsDiffer(fs)
+	alternate := lastLettersDiffer(len(fs), func(i int) string { return fs[i] })
 	cs := make([]candidate, len(fs))
 	for i, f := range fs {
 		cs[i] = r.lex.cand(f, -1, 1)
@@ -315,17 +315,6 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 		}
 	}
 	return cs
-}
-
-// endingsDiffer reports whether the forms differ in their last letter.
-func endingsDiffer(fs []string) bool {
-	first, _ := utf8.DecodeLastRuneInString(fs[0])
-	for _, f := range fs[1:] {
-		if r, _ := utf8.DecodeLastRuneInString(f); r != first {
-			return true
-		}
-	}
-	return false
 }
 
 // logTrans scores c after prev: log P(c | prev), the smoothed pair
