@@ -27,7 +27,7 @@ Output: gzip'd UTF-8 text, one record per line, tab-separated, sorted:
   R w a count    corpus count of the word w (ambiguous key) followed by a
                  word of ending class a
 """
-import argparse, gzip, html, io, os, re, sys, unicodedata, zipfile
+import argparse, gettext, gzip, html, io, os, re, sys, unicodedata, zipfile
 from collections import Counter, defaultdict
 
 import msgpack

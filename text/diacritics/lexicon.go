@@ -111,7 +111,29 @@ func lastLettersDiffer(n int, form func(int) string) bool {
 
 // cand returns the candidate for form with its classes.
 func (l *lexicon) cand(form string, id int32, p float64) candidate {
-	return candidate{form: form, id: id, cls: l.class(form), tcls: l.targetClass(form), p: p}
+	c := candidate{form: form, id: id, cls: l.class(form), tcls: l.targetClass(form), p: p}
+	c.end, c.tend = c.cls, c.tcls
+	if c.cls >= 0 && l.wordIDs[c.cls] {
+		// A frequent word: its own class as target too (never marked).
+		c.end = l.endingClass(form)
+		c.tend = c.end
+		if c.end >= 0 && l.endingAlternates(fold(form)) {
+			c.tend = l.markedClass(form, c.end)
+		}
+	}
+	return c
+}
+
+// endingClass returns the class of the ending of form, never a word's own
+// class; -1 if the corpus never saw the ending.
+func (l *lexicon) endingClass(form string) int32 {
+	if l.suffix <= 0 {
+		return -1
+	}
+	if id, ok := l.classes[lastRunes(form, l.suffix)]; ok {
+		return id
+	}
+	return -1
 }
 
 // lastRunes returns the last n runes of s (all of s if shorter).

@@ -52,6 +52,8 @@ type candidate struct {
 	id   int32   // lexicon id, -1 when the form comes only from a vocabulary
 	cls  int32   // ending class id, -1 if unknown
 	tcls int32   // class as the predicted word of a pair (lexicon.targetClass)
+	end  int32   // cls, or the ending class of a word with its own class
+	tend int32   // tcls, likewise: the backoff for class pairs never seen
 	p    float64 // unigram probability
 }
 
@@ -312,6 +314,7 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 		cs[i] = r.lex.cand(f, -1, 1)
 		if alternate {
 			cs[i].tcls = r.lex.markedClass(f, cs[i].cls)
+			cs[i].tend = cs[i].tcls
 		}
 	}
 	return cs
@@ -319,7 +322,11 @@ func (r *Restorer) unknownCandidates(lw string) []candidate {
 
 // logTrans scores c after prev: log P(c | prev), the smoothed pair
 // probability when both are lexicon words and the context is not cut (the
-// unigram probability otherwise), plus the weighted ending-class PMI.
+// unigram probability otherwise), plus the weighted ending-class PMI. A
+// frequent word whose own class never followed prev's class is scored by
+// its ending class instead, like the forms of its key that have no class
+// of their own ("jejich" is weighed against "jejích" by the endings, not
+// by a sparse "=jejich" class against a dense "ch").
 func (r *Restorer) logTrans(prev, c candidate, pc float64, cut bool) float64 {
 	if cut {
 		return math.Log(c.p)
@@ -332,8 +339,14 @@ func (r *Restorer) logTrans(prev, c candidate, pc float64, cut bool) float64 {
 	}
 	if prev.cls >= 0 && c.tcls >= 0 {
 		l := r.lex
-		pb := (float64(l.classCount[c.tcls]) + 1) / (l.classTotal + float64(len(l.classCount)))
-		n := float64(l.classPairs[pairKey(prev.cls, c.tcls)])
+		t := c.tcls
+		n := float64(l.classPairs[pairKey(prev.cls, t)])
+		if n == 0 && c.tend >= 0 && c.tend != t {
+			// Never seen after this class: back off to the ending.
+			t = c.tend
+			n = float64(l.classPairs[pairKey(prev.cls, t)])
+		}
+		pb := (float64(l.classCount[t]) + 1) / (l.classTotal + float64(len(l.classCount)))
 		ctx := float64(l.classCount[prev.cls])
 		lp += classWeight * max(classFloor, math.Log((n+classPrior*pb)/(ctx+classPrior)/pb))
 	}
@@ -343,42 +356,69 @@ func (r *Restorer) logTrans(prev, c candidate, pc float64, cut bool) float64 {
 // classPrior returns the unigram probability of cs[j] reweighted by the
 // ending class of the previous word v: the key's probability P(k) (the sum
 // over cs) times the form's share of the key after words of that class,
-// (c(class(v), w) + ν·P(w)/P(k)) / (c(class(v), k) + ν).
+// (c(class(v), w) + ν·P(w)/P(k)) / (c(class(v), k) + ν). When v is a
+// frequent word with its own class and no form of the key was ever seen
+// after it, v's ending class stands in.
 func (r *Restorer) classPrior(v candidate, cs []candidate, j int) float64 {
 	c := cs[j]
 	if len(cs) < 2 || v.cls < 0 || c.id < 0 {
 		return c.p
 	}
-	var nk, pk float64
+	cls := v.cls
+	nk := r.classKeyCount(r.lex.classWords, cs, cls, false)
+	if nk == 0 && v.end >= 0 && v.end != cls {
+		cls = v.end
+		nk = r.classKeyCount(r.lex.classWords, cs, cls, false)
+	}
+	var pk float64
 	for _, o := range cs {
 		pk += o.p
-		if o.id >= 0 {
-			nk += float64(r.lex.classWords[pairKey(v.cls, o.id)])
-		}
 	}
-	n := float64(r.lex.classWords[pairKey(v.cls, c.id)])
+	n := float64(r.lex.classWords[pairKey(cls, c.id)])
 	return pk * (n + classWordPrior*c.p/pk) / (nk + classWordPrior)
 }
 
 // nextClassShare returns the log of how much more often form vs[k] is
 // followed by a word of the ending class of c than its share of the key
 // predicts: log((c(v, class) + ν·s) / (c(k, class) + ν) / s) with s the
-// unigram share of v among the forms vs of its key.
+// unigram share of v among the forms vs of its key. A next word with its
+// own class that never followed any form of the key is replaced by its
+// ending class.
 func (r *Restorer) nextClassShare(vs []candidate, k int, c candidate) float64 {
 	v := vs[k]
 	if len(vs) < 2 || c.cls < 0 || v.id < 0 {
 		return 0
 	}
-	var nk, pk float64
+	cls := c.cls
+	nk := r.classKeyCount(r.lex.wordClasses, vs, cls, true)
+	if nk == 0 && c.end >= 0 && c.end != cls {
+		cls = c.end
+		nk = r.classKeyCount(r.lex.wordClasses, vs, cls, true)
+	}
+	var pk float64
 	for _, o := range vs {
 		pk += o.p
-		if o.id >= 0 {
-			nk += float64(r.lex.wordClasses[pairKey(o.id, c.cls)])
-		}
 	}
 	share := v.p / pk
-	n := float64(r.lex.wordClasses[pairKey(v.id, c.cls)])
+	n := float64(r.lex.wordClasses[pairKey(v.id, cls)])
 	return nextClassWeight * math.Log((n+classWordPrior*share)/(nk+classWordPrior)/share)
+}
+
+// classKeyCount sums the counts in table of the forms cs of one key with
+// class cls: table[cls<<32|form], or table[form<<32|cls] when formFirst.
+func (r *Restorer) classKeyCount(table map[uint64]uint32, cs []candidate, cls int32, formFirst bool) float64 {
+	var n float64
+	for _, o := range cs {
+		if o.id < 0 {
+			continue
+		}
+		if formFirst {
+			n += float64(table[pairKey(o.id, cls)])
+		} else {
+			n += float64(table[pairKey(cls, o.id)])
+		}
+	}
+	return n
 }
 
 // applyCase copies the letter case of typed onto form rune by rune (both

@@ -70,7 +70,8 @@ func dictRestorer(t testing.TB) *Restorer {
 // TestRestoreAccuracy strips the diacritics of UD Czech-CAC dev+test
 // sentences (an evaluation set: never used to build the lexicon) and checks
 // word accuracy with and without the dictionary against floors a little
-// under the measured values (0.9697 and 0.9651).
+// under the measured values (0.9702 and 0.9656); with the dictionary the
+// floor is the 97 % the restorer is built to reach.
 func TestRestoreAccuracy(t *testing.T) {
 	withDict := dictRestorer(t)
 	sents := cacSentences(t)
@@ -79,8 +80,8 @@ func TestRestoreAccuracy(t *testing.T) {
 		r     *Restorer
 		floor float64
 	}{
-		{"dictionary", withDict, 0.967},
-		{"lexicon only", withDict.WithDictionary(nil), 0.963},
+		{"dictionary", withDict, 0.970},
+		{"lexicon only", withDict.WithDictionary(nil), 0.964},
 	} {
 		words, correct, baseline := 0, 0, 0
 		for _, o := range sents {
@@ -165,6 +166,44 @@ func TestTargetClass(t *testing.T) {
 	}
 	if l.class("daní") != l.class("zimní") {
 		t.Error("daní and zimní should share the (unmarked) context class")
+	}
+}
+
+// TestClassBackoff checks that a frequent word with a class of its own
+// falls back to its ending class where that class was never seen: its
+// candidate carries the ending class (marked when the key's forms differ in
+// the last letter), and "jejich" (a class of its own) is no longer beaten
+// by the rare "jejích" (ending class "ch") after a context class that
+// "jejich" never followed.
+func TestClassBackoff(t *testing.T) {
+	r := dictRestorer(t)
+	l := r.lex
+	for _, tc := range []struct {
+		form   string
+		marked bool
+	}{
+		{"jejich", false}, // jejich/jejích differ before the last letter
+		{"oblasti", true}, // oblasti/oblastí differ in it
+	} {
+		c := l.cand(tc.form, l.ids[tc.form], 1)
+		if c.cls < 0 || !l.wordIDs[c.cls] {
+			t.Fatalf("%s: class %d is not a word's own class", tc.form, c.cls)
+		}
+		end := l.endingClass(tc.form)
+		if end < 0 || c.end != end {
+			t.Errorf("%s: backoff context class %d, want ending class %d", tc.form, c.end, end)
+		}
+		if got := c.tend != end; got != tc.marked || c.tend < 0 || l.wordIDs[c.tend] {
+			t.Errorf("%s: backoff target class %d (ending class %d), want marked=%v", tc.form, c.tend, end, tc.marked)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"ve sprave jejich zeme", "ve správě jejich země"},
+		{"v prapodstate jejich", "v prapodstatě jejich"},
+	} {
+		if got, _ := r.Restore(tc.in); got != tc.want {
+			t.Errorf("Restore(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 
