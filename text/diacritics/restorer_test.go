@@ -70,8 +70,9 @@ func dictRestorer(t testing.TB) *Restorer {
 // TestRestoreAccuracy strips the diacritics of UD Czech-CAC dev+test
 // sentences (an evaluation set: never used to build the lexicon) and checks
 // word accuracy with and without the dictionary against floors a little
-// under the measured values (0.9702 and 0.9656); with the dictionary the
-// floor is the 97 % the restorer is built to reach.
+// under the measured values (0.9702 and 0.9656; the slack of about ten
+// words absorbs another release of Debian's hunspell-cs, the 97 % target
+// itself is reported by najdi-bench diacritics).
 func TestRestoreAccuracy(t *testing.T) {
 	withDict := dictRestorer(t)
 	sents := cacSentences(t)
@@ -80,7 +81,7 @@ func TestRestoreAccuracy(t *testing.T) {
 		r     *Restorer
 		floor float64
 	}{
-		{"dictionary", withDict, 0.970},
+		{"dictionary", withDict, 0.9695},
 		{"lexicon only", withDict.WithDictionary(nil), 0.964},
 	} {
 		words, correct, baseline := 0, 0, 0
