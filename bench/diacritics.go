@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/najdi/najdi/nlu/ner"
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/text/diacritics"
 )
@@ -173,6 +174,60 @@ func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, 
 	return res
 }
 
+// CaseResult counts capital letters restored in sentences typed in
+// lowercase without diacritics.
+type CaseResult struct {
+	// Capitalized counts words past the first of a sentence whose
+	// original starts with a capital; Restored counts those the restorer
+	// capitalized; Predicted counts every word past the first that the
+	// restorer capitalized.
+	Capitalized, Restored, Predicted int
+}
+
+// Recall is the share of capitalized words that got their capital back.
+func (c CaseResult) Recall() float64 { return accuracyRatio(c.Restored, c.Capitalized) }
+
+// Precision is the share of words the restorer capitalized that were
+// capitalized in the original.
+func (c CaseResult) Precision() float64 { return accuracyRatio(c.Restored, c.Predicted) }
+
+// EvalCase lowercases and strips each sentence, restores it with r and
+// compares the first letters of the words after the first (whose capital
+// is only positional) with the original: how many names, places and
+// acronyms get their capital back, and how many words wrongly get one.
+func EvalCase(r *diacritics.Restorer, sentences []string) CaseResult {
+	var res CaseResult
+	for _, orig := range sentences {
+		typed := strings.ToLower(StripDiacritics(orig))
+		restored, _ := r.Restore(typed)
+		ow, rw := text.Words(orig), text.Words(restored)
+		if len(ow) != len(rw) {
+			continue
+		}
+		for i := 1; i < len(ow); i++ {
+			o := startsUpper(orig[ow[i].Start:ow[i].End])
+			g := startsUpper(restored[rw[i].Start:rw[i].End])
+			if o {
+				res.Capitalized++
+			}
+			if g {
+				res.Predicted++
+				if o {
+					res.Restored++
+				}
+			}
+		}
+	}
+	return res
+}
+
+func startsUpper(s string) bool {
+	for _, c := range s {
+		return unicode.IsUpper(c)
+	}
+	return false
+}
+
 // add accumulates o into r.
 func (r *DiacriticsResult) add(o DiacriticsResult) {
 	r.Sentences += o.Sentences
@@ -215,6 +270,8 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 	if cfg.NoDictionary {
 		r = r.WithDictionary(nil)
 	}
+	// The engine's configuration: multiword place names too.
+	r = r.WithNames(ner.CzechPlaceNames())
 	dict := "none (lexicon only)"
 	if r.HasDictionary() {
 		dict = "hunspell-cs in " + diacritics.DictionaryDir()
@@ -223,9 +280,14 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 		fmt.Fprintln(w, "errors (stripped → restored, want original):")
 	}
 	var res DiacriticsResult
+	var cres CaseResult
 	var lines []string
 	maxErrs := cfg.Errors
 	for i, sents := range files {
+		c := EvalCase(r, sents)
+		cres.Capitalized += c.Capitalized
+		cres.Restored += c.Restored
+		cres.Predicted += c.Predicted
 		fr := EvalDiacritics(r, sents, w, maxErrs)
 		maxErrs = max(0, maxErrs-(fr.Words-fr.Correct))
 		res.add(fr)
@@ -241,5 +303,7 @@ func RunDiacritics(cfg DiacriticsConfig, w io.Writer) error {
 	fmt.Fprintf(w, "accented-word accuracy   %.4f\n", res.AccentedAccuracy())
 	fmt.Fprintf(w, "do-nothing baseline      %.4f\n", res.BaselineAccuracy())
 	fmt.Fprintf(w, "time per sentence        %v\n", (res.Elapsed / time.Duration(res.Sentences)).Round(time.Microsecond))
+	fmt.Fprintf(w, "capitals, typed lowercase: recall %.4f (%d of %d words after the first), precision %.4f (of %d)\n",
+		cres.Recall(), cres.Restored, cres.Capitalized, cres.Precision(), cres.Predicted)
 	return nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 
+	"github.com/najdi/najdi/nlu/ner"
 	"github.com/najdi/najdi/text/diacritics"
 )
 
@@ -22,7 +23,14 @@ func (e *Engine) restoreQuery(p *plan) error {
 	if !on || p.query == "" {
 		return nil
 	}
-	restorerOnce.Do(func() { restorer, restorerErr = diacritics.Default() })
+	restorerOnce.Do(func() {
+		restorer, restorerErr = diacritics.Default()
+		if restorerErr == nil {
+			// Multiword place names get their spelling and capitals back
+			// in lowercase queries ("cesky krumlov" → "Český Krumlov").
+			restorer = restorer.WithNames(ner.CzechPlaceNames())
+		}
+	})
 	if restorerErr != nil {
 		return restorerErr
 	}

@@ -70,6 +70,24 @@ func CzechTagger() *Czech {
 	return czechTagger
 }
 
+// CzechPlaceNames returns the place names of the embedded gazetteer
+// (Czech and Slovak places, Czech names of countries and major world
+// places) as written, such as "Český Krumlov" or "Ústí nad Labem".
+func CzechPlaceNames() []string {
+	var out []string
+	for _, line := range strings.Split(czechGazetteer, "\n") {
+		class, name, ok := strings.Cut(line, "\t")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch class {
+		case "location", "country", "major":
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
 // surname ("předseda Kučera", "s ředitelem Tomkou").

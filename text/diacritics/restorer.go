@@ -42,8 +42,11 @@ type Restorer struct {
 	// vocab overrides the candidate lists of keys found in a collection's
 	// vocabulary (see WithVocabulary); nil for the built-in lexicon alone.
 	vocab map[string][]candidate
-	// dict knows word forms missing from the lexicon; nil if none.
+	// dict knows word forms missing from the lexicon, and the letter case
+	// of proper names; nil if none.
 	dict FormLookup
+	// names are multiword proper names (WithNames); nil if none.
+	names *names
 }
 
 // candidate is one possible form of a folded word.
@@ -102,7 +105,7 @@ func (r *Restorer) WithVocabulary(words map[string]int) *Restorer {
 		counts[w] += n
 		total += float64(n)
 	}
-	nr := &Restorer{lex: r.lex, vocab: make(map[string][]candidate), dict: r.dict}
+	nr := &Restorer{lex: r.lex, vocab: make(map[string][]candidate), dict: r.dict, names: r.names}
 	for k, cs := range r.vocab {
 		nr.vocab[k] = cs
 	}
@@ -251,20 +254,40 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		choice[i] = arg
 		arg = slots[i].back[arg]
 	}
-	var sb strings.Builder
-	prevEnd := 0
+	// out holds each word as restored; lower marks the words typed in
+	// lowercase ASCII, whose letter case restoration may also set when the
+	// whole query is typed in lowercase (a query with capitals keeps its
+	// letter case as typed).
+	out := make([]string, len(spans))
+	lower := make([]bool, len(spans))
+	caseless := !hasUpper(query)
 	for i, sl := range slots {
-		if !sl.free {
+		if sl.span < 0 {
 			continue
 		}
 		sp := spans[sl.span]
 		w := query[sp.Start:sp.End]
-		nw := applyCase(sl.cands[choice[i]].form, w)
-		if nw == w {
+		out[sl.span] = w
+		if sl.free {
+			out[sl.span] = applyCase(sl.cands[choice[i]].form, w)
+		}
+		if caseless && isASCIILetters(w) {
+			lower[sl.span] = true
+			if pc, ok := r.properCase(out[sl.span]); ok {
+				out[sl.span] = pc
+			}
+		}
+	}
+	r.names.apply(query, spans, out, lower)
+	var sb strings.Builder
+	prevEnd := 0
+	for i, sp := range spans {
+		w := query[sp.Start:sp.End]
+		if out[i] == w {
 			continue
 		}
 		sb.WriteString(query[prevEnd:sp.Start])
-		sb.WriteString(nw)
+		sb.WriteString(out[i])
 		prevEnd = sp.End
 		changed = true
 	}

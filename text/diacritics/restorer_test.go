@@ -22,10 +22,12 @@ func restorer(t testing.TB) *Restorer {
 func TestRestore(t *testing.T) {
 	r := restorer(t)
 	tests := []struct{ in, want string }{
-		{"cesky krumlov", "český krumlov"},
+		// A query typed in lowercase gets the capitals of names the
+		// dictionary knows only with capitals (see TestProperCase).
+		{"cesky krumlov", "český Krumlov"},
 		{"cesky Krumlov", "český Krumlov"},
 		{"CESKY KRUMLOV", "ČESKÝ KRUMLOV"},
-		{"chci byt v praze", "chci být v praze"},
+		{"chci byt v praze", "chci být v Praze"},
 		{"chci byt doma", "chci být doma"},
 		{"pronajem bytu", "pronájem bytu"},
 		{"rekl ze prijde", "řekl že přijde"}, // ze/že by context
@@ -39,8 +41,8 @@ func TestRestore(t *testing.T) {
 		{"nove postaveny dum", "nově postavený dům"},
 		{"namesti miru", "náměstí míru"},
 		{"PRAHA", "PRAHA"},
-		{"český krumlov", "český krumlov"},             // already accented: kept
-		{"  nadrazi ,  praha!", "  nádraží ,  praha!"}, // spacing and punctuation kept
+		{"český krumlov", "český Krumlov"},             // already accented: kept
+		{"  nadrazi ,  praha!", "  nádraží ,  Praha!"}, // spacing and punctuation kept
 		{"rok 2025, cislo 3.14", "rok 2025, číslo 3.14"},
 		{"the best hotel", "the best hotel"},
 		{"", ""},
@@ -130,10 +132,12 @@ func TestRestoreDictionary(t *testing.T) {
 		// A plain word the dictionary knows stays plain (svaž is a form too).
 		{"svaz mladeze", "svaz mládeže", "svaz mládeže"},
 		{"Svaz", "Svaz", "Svaz"},
-		// Foreign words and names stay as typed.
-		{"iphone charger", "iphone charger", "iphone charger"},
+		// Foreign words stay as typed; names the dictionary knows only
+		// with capitals get them in a lowercase query.
+		{"iphone charger", "iPhone charger", "iphone charger"},
 		{"machine learning tutorial", "machine learning tutorial", "machine learning tutorial"},
-		{"masarykova ulice", "masarykova ulice", "masarykova ulice"},
+		{"masarykova ulice", "Masarykova ulice", "masarykova ulice"},
+		{"Masarykova ulice", "Masarykova ulice", "Masarykova ulice"},
 	}
 	for _, tc := range tests {
 		if got, _ := r.Restore(tc.in); got != tc.want {
@@ -208,6 +212,46 @@ func TestClassBackoff(t *testing.T) {
 	}
 }
 
+// TestProperCase checks the capitals of names in queries typed in
+// lowercase: from the dictionary for single words, from WithNames for
+// multiword names, also in other grammatical cases; a query with any
+// capital keeps its letter case as typed, and a word typed with
+// diacritics is never changed.
+func TestProperCase(t *testing.T) {
+	r := dictRestorer(t)
+	n := r.WithNames([]string{"Český Krumlov", "Ústí nad Labem", "Hradec Králové", "Nové Město", "Nové Město na Moravě", "Praha"})
+	for _, tc := range []struct {
+		r        *Restorer
+		in, want string
+	}{
+		{r, "v praze", "v Praze"},
+		{r, "most pres reku", "most přes řeku"}, // "most" is also a common noun
+		{r, "cssr", "ČSSR"},
+		{r, "v Praze a v brne", "v Praze a v brně"}, // capitals typed: case kept
+		{r, "cesky krumlov", "český Krumlov"},       // no names: "český" is an adjective
+		{n, "cesky krumlov", "Český Krumlov"},
+		{n, "hotel v ceskem krumlove", "hotel v Českém Krumlově"},
+		{n, "usti nad labem", "Ústí nad Labem"},
+		{n, "hradec kralove", "Hradec Králové"},
+		{n, "v hradci kralove", "v Hradci Králové"},
+		{n, "nove mesto na morave", "Nové Město na Moravě"},
+		{n, "v novem meste", "v Novém Městě"},
+		{n, "cesky jazyk", "český jazyk"},
+		{n, "Cesky krumlov", "Český krumlov"},
+		{n, "český krumlov", "český Krumlov"},
+		{n.WithDictionary(nil), "cesky krumlov", "Český Krumlov"},
+		{n.WithDictionary(nil), "v praze", "v praze"},
+	} {
+		got, changed := tc.r.Restore(tc.in)
+		if got != tc.want {
+			t.Errorf("Restore(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if changed != (got != tc.in) {
+			t.Errorf("Restore(%q): changed = %v for %q", tc.in, changed, got)
+		}
+	}
+}
+
 // TestDictionaryDir checks the search order of the dictionary directory.
 func TestDictionaryDir(t *testing.T) {
 	dir := t.TempDir()
@@ -238,7 +282,7 @@ func TestWithVocabulary(t *testing.T) {
 		{v, "zlutoprsk a sroubovak", "žlutoprsk a šroubovák"},
 		{v, "Zlutoprsk", "Žlutoprsk"},
 		{r, "zlutoprsk", "zlutoprsk"}, // the base restorer is unchanged
-		{v, "cesky krumlov", "český krumlov"},
+		{v, "cesky krumlov", "český Krumlov"},
 	}
 	for _, tc := range tests {
 		if got, _ := tc.r.Restore(tc.in); got != tc.want {
@@ -248,13 +292,14 @@ func TestWithVocabulary(t *testing.T) {
 }
 
 func FuzzRestore(f *testing.F) {
-	for _, s := range []string{"cesky krumlov", "PRAHA nadrazi", "chci byt v praze", "a\u0301", "\xff zlutoucky", "3.14 kun"} {
+	for _, s := range []string{"cesky krumlov", "PRAHA nadrazi", "chci byt v praze", "a\u0301", "\xff zlutoucky", "3.14 kun", "v hradci kralove", "usti  nad\tlabem"} {
 		f.Add(s)
 	}
 	r, err := Default()
 	if err != nil {
 		f.Fatal(err)
 	}
+	r = r.WithNames([]string{"Český Krumlov", "Ústí nad Labem", "Hradec Králové", "X Y", "Ab Cd Ef"})
 	f.Fuzz(func(t *testing.T, s string) {
 		got, changed := r.Restore(s)
 		if !changed && got != s {
