@@ -42,6 +42,11 @@ type IngestRequest struct {
 	Documents []DocumentInput
 	// Progress, if set, is called after each flushed batch.
 	Progress func(processed int)
+
+	// jobID, set for an asynchronous job, makes the ids generated for
+	// documents without one deterministic, so a resumed job replaces the
+	// documents it already stored instead of adding them again.
+	jobID string
 }
 
 // DocumentInput is one document of the JSON envelope.
@@ -131,7 +136,7 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 	if err != nil {
 		return IngestResult{}, err
 	}
-	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress}
+	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
 	}
@@ -191,7 +196,7 @@ func (w *writer) upload(req IngestRequest) error {
 		}
 		id := req.DocumentID
 		if id == "" {
-			id = idFromFileName(req.FileName)
+			id = w.idFromFileName(req.FileName)
 		}
 		if !ValidDocumentID(id) {
 			return invalidField("document_id", "%q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id)
@@ -272,12 +277,21 @@ func charsetOf(ct string) string {
 }
 
 // idFromFileName derives a document id from a file name, or generates one.
-func idFromFileName(name string) string {
+func (w *writer) idFromFileName(name string) string {
 	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
 	if name == "." || name == "/" || name == "" {
-		return uuid.NewString()
+		return w.generateID("document")
 	}
 	return sanitizeID(name)
+}
+
+// generateID returns a new random document id, or, in an asynchronous job,
+// one derived from the job id and parts (the same on every run of the job).
+func (w *writer) generateID(parts ...string) string {
+	if w.jobID == "" {
+		return uuid.NewString()
+	}
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("najdi:job:"+w.jobID+"/"+strings.Join(parts, "/"))).String()
 }
 
 func sanitizeID(s string) string {
@@ -340,7 +354,7 @@ func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc
 				d.id = sanitizeID(stem + "-" + strconv.Itoa(rec.Index+1))
 			}
 		default:
-			d.id = uuid.NewString()
+			d.id = w.generateID("record", rec.Sheet, strconv.Itoa(rec.Index))
 		}
 	}
 	if !ValidDocumentID(d.id) {

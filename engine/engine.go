@@ -128,6 +128,10 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.wg.Add(1)
 	go e.mergeLoop()
+	if err := e.loadJobs(); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	return e, nil
 }
 

@@ -2,10 +2,16 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/najdi/najdi/segment"
 )
 
 // JobStatus reports an asynchronous ingest.
@@ -20,61 +26,226 @@ type JobStatus struct {
 	Error        string        `json:"error,omitempty"`
 	StartedAt    time.Time     `json:"started_at"`
 	FinishedAt   *time.Time    `json:"finished_at,omitempty"`
+	// Restarts counts how often the job was resumed after the engine
+	// stopped (or crashed) while it ran.
+	Restarts int `json:"restarts,omitempty"`
 }
 
-// jobTable keeps asynchronous ingest jobs in memory. Jobs do not survive a
-// restart; the documents they acknowledged (processed) do.
+// jobRetention is how long a finished job's status stays available.
+const jobRetention = 7 * 24 * time.Hour
+
+// Keys of the jobs in the store's generic key-values: the job record and,
+// while the job runs, its upload.
+const (
+	jobKeyPrefix     = "engine/job/"
+	jobDataKeyPrefix = "engine/jobdata/"
+)
+
+// jobTable keeps the asynchronous ingest jobs. Every job is stored durably
+// with its upload before StartIngest returns: a job the engine stopped or
+// crashed in runs again from the start when the engine opens (documents
+// without ids get the same generated ids again, so nothing is doubled),
+// and a finished job's status survives restarts for jobRetention.
 type jobTable struct {
 	mu   sync.Mutex
 	jobs map[string]*job
 }
 
 type job struct {
-	owner string
-	st    JobStatus
+	rec jobRecord
+}
+
+// jobRecord is the stored form of a job: its status and the request
+// without its data (stored under jobDataKeyPrefix).
+type jobRecord struct {
+	Owner       string    `json:"owner"`
+	Status      JobStatus `json:"status"`
+	Format      string    `json:"format,omitempty"`
+	ContentType string    `json:"content_type,omitempty"`
+	FileName    string    `json:"file_name,omitempty"`
+	DocumentID  string    `json:"document_id,omitempty"`
+	IDField     string    `json:"id_field,omitempty"`
+	// Envelope marks data holding the JSON of IngestRequest.Documents.
+	Envelope bool `json:"envelope,omitempty"`
 }
 
 func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}} }
 
-// StartIngest runs an ingest in the background and returns its job id.
-// The request's Data must stay valid until the job ends (the engine takes
-// ownership).
+// StartIngest stores the upload durably, runs the ingest in the background
+// and returns its job id. A Reader is read to the end first.
 func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, error) {
 	if _, err := e.collection(owner, coll); err != nil {
 		return "", err
 	}
-	j := &job{owner: owner, st: JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: time.Now().UTC()}}
+	if e.closed() {
+		return "", ErrClosed
+	}
+	rec := jobRecord{
+		Owner:       owner,
+		Status:      JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: time.Now().UTC()},
+		Format:      req.Format,
+		ContentType: req.ContentType,
+		FileName:    req.FileName,
+		DocumentID:  req.DocumentID,
+		IDField:     req.IDField,
+	}
+	data := req.Data
+	switch {
+	case req.Documents != nil:
+		raw, err := json.Marshal(req.Documents)
+		if err != nil {
+			return "", fmt.Errorf("store job: %w", err)
+		}
+		data, rec.Envelope = raw, true
+	case data == nil && req.Reader != nil:
+		raw, err := io.ReadAll(req.Reader)
+		if err != nil {
+			return "", fmt.Errorf("read upload: %w", err)
+		}
+		data = raw
+	}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return "", fmt.Errorf("store job: %w", err)
+	}
+	b := e.store.NewBatch()
+	b.KVPut(jobDataKeyPrefix+rec.Status.JobID, data)
+	b.KVPut(jobKeyPrefix+rec.Status.JobID, raw)
+	if err := b.Commit(); err != nil {
+		return "", fmt.Errorf("store job: %w", err)
+	}
+	j := &job{rec: rec}
 	e.jobs.mu.Lock()
-	e.jobs.jobs[j.st.JobID] = j
+	e.jobs.jobs[rec.Status.JobID] = j
 	e.jobs.mu.Unlock()
+	e.runJob(j, data)
+	return rec.Status.JobID, nil
+}
+
+// request rebuilds the ingest request of a stored job.
+func (r *jobRecord) request(data []byte) (IngestRequest, error) {
+	req := IngestRequest{Format: r.Format, ContentType: r.ContentType, FileName: r.FileName, DocumentID: r.DocumentID, IDField: r.IDField, jobID: r.Status.JobID}
+	if !r.Envelope {
+		req.Data = data
+		return req, nil
+	}
+	if err := json.Unmarshal(data, &req.Documents); err != nil {
+		return req, fmt.Errorf("stored documents of job %s: %w", r.Status.JobID, err)
+	}
+	return req, nil
+}
+
+// runJob ingests data for j in the background and stores the outcome. An
+// ingest cut short by Close leaves the job stored as running, to be
+// resumed by the next Open.
+func (e *Engine) runJob(j *job, data []byte) {
+	req, err := j.rec.request(data)
+	if err != nil {
+		e.finishJob(j, IngestResult{}, err)
+		return
+	}
 	req.Progress = func(n int) {
 		e.jobs.mu.Lock()
-		j.st.Processed = n
+		j.rec.Status.Processed = n
 		e.jobs.mu.Unlock()
 	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		res, err := e.Ingest(context.Background(), owner, coll, req)
-		e.jobs.mu.Lock()
-		defer e.jobs.mu.Unlock()
-		now := time.Now().UTC()
-		j.st.FinishedAt = &now
-		j.st.Processed = len(res.Documents)
-		total := len(res.Documents) + len(res.Errors)
-		j.st.Total = &total
-		j.st.Documents = res.Documents
-		if res.Errors != nil {
-			j.st.Errors = res.Errors
-		}
-		if err != nil {
-			j.st.Status = "failed"
-			j.st.Error = err.Error()
+		res, err := e.Ingest(context.Background(), j.rec.Owner, j.rec.Status.CollectionID, req)
+		if errors.Is(err, ErrClosed) || (err != nil && e.closed()) {
 			return
 		}
-		j.st.Status = "done"
+		e.finishJob(j, res, err)
 	}()
-	return j.st.JobID, nil
+}
+
+// finishJob records the outcome of j in memory and in the store, and drops
+// its upload.
+func (e *Engine) finishJob(j *job, res IngestResult, err error) {
+	e.jobs.mu.Lock()
+	st := &j.rec.Status
+	now := time.Now().UTC()
+	st.FinishedAt = &now
+	st.Processed = len(res.Documents)
+	total := len(res.Documents) + len(res.Errors)
+	st.Total = &total
+	st.Documents = res.Documents
+	if res.Errors != nil {
+		st.Errors = res.Errors
+	}
+	st.Status = "done"
+	if err != nil {
+		st.Status = "failed"
+		st.Error = err.Error()
+	}
+	raw, merr := json.Marshal(j.rec)
+	e.jobs.mu.Unlock()
+	if merr != nil {
+		e.log.Error("store job", "job", st.JobID, "err", merr)
+		return
+	}
+	b := e.store.NewBatch()
+	b.KVPut(jobKeyPrefix+st.JobID, raw)
+	b.KVDelete(jobDataKeyPrefix + st.JobID)
+	if err := b.Commit(); err != nil {
+		e.log.Error("store job", "job", st.JobID, "err", err)
+	}
+}
+
+// loadJobs reads the stored jobs: finished ones for their status (those
+// older than jobRetention are deleted), unfinished ones are run again.
+func (e *Engine) loadJobs() error {
+	var resume []*job
+	var expired []string
+	err := e.store.KVScan(jobKeyPrefix, func(key string, raw []byte) error {
+		var rec jobRecord
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("job %s: %w", key, err)
+		}
+		if rec.Status.FinishedAt != nil && time.Since(*rec.Status.FinishedAt) > jobRetention {
+			expired = append(expired, rec.Status.JobID)
+			return nil
+		}
+		j := &job{rec: rec}
+		e.jobs.jobs[rec.Status.JobID] = j
+		if rec.Status.Status == "running" {
+			resume = append(resume, j)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load jobs: %w", err)
+	}
+	if len(expired) > 0 {
+		b := e.store.NewBatch()
+		for _, id := range expired {
+			b.KVDelete(jobKeyPrefix + id)
+		}
+		if err := b.Commit(); err != nil {
+			return fmt.Errorf("delete expired jobs: %w", err)
+		}
+	}
+	for _, j := range resume {
+		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
+		if err != nil {
+			if errors.Is(err, segment.ErrNotFound) {
+				err = fmt.Errorf("the upload of job %s is missing", j.rec.Status.JobID)
+			}
+			e.finishJob(j, IngestResult{}, err)
+			continue
+		}
+		j.rec.Status.Restarts++
+		j.rec.Status.Processed = 0
+		if raw, err := json.Marshal(j.rec); err == nil {
+			if err := e.store.KVPut(jobKeyPrefix+j.rec.Status.JobID, raw); err != nil {
+				return fmt.Errorf("store job %s: %w", j.rec.Status.JobID, err)
+			}
+		}
+		e.log.Info("resuming ingest job", "job", j.rec.Status.JobID, "collection", j.rec.Status.CollectionID, "restarts", j.rec.Status.Restarts)
+		e.runJob(j, data)
+	}
+	return nil
 }
 
 // Job returns the status of an ingest job of the owner's collection.
@@ -82,9 +253,8 @@ func (e *Engine) Job(owner, coll, id string) (JobStatus, error) {
 	e.jobs.mu.Lock()
 	defer e.jobs.mu.Unlock()
 	j, ok := e.jobs.jobs[id]
-	if !ok || j.owner != owner || j.st.CollectionID != coll {
+	if !ok || j.rec.Owner != owner || j.rec.Status.CollectionID != coll {
 		return JobStatus{}, notFoundf("job %q not found in collection %q", id, coll)
 	}
-	st := j.st
-	return st, nil
+	return j.rec.Status, nil
 }

@@ -37,6 +37,7 @@ type writer struct {
 	c        *collection
 	ctx      context.Context
 	progress func(int)
+	jobID    string // see IngestRequest.jobID
 
 	rec      collRecord
 	recDirty bool

@@ -302,6 +302,12 @@ func (s *Store) KVDelete(key string) error {
 	return s.db.Delete([]byte(prefixKV+key), pebble.Sync)
 }
 
+// KVPut adds the storing of a generic key to the batch.
+func (b *Batch) KVPut(key string, value []byte) { b.b.Set([]byte(prefixKV+key), value, nil) }
+
+// KVDelete adds the deletion of a generic key to the batch.
+func (b *Batch) KVDelete(key string) { b.b.Delete([]byte(prefixKV+key), nil) }
+
 // KVScan calls fn for every generic key with the prefix, in key order.
 func (s *Store) KVScan(prefix string, fn func(key string, value []byte) error) error {
 	return s.scan([]byte(prefixKV+prefix), func(k, v []byte) error {
