@@ -59,7 +59,7 @@ type nluAnalysis struct {
 
 // nluNode starts a server with users alice and bob and returns alice's and
 // bob's clients.
-func nluNode(t *testing.T) (alice, bob *node) {
+func nluNode(t *testing.T, extra ...string) (alice, bob *node) {
 	t.Helper()
 	users := t.TempDir() + "/users"
 	var lines []string
@@ -73,7 +73,7 @@ func nluNode(t *testing.T) (alice, bob *node) {
 	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	n := start(t, "", "--no-embeddings", "--users", users)
+	n := start(t, "", append([]string{"--no-embeddings", "--users", users}, extra...)...)
 	return n.as("alice", "wonderland"), n.as("bob", "builder")
 }
 
@@ -557,9 +557,11 @@ type annotateCall struct {
 // TestNLUMicroservice runs annotation microservices next to the server: a
 // working one (as a model and as a sequential and parallel pipeline
 // member), a failing one (502), a slow one (504) and an unreachable one
-// (502), each error naming the service.
+// (502), each error naming the service. The server runs with
+// --nlu-timeout 2s, so the slow service answers 504 after about 2 s, not
+// the default 10 s.
 func TestNLUMicroservice(t *testing.T) {
-	alice, _ := nluNode(t)
+	alice, _ := nluNode(t, "--nlu-timeout", "2s")
 
 	var mu sync.Mutex
 	var calls []annotateCall
@@ -656,6 +658,8 @@ func TestNLUMicroservice(t *testing.T) {
 			errorMentions(t, alice.postJSON("/models/"+m.ModelID+"/analyze", `{"text": "hello"}`), tc.status, tc.code, tc.url)
 			if d := time.Since(start); d > 30*time.Second {
 				t.Fatalf("the error took %v: the service must not hang", d)
+			} else if tc.name == "slow" && (d < 2*time.Second || d > 8*time.Second) {
+				t.Fatalf("the slow service answered after %v: want the --nlu-timeout of 2s", d)
 			}
 			// Inside a parallel pipeline the failure is reported the same way.
 			pipe := createModel(t, alice, fmt.Sprintf(`{"name": "p", "type": "pipeline", "mode": "parallel", "pipeline": {"models": [%q, %q]}}`, ms.ModelID, m.ModelID))

@@ -75,6 +75,7 @@ func serve(args []string) error {
 	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
 	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
+	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	fs.VisitAll(func(f *flag.Flag) {
 		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))); ok && f.Name != "users" {
 			_ = f.Value.Set(v)
@@ -136,7 +137,10 @@ func serve(args []string) error {
 		return err
 	}
 	defer eng.Close()
-	nopts := nlu.Options{}
+	if *nluTimeout <= 0 {
+		return fmt.Errorf("--nlu-timeout %v: want a positive duration", *nluTimeout)
+	}
+	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout}
 	if opts.Embedders != nil {
 		nopts.Embedder = engine.IntentEmbedder(opts.Embedders)
 	}
