@@ -72,7 +72,7 @@ const (
 // row has more: the first is then a caption, dropped, and the next is the
 // header. Empty rows and sheets are skipped; cells right of the header are
 // named column_N. Numeric cells are KindNumber with the displayed text in
-// Str, booleans KindBool, dates and times KindString (see xlsxGrid and
+// Str, booleans KindBool, dates and times KindString (see xlsxReader and
 // odsReader for the details of each format).
 func NewRecordReader(f Format, r io.Reader, opts RecordOptions) (RecordReader, error) {
 	switch f {

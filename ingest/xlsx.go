@@ -1,176 +1,883 @@
 package ingest
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"math"
+	"path"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
-
-	"github.com/xuri/excelize/v2"
 )
 
-// xlsxUnzipLimit caps the decompressed size of an XLSX file; everything is
-// kept in memory so that no temporary file outlives the reader.
+// xlsxUnzipLimit caps the decompressed size of one part of an XLSX file
+// (a sheet, the shared strings), against zip bombs.
 const xlsxUnzipLimit = 1 << 30
 
-// xlsxGrid streams the sheets of an XLSX workbook with excelize's Rows.
+// xlsxMaxCells caps the cells a file may hold, like odsMaxCells. A
+// variable so that tests can lower it.
+var xlsxMaxCells = 1 << 24
+
+// xlsxReader streams the worksheets of an XLSX (Office Open XML) workbook
+// in workbook order with encoding/xml: the shared strings and the cell
+// styles are read first, then each sheet's rows one at a time.
 //
-// Each sheet is read by two row iterators in step: one gives the displayed
-// text (number formats applied), the other the stored value. A cell is a
-// number (KindNumber, Num from the stored value, Str the displayed text)
-// when its stored value is in canonical number form and its displayed text
-// still reads as a number once currency signs, percent signs, spaces and
-// thousands separators are removed ("1,234.50", "10%", "$3"); a stored
-// number displayed as a date or time ("01-01-60", "12:30") is KindString
-// with the displayed text; TRUE/FALSE cells are KindBool; any other cell is
-// KindString, and empty cells are null. Like CSV, a text cell holding a
-// canonical number ("42") is typed as a number.
-type xlsxGrid struct {
-	f          *excelize.File
-	sheets     []string
-	next       int
-	shown, raw *excelize.Rows
-	row        []Value
+// A cell is typed by its t attribute and its number format: shared, inline
+// and formula strings are KindString (a text holding a canonical number,
+// "42", is a number, as in CSV; "007" stays text); t="b" is KindBool
+// (Str "TRUE"/"FALSE"); t="e" (an error such as "#DIV/0!") is KindString;
+// a number is KindNumber with Num the stored value and Str the value as its
+// number format shows it ("1,234.50", "25%", "$3"), except that a number
+// formatted as a date or time is KindString with the ISO form of the date
+// ("2024-03-01", "2024-03-01 12:30", "12:30:05"), as ODS dates are. Empty
+// cells are null; columns stop at MaxSheetColumns and a file at 16M cells
+// (then ErrTooLarge).
+type xlsxReader struct {
+	files    map[string]*zip.File
+	sheets   []xlsxSheet
+	next     int
+	shared   []string
+	styles   []xlsxStyle // by cell style index (the s attribute)
+	date1904 bool
+
+	rc    io.ReadCloser // the current sheet
+	dec   *xml.Decoder
+	row   []Value
+	cells int
 }
 
-// newXLSXReader reads the whole XLSX file (up to MaxSpreadsheetSize).
-func newXLSXReader(r io.Reader) (rr RecordReader, err error) {
+type xlsxSheet struct{ name, path string }
+
+// newXLSXReader reads the whole XLSX file (up to MaxSpreadsheetSize) and
+// its workbook, relationships, shared strings and styles.
+func newXLSXReader(r io.Reader) (RecordReader, error) {
 	data, err := recReadAll(r, "xlsx")
 	if err != nil {
 		return nil, err
 	}
-	defer xlsxRecover(&err)
-	f, err := excelize.OpenReader(bytes.NewReader(data), excelize.Options{
-		UnzipSizeLimit:    xlsxUnzipLimit,
-		UnzipXMLSizeLimit: xlsxUnzipLimit,
-	})
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
 	}
-	sheets := f.GetSheetList()
-	if len(sheets) == 0 {
-		_ = f.Close()
+	x := &xlsxReader{files: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		x.files[strings.TrimPrefix(f.Name, "/")] = f
+	}
+	wb := x.workbookPath()
+	if x.files[wb] == nil {
+		return nil, fmt.Errorf("xlsx: no workbook (%s): %w", wb, ErrCorrupt)
+	}
+	rels, err := x.relationships(path.Join(path.Dir(wb), "_rels", path.Base(wb)+".rels"), path.Dir(wb))
+	if err != nil {
+		return nil, err
+	}
+	if err := x.readWorkbook(wb, rels); err != nil {
+		return nil, err
+	}
+	if len(x.sheets) == 0 {
 		return nil, fmt.Errorf("xlsx: no worksheets: %w", ErrCorrupt)
 	}
-	return &recTableReader{grid: &xlsxGrid{f: f, sheets: sheets}}, nil
+	if p := rels.byType("sharedStrings"); p != "" && x.files[p] != nil {
+		if err := x.readSharedStrings(p); err != nil {
+			return nil, err
+		}
+	}
+	if p := rels.byType("styles"); p != "" && x.files[p] != nil {
+		if err := x.readStyles(p); err != nil {
+			return nil, err
+		}
+	}
+	return &recTableReader{grid: x}, nil
 }
 
-// xlsxRecover turns a panic inside excelize on a malformed file into an
-// error wrapping ErrCorrupt.
-func xlsxRecover(err *error) {
-	if p := recover(); p != nil {
-		*err = fmt.Errorf("xlsx: %w: %v", ErrCorrupt, p)
+// xlsxCorrupt wraps an error reading part name.
+func xlsxCorrupt(name string, err error) error {
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("xlsx: %s: %w", name, err)
+	}
+	return fmt.Errorf("xlsx: %s: %w: %w", name, ErrCorrupt, err)
+}
+
+// open returns a decoder over part name, its decompressed size capped.
+func (x *xlsxReader) open(name string) (io.ReadCloser, *xml.Decoder, error) {
+	f := x.files[name]
+	if f == nil {
+		return nil, nil, fmt.Errorf("xlsx: missing part %s: %w", name, ErrCorrupt)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, nil, xlsxCorrupt(name, err)
+	}
+	lr := &limitedReader{r: rc, n: xlsxUnzipLimit}
+	dec := xml.NewDecoder(lr)
+	dec.Strict = false
+	return rc, dec, nil
+}
+
+// limitedReader fails with ErrTooLarge after n bytes.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("decompressed part over %d bytes: %w", int64(xlsxUnzipLimit), ErrTooLarge)
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// walk calls fn for every start element of part name, with the decoder to
+// read the element's content if fn wants it.
+func (x *xlsxReader) walk(name string, fn func(dec *xml.Decoder, se xml.StartElement) error) error {
+	rc, dec, err := x.open(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return xlsxCorrupt(name, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if err := fn(dec, se); err != nil {
+				return err
+			}
+		}
 	}
 }
 
-// closeRows closes the iterators of the current sheet.
-func (x *xlsxGrid) closeRows() {
-	if x.shown != nil {
-		_ = x.shown.Close()
-		_ = x.raw.Close()
-		x.shown, x.raw = nil, nil
+func attr(se xml.StartElement, local string) (string, bool) {
+	for _, a := range se.Attr {
+		if a.Name.Local == local {
+			return a.Value, true
+		}
 	}
+	return "", false
+}
+
+// workbookPath returns the workbook part named by the package
+// relationships, or the usual xl/workbook.xml.
+func (x *xlsxReader) workbookPath() string {
+	if rels, err := x.relationships("_rels/.rels", ""); err == nil {
+		if p := rels.byType("officeDocument"); p != "" {
+			return p
+		}
+	}
+	return "xl/workbook.xml"
+}
+
+// xlsxRels maps relationship ids to resolved part paths and types.
+type xlsxRels struct {
+	target map[string]string
+	types  map[string]string // id → type's last path element
+}
+
+func (r xlsxRels) byType(t string) string {
+	for id, tt := range r.types {
+		if tt == t {
+			return r.target[id]
+		}
+	}
+	return ""
+}
+
+// relationships reads a .rels part; targets are resolved against dir.
+func (x *xlsxReader) relationships(name, dir string) (xlsxRels, error) {
+	rels := xlsxRels{target: map[string]string{}, types: map[string]string{}}
+	if x.files[name] == nil {
+		return rels, fmt.Errorf("xlsx: missing part %s: %w", name, ErrCorrupt)
+	}
+	err := x.walk(name, func(_ *xml.Decoder, se xml.StartElement) error {
+		if se.Name.Local != "Relationship" {
+			return nil
+		}
+		id, _ := attr(se, "Id")
+		t, _ := attr(se, "Target")
+		typ, _ := attr(se, "Type")
+		if mode, _ := attr(se, "TargetMode"); mode == "External" || id == "" || t == "" {
+			return nil
+		}
+		if strings.HasPrefix(t, "/") {
+			t = strings.TrimPrefix(path.Clean(t), "/")
+		} else {
+			t = path.Clean(path.Join(dir, t))
+		}
+		rels.target[id] = t
+		rels.types[id] = path.Base(typ)
+		return nil
+	})
+	return rels, err
+}
+
+// readWorkbook reads the sheet list and the date system.
+func (x *xlsxReader) readWorkbook(name string, rels xlsxRels) error {
+	return x.walk(name, func(_ *xml.Decoder, se xml.StartElement) error {
+		switch se.Name.Local {
+		case "workbookPr":
+			if v, _ := attr(se, "date1904"); v == "1" || v == "true" {
+				x.date1904 = true
+			}
+		case "sheet":
+			sheetName, _ := attr(se, "name")
+			var id string
+			for _, a := range se.Attr {
+				if a.Name.Local == "id" && a.Name.Space != "" {
+					id = a.Value
+				}
+			}
+			if p, ok := rels.target[id]; ok && rels.types[id] == "worksheet" && x.files[p] != nil {
+				x.sheets = append(x.sheets, xlsxSheet{name: sheetName, path: p})
+			}
+		}
+		return nil
+	})
+}
+
+// readSharedStrings reads the shared string table: the text of each si,
+// rich-text runs joined, phonetic runs (rPh) left out.
+func (x *xlsxReader) readSharedStrings(name string) error {
+	return x.walk(name, func(dec *xml.Decoder, se xml.StartElement) error {
+		if se.Name.Local != "si" {
+			return nil
+		}
+		s, err := xlsxText(dec, "si")
+		if err != nil {
+			return xlsxCorrupt(name, err)
+		}
+		if len(x.shared) >= xlsxMaxCells {
+			return fmt.Errorf("xlsx: over %d shared strings: %w", xlsxMaxCells, ErrTooLarge)
+		}
+		x.shared = append(x.shared, s)
+		return nil
+	})
+}
+
+// xlsxText returns the text of the t elements inside the element that
+// ends with end (already started), skipping phonetic runs.
+func xlsxText(dec *xml.Decoder, end string) (string, error) {
+	var sb strings.Builder
+	inT, skip := false, 0
+	for {
+		tok, err := dec.RawToken()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "rPh":
+				skip++
+			case "t":
+				inT = skip == 0
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "rPh":
+				skip--
+			case "t":
+				inT = false
+			case end:
+				return sb.String(), nil
+			}
+		case xml.CharData:
+			if inT {
+				sb.Write(t)
+			}
+		}
+	}
+}
+
+// xlsxCharData returns the character data up to the end of the element
+// end (already started).
+func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
+	var sb strings.Builder
+	for {
+		tok, err := dec.RawToken()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			sb.Write(t)
+		case xml.EndElement:
+			if t.Name.Local == end {
+				return sb.String(), nil
+			}
+		}
+	}
+}
+
+// xlsxSkip skips the rest of an element already started, reading raw
+// tokens like the rest of the sheet reader.
+func xlsxSkip(dec *xml.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.RawToken()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}
+
+// xlsxStyle is how a cell style shows numbers.
+type xlsxStyle struct {
+	kind      byte // 0 general, 'f' fixed, '%' percent, 'e' scientific, 'd' date/time, '@' text
+	decimals  int
+	thousands bool
+	prefix    string
+	suffix    string
+	date      bool // 'd': has a date part
+	clock     bool // 'd': has a time part
+	seconds   bool // 'd': shows seconds
+}
+
+// readStyles reads the number format of every cell style (cellXfs/xf).
+func (x *xlsxReader) readStyles(name string) error {
+	custom := map[int]string{}
+	inXfs := false
+	return x.walk(name, func(dec *xml.Decoder, se xml.StartElement) error {
+		switch se.Name.Local {
+		case "numFmt":
+			id, _ := attr(se, "numFmtId")
+			code, _ := attr(se, "formatCode")
+			if n, err := strconv.Atoi(id); err == nil {
+				custom[n] = code
+			}
+		case "cellXfs":
+			inXfs = true
+		case "cellStyleXfs", "dxfs":
+			inXfs = false
+		case "xf":
+			if !inXfs {
+				return nil
+			}
+			id, _ := attr(se, "numFmtId")
+			n, _ := strconv.Atoi(id)
+			code, ok := custom[n]
+			if !ok {
+				code = xlsxBuiltinFormat(n)
+			}
+			if len(x.styles) < xlsxMaxCells {
+				x.styles = append(x.styles, parseNumFmt(code))
+			}
+		}
+		return nil
+	})
+}
+
+// xlsxBuiltinFormat returns the format code of a built-in number format
+// id (ECMA-376 18.8.30; currency and locale-specific ids as their closest
+// generic form).
+func xlsxBuiltinFormat(id int) string {
+	switch id {
+	case 1:
+		return "0"
+	case 2:
+		return "0.00"
+	case 3, 5, 6, 37, 38, 41, 42:
+		return "#,##0"
+	case 4, 7, 8, 39, 40, 43, 44:
+		return "#,##0.00"
+	case 9:
+		return "0%"
+	case 10:
+		return "0.00%"
+	case 11:
+		return "0.00E+00"
+	case 14, 15, 16, 17, 27, 28, 29, 30, 31, 34, 35, 36, 50, 51, 52, 53, 54, 57, 58:
+		return "yyyy-mm-dd"
+	case 18, 20, 32, 33, 45, 55, 56:
+		return "hh:mm"
+	case 19, 21, 46, 47:
+		return "hh:mm:ss"
+	case 22:
+		return "yyyy-mm-dd hh:mm"
+	case 48:
+		return "##0.0E+0"
+	case 49:
+		return "@"
+	}
+	return "General"
+}
+
+// parseNumFmt classifies a number format code by its first section.
+func parseNumFmt(code string) xlsxStyle {
+	var st xlsxStyle
+	var lit strings.Builder // literal text seen so far
+	digits, afterPoint := false, false
+	var letters []byte
+	inQuote := false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if inQuote {
+			if c == '"' {
+				inQuote = false
+			} else {
+				lit.WriteByte(c)
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inQuote = true
+		case c == ';':
+			i = len(code) // first section only
+		case c == '\\' && i+1 < len(code):
+			i++
+			lit.WriteByte(code[i])
+		case c == '_' || c == '*':
+			i++ // padding: skip the next character
+		case c == '[':
+			j := strings.IndexByte(code[i:], ']')
+			if j < 0 {
+				i = len(code)
+				break
+			}
+			b := code[i+1 : i+j]
+			if strings.HasPrefix(b, "$") {
+				// Currency or locale: [$€-407] shows "€".
+				sym, _, _ := strings.Cut(b[1:], "-")
+				lit.WriteString(sym)
+			} else if l := strings.ToLower(b); l == "h" || l == "hh" || l == "m" || l == "mm" || l == "s" || l == "ss" {
+				letters = append(letters, l[0])
+			}
+			i += j
+		case c == '0' || c == '#' || c == '?':
+			if !digits && lit.Len() > 0 {
+				st.prefix = lit.String()
+				lit.Reset()
+			}
+			digits = true
+			if afterPoint {
+				st.decimals++
+			}
+		case c == '.':
+			if digits {
+				afterPoint = true
+			}
+		case c == ',':
+			if digits && !afterPoint {
+				st.thousands = true
+			}
+		case c == '%':
+			st.kind = '%'
+		case c == 'E' || c == 'e':
+			if digits && i+1 < len(code) && (code[i+1] == '+' || code[i+1] == '-') {
+				st.kind = 'e'
+				i++
+			} else {
+				letters = append(letters, 'e')
+			}
+		case c == '@':
+			if st.kind == 0 && !digits {
+				st.kind = '@'
+			}
+		case unicode.IsLetter(rune(c)):
+			letters = append(letters, byte(unicode.ToLower(rune(c))))
+		default:
+			if c != ' ' || digits {
+				lit.WriteByte(c)
+			}
+		}
+	}
+	if strings.EqualFold(strings.TrimSpace(code), "general") {
+		return xlsxStyle{}
+	}
+	for _, l := range letters {
+		switch l {
+		case 'y', 'd':
+			st.date = true
+		case 'h':
+			st.clock = true
+		case 's':
+			st.clock, st.seconds = true, true
+		}
+	}
+	if !st.date && !st.clock && bytes.IndexByte(letters, 'm') >= 0 && !digits {
+		st.date = true // "mmm" alone: a month
+	}
+	if st.date || st.clock {
+		return xlsxStyle{kind: 'd', date: st.date, clock: st.clock, seconds: st.seconds}
+	}
+	if st.kind == '@' {
+		return xlsxStyle{kind: '@'}
+	}
+	if !digits {
+		return xlsxStyle{}
+	}
+	if st.kind == 0 {
+		st.kind = 'f'
+	}
+	st.suffix = strings.TrimSpace(strings.ReplaceAll(lit.String(), "%", ""))
+	st.prefix = strings.TrimLeft(st.prefix, " ")
+	return st
+}
+
+// show returns a stored number as style st displays it; ok is false for a
+// date or time.
+func (x *xlsxReader) show(raw string, v float64, st xlsxStyle) (shown string, date bool) {
+	switch st.kind {
+	case 0, '@':
+		return xlsxGeneral(raw, v), false
+	case 'd':
+		if s, ok := xlsxDate(v, st, x.date1904); ok {
+			return s, true
+		}
+		return xlsxGeneral(raw, v), false
+	case 'e':
+		return st.prefix + strconv.FormatFloat(v, 'E', st.decimals, 64) + st.suffix, false
+	}
+	n := v
+	if st.kind == '%' {
+		n *= 100
+	}
+	s := strconv.FormatFloat(math.Abs(n), 'f', st.decimals, 64)
+	if st.thousands {
+		s = groupThousands(s)
+	}
+	if st.kind == '%' {
+		s += "%"
+	}
+	sign := ""
+	if n < 0 && strings.Trim(s, "0.,%") != "" {
+		sign = "-"
+	}
+	if st.prefix != "" {
+		return sign + st.prefix + s + spaced(st.suffix), false
+	}
+	return sign + s + spaced(st.suffix), false
+}
+
+func spaced(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
+}
+
+// groupThousands inserts "," between groups of three integer digits.
+func groupThousands(s string) string {
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if len(intPart) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	lead := len(intPart) % 3
+	if lead > 0 {
+		b.WriteString(intPart[:lead])
+	}
+	for i := lead; i < len(intPart); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(intPart[i : i+3])
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// xlsxGeneral shows a number in the General format: the stored text when
+// it is short, else at most 15 significant digits.
+func xlsxGeneral(raw string, v float64) string {
+	if len(raw) <= 12 && !strings.ContainsAny(raw, "eE") {
+		return raw
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'g', 15, 64)
+	if strings.ContainsAny(s, "e") {
+		return s
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// xlsxDate shows a date serial number in ISO form; false when v is no
+// date Excel could show.
+func xlsxDate(v float64, st xlsxStyle, date1904 bool) (string, bool) {
+	if v < 0 || v > 2958465 || math.IsNaN(v) {
+		return "", false
+	}
+	days := math.Floor(v)
+	secs := int64(math.Round((v - days) * 86400))
+	var base time.Time
+	switch {
+	case date1904:
+		base = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
+	case days >= 61:
+		base = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+	default:
+		base = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC) // before Excel's 1900-02-29
+	}
+	t := base.AddDate(0, 0, int(days)).Add(time.Duration(secs) * time.Second)
+	layout := ""
+	if st.date {
+		layout = "2006-01-02"
+	}
+	if st.clock {
+		if layout != "" {
+			layout += " "
+		}
+		layout += "15:04"
+		if st.seconds {
+			layout += ":05"
+		}
+	}
+	return t.Format(layout), true
 }
 
 // nextSheet implements recGrid.
-func (x *xlsxGrid) nextSheet() (name string, err error) {
-	defer xlsxRecover(&err)
-	x.closeRows()
+func (x *xlsxReader) nextSheet() (string, error) {
+	x.closeSheet()
 	if x.next >= len(x.sheets) {
-		if x.f != nil {
-			_ = x.f.Close()
-			x.f = nil
-		}
 		return "", io.EOF
 	}
-	name = x.sheets[x.next]
+	s := x.sheets[x.next]
 	x.next++
-	if x.shown, err = x.f.Rows(name); err != nil {
-		x.shown = nil
-		return "", fmt.Errorf("xlsx: sheet %q: %w: %w", name, ErrCorrupt, err)
+	rc, dec, err := x.open(s.path)
+	if err != nil {
+		return "", err
 	}
-	if x.raw, err = x.f.Rows(name); err != nil {
-		_ = x.shown.Close()
-		x.shown = nil
-		return "", fmt.Errorf("xlsx: sheet %q: %w: %w", name, ErrCorrupt, err)
+	x.rc, x.dec = rc, dec
+	return s.name, nil
+}
+
+func (x *xlsxReader) closeSheet() {
+	if x.rc != nil {
+		x.rc.Close()
+		x.rc, x.dec = nil, nil
 	}
-	return name, nil
 }
 
 // nextRow implements recGrid.
-func (x *xlsxGrid) nextRow() (row []Value, err error) {
-	defer xlsxRecover(&err)
-	if x.shown == nil {
+func (x *xlsxReader) nextRow() ([]Value, error) {
+	if x.dec == nil {
 		return nil, io.EOF
 	}
-	if !x.shown.Next() {
-		if err := x.shown.Error(); err != nil {
-			return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
+	for {
+		tok, err := x.dec.RawToken()
+		if err == io.EOF {
+			x.closeSheet()
+			return nil, io.EOF
 		}
-		return nil, io.EOF
-	}
-	x.raw.Next()
-	shown, err := x.shown.Columns()
-	if err != nil {
-		return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
-	}
-	raw, err := x.raw.Columns(excelize.Options{RawCellValue: true})
-	if err != nil {
-		return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
-	}
-	n := min(max(len(shown), len(raw)), MaxSheetColumns)
-	x.row = x.row[:0]
-	for i := range n {
-		var s, r string
-		if i < len(shown) {
-			s = shown[i]
+		if err != nil {
+			x.closeSheet()
+			return nil, xlsxCorrupt(x.sheets[x.next-1].path, err)
 		}
-		if i < len(raw) {
-			r = raw[i]
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "row" {
+			if err := x.readRow(); err != nil {
+				x.closeSheet()
+				return nil, err
+			}
+			return x.row, nil
 		}
-		x.row = append(x.row, xlsxValue(r, s))
 	}
-	return x.row, nil
 }
 
-// xlsxValue types a cell from its stored and displayed text.
-func xlsxValue(raw, shown string) Value {
-	if shown == "" {
-		shown = raw
+// readRow reads the cells of a row element (already started) into x.row.
+func (x *xlsxReader) readRow() error {
+	x.row = x.row[:0]
+	col := -1
+	for {
+		tok, err := x.dec.RawToken()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return xlsxCorrupt(x.sheets[x.next-1].path, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local != "c" {
+				continue
+			}
+			col++
+			if ref, ok := attr(t, "r"); ok {
+				if c, ok := xlsxColumn(ref); ok {
+					col = c
+				}
+			}
+			v, err := x.readCell(t)
+			if err != nil {
+				return err
+			}
+			if col >= MaxSheetColumns || v.Kind == KindNull {
+				continue
+			}
+			if x.cells++; x.cells > xlsxMaxCells {
+				return fmt.Errorf("xlsx: over %d cells: %w", xlsxMaxCells, ErrTooLarge)
+			}
+			for len(x.row) < col {
+				x.row = append(x.row, Value{})
+			}
+			x.row = append(x.row, v)
+		case xml.EndElement:
+			if t.Name.Local == "row" {
+				return nil
+			}
+		}
 	}
+}
+
+// xlsxColumn returns the 0-based column of a cell reference ("B12" → 1).
+func xlsxColumn(ref string) (int, bool) {
+	c, n := 0, 0
+	for ; n < len(ref); n++ {
+		b := ref[n] | 0x20
+		if b < 'a' || b > 'z' {
+			break
+		}
+		c = c*26 + int(b-'a'+1)
+		if c > MaxSheetColumns*26 {
+			return 0, false
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return c - 1, true
+}
+
+// readCell reads a c element (already started) and types its value.
+func (x *xlsxReader) readCell(se xml.StartElement) (Value, error) {
+	typ, _ := attr(se, "t")
+	styleIdx := -1
+	if s, ok := attr(se, "s"); ok {
+		styleIdx, _ = strconv.Atoi(s)
+	}
+	var raw string
+	var inline string
+	hasInline := false
+	for {
+		tok, err := x.dec.RawToken()
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "v":
+				s, err := xlsxCharData(x.dec, "v")
+				if err != nil {
+					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+				}
+				raw = s
+			case "is":
+				s, err := xlsxText(x.dec, "is")
+				if err != nil {
+					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+				}
+				inline, hasInline = s, true
+			default:
+				if err := xlsxSkip(x.dec); err != nil {
+					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "c" {
+				return x.cellValue(typ, raw, inline, hasInline, styleIdx), nil
+			}
+		}
+	}
+}
+
+// cellValue types a cell from its type attribute, stored value and style.
+func (x *xlsxReader) cellValue(typ, raw, inline string, hasInline bool, styleIdx int) Value {
+	switch typ {
+	case "s":
+		i, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || i < 0 || i >= len(x.shared) {
+			return Value{}
+		}
+		return xlsxValue(x.shared[i], x.shared[i])
+	case "inlineStr":
+		if !hasInline {
+			inline = raw
+		}
+		return xlsxValue(inline, inline)
+	case "str", "e", "d":
+		if raw == "" {
+			return Value{}
+		}
+		if typ == "str" {
+			return xlsxValue(raw, raw)
+		}
+		return Value{Kind: KindString, Str: raw}
+	case "b":
+		switch strings.TrimSpace(raw) {
+		case "1", "true":
+			return Value{Kind: KindBool, Str: "TRUE", Bool: true}
+		case "0", "false":
+			return Value{Kind: KindBool, Str: "FALSE"}
+		}
+		return xlsxValue(raw, raw)
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return Value{}
+	}
+	v, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return Value{Kind: KindString, Str: raw}
+	}
+	var st xlsxStyle
+	if styleIdx >= 0 && styleIdx < len(x.styles) {
+		st = x.styles[styleIdx]
+	}
+	shown, date := x.show(raw, v, st)
+	if date {
+		return Value{Kind: KindString, Str: shown}
+	}
+	return Value{Kind: KindNumber, Str: shown, Num: v}
+}
+
+// xlsxValue types a text cell: a canonical number ("42", not "007") is a
+// number, as in CSV; anything else is a string.
+func xlsxValue(raw, shown string) Value {
 	if shown == "" {
 		return Value{}
 	}
-	switch {
-	case shown == "TRUE" && raw == "1":
-		return Value{Kind: KindBool, Str: shown, Bool: true}
-	case shown == "FALSE" && raw == "0":
-		return Value{Kind: KindBool, Str: shown}
-	}
-	if num, ok := recParseNumber(raw); ok && (shown == raw || xlsxLooksNumeric(shown)) {
+	if num, ok := recParseNumber(raw); ok {
 		return Value{Kind: KindNumber, Str: shown, Num: num}
 	}
 	return Value{Kind: KindString, Str: shown}
-}
-
-// xlsxLooksNumeric reports whether a displayed value reads as a number once
-// spaces, thousands separators, currency and percent signs and accounting
-// parentheses are removed.
-func xlsxLooksNumeric(s string) bool {
-	clean := strings.Map(func(r rune) rune {
-		switch {
-		case r == ',' || r == '%' || r == '(' || r == ')' || r == '+':
-			return -1
-		case unicode.IsSpace(r) || unicode.Is(unicode.Sc, r):
-			return -1
-		}
-		return r
-	}, s)
-	if clean == "" {
-		return false
-	}
-	_, err := strconv.ParseFloat(clean, 64)
-	return err == nil
 }

@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -198,4 +201,187 @@ func TestXLSXCorrupt(t *testing.T) {
 func BenchmarkXLSX(b *testing.B) {
 	b.Run("kyc", func(b *testing.B) { recBench(b, FormatXLSX, recReadDoc(b, "kyc-file-structure.xlsx")) })
 	b.Run("testEXCEL", func(b *testing.B) { recBench(b, FormatXLSX, recReadDoc(b, "testEXCEL.xlsx")) })
+}
+
+// TestXLSXNumberFormats checks how numbers are shown through built-in and
+// custom number formats, in a workbook written by excelize.
+func TestXLSXNumberFormats(t *testing.T) {
+	type cell struct {
+		v      any
+		numFmt int
+		custom string
+		want   string // recFlat form of the value
+		num    float64
+	}
+	cells := []cell{
+		{1234.5, 4, "", "#1,234.50", 1234.5},
+		{0.125, 10, "", "#12.50%", 0.125},
+		{-5, 3, "", "#-5", -5},
+		{1234.5, 0, `"$"#,##0.00`, "#$1,234.50", 1234.5},
+		{1234.5, 0, `#,##0.00\ "Kč"`, "#1,234.50 Kč", 1234.5},
+		{2.5, 0, `[$€-407]\ #,##0.0`, "#€ 2.5", 2.5},
+		{time.Date(2024, 3, 1, 13, 45, 0, 0, time.UTC), 22, "", "2024-03-01 13:45", 0},
+		{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), 0, "dd.mm.yyyy", "2024-03-01", 0},
+		{0.5, 20, "", "12:00", 0},
+		{0.75, 0, "[h]:mm:ss", "18:00:00", 0},
+		{45000, 0, "mmm", "2023-03-15", 0},
+		{0.30000000000000004, 0, "", "#0.3", 0.30000000000000004},
+		{12345678901234567890.0, 0, "", "#1.23456789012346e+19", 12345678901234567890.0},
+		{7, 49, "", "#7", 7},
+	}
+	data := xlsxBuild(t, func(f *excelize.File) {
+		for i, c := range cells {
+			col, _ := excelize.CoordinatesToCellName(i+1, 1)
+			if err := f.SetCellValue("Sheet1", col, fmt.Sprintf("c%d", i)); err != nil {
+				t.Fatal(err)
+			}
+			at, _ := excelize.CoordinatesToCellName(i+1, 2)
+			if err := f.SetCellValue("Sheet1", at, c.v); err != nil {
+				t.Fatal(err)
+			}
+			st := &excelize.Style{NumFmt: c.numFmt}
+			if c.custom != "" {
+				st.CustomNumFmt = &c.custom
+			}
+			if c.numFmt != 0 || c.custom != "" {
+				id, err := f.NewStyle(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.SetCellStyle("Sheet1", at, at, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+	recs, rerrs := recAll(t, FormatXLSX, data, RecordOptions{})
+	if len(rerrs) != 0 || len(recs) != 1 {
+		t.Fatalf("%d records, errors %v", len(recs), rerrs)
+	}
+	for i, c := range cells {
+		v, ok := recProp(recs[0], fmt.Sprintf("c%d", i))
+		if !ok {
+			t.Fatalf("c%d missing", i)
+		}
+		got := recFlat(Record{Props: []Property{{Name: "x", Values: v}}})[2:]
+		if got != c.want {
+			t.Errorf("c%d (%v, format %d %q) = %q, want %q", i, c.v, c.numFmt, c.custom, got, c.want)
+		}
+		if v[0].Kind == KindNumber && v[0].Num != c.num {
+			t.Errorf("c%d Num = %v, want %v", i, v[0].Num, c.num)
+		}
+	}
+}
+
+// xlsxZip builds an XLSX package from its parts, for shapes excelize does
+// not write (1904 dates, rich and phonetic text, inline strings, errors,
+// chart sheets, absolute targets).
+func xlsxZip(t *testing.T, parts map[string]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for name, body := range parts {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestXLSXHandMade(t *testing.T) {
+	const rel = `http://schemas.openxmlformats.org/officeDocument/2006/relationships`
+	parts := map[string]string{
+		"_rels/.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="` + rel + `/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+		"xl/workbook.xml": `<workbook xmlns:r="` + rel + `"><workbookPr date1904="1"/><sheets>
+<sheet name="Chart" sheetId="2" r:id="rId9"/><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+		"xl/_rels/workbook.xml.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="` + rel + `/worksheet" Target="/xl/worksheets/data.xml"/>
+<Relationship Id="rId9" Type="` + rel + `/chartsheet" Target="chartsheets/sheet1.xml"/>
+<Relationship Id="rId2" Type="` + rel + `/sharedStrings" Target="sharedStrings.xml"/>
+<Relationship Id="rId3" Type="` + rel + `/styles" Target="styles.xml"/></Relationships>`,
+		"xl/chartsheets/sheet1.xml": `<chartsheet/>`,
+		"xl/sharedStrings.xml": `<sst><si><t>name</t></si><si><t>when</t></si><si><t>note</t></si>
+<si><r><t>Žluťoučký </t></r><r><rPr><b/></rPr><t xml:space="preserve">kůň</t></r><rPh><t>PHONETIC</t></rPh></si></sst>`,
+		"xl/styles.xml": `<styleSheet><numFmts count="1"><numFmt numFmtId="164" formatCode="d/m/yyyy"/></numFmts>
+<cellStyleXfs><xf numFmtId="10"/></cellStyleXfs><cellXfs><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs></styleSheet>`,
+		"xl/worksheets/data.xml": `<worksheet><sheetData>
+<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="D1" t="s"><v>2</v></c></row>
+<row r="3"><c r="A3" t="s"><v>3</v></c><c r="B3" s="1"><v>0</v></c><c r="D3" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>
+<row r="4"><c r="A4" t="inlineStr"><is><t>inline</t></is></c><c r="B4" s="1"><v>45000.5</v></c><c r="D4" t="str"><f>"4"&amp;"2"</f><v>42</v></c></row>
+</sheetData></worksheet>`,
+	}
+	recs, rerrs := recAll(t, FormatXLSX, xlsxZip(t, parts), RecordOptions{})
+	if len(rerrs) != 0 {
+		t.Fatalf("record errors %v", rerrs)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
+	}
+	want := []string{
+		"Data/0: name=Žluťoučký kůň; when=1904-01-01; column_3=<null>; note=#DIV/0!",
+		"Data/1: name=inline; when=2027-03-16; column_3=<null>; note=#42",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records:\n got %q\nwant %q", got, want)
+	}
+	// A workbook whose only sheet is a chart has no worksheets.
+	delete(parts, "xl/worksheets/data.xml")
+	if _, _, err := recAllErr(FormatXLSX, xlsxZip(t, parts), RecordOptions{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("no worksheets: error %v, want ErrCorrupt", err)
+	}
+}
+
+// TestXLSXLimits checks the cell cap and truncated sheets.
+func TestXLSXLimits(t *testing.T) {
+	old := xlsxMaxCells
+	xlsxMaxCells = 10
+	defer func() { xlsxMaxCells = old }()
+	var rows strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&rows, `<row r="%d"><c r="A%d"><v>%d</v></c></row>`, i, i, i)
+	}
+	parts := map[string]string{
+		"xl/workbook.xml":            `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>`,
+		"xl/_rels/workbook.xml.rels": `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+		"xl/worksheets/sheet1.xml":   `<worksheet><sheetData>` + rows.String() + `</sheetData></worksheet>`,
+	}
+	if _, _, err := recAllErr(FormatXLSX, xlsxZip(t, parts), RecordOptions{}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("20 cells over a cap of 10: error %v, want ErrTooLarge", err)
+	}
+	xlsxMaxCells = old
+	parts["xl/worksheets/sheet1.xml"] = `<worksheet><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2`
+	if _, _, err := recAllErr(FormatXLSX, xlsxZip(t, parts), RecordOptions{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated sheet XML: error %v, want ErrCorrupt", err)
+	}
+}
+
+// FuzzXLSXSheet mutates the XML of a worksheet and of the shared strings
+// inside a minimal workbook: any input gives records or an error wrapping
+// ErrCorrupt or ErrTooLarge, never a panic.
+func FuzzXLSXSheet(f *testing.F) {
+	f.Add(`<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="C1" s="1"><v>45000.25</v></c></row><row><c t="inlineStr"><is><r><t>x</t></r></is></c><c t="b"><v>1</v></c></row></sheetData></worksheet>`,
+		`<sst><si><t>a</t></si><si><r><t>b</t></r><rPh><t>c</t></rPh></si></sst>`)
+	f.Add(`<worksheet><sheetData><row><c r="XFD1"><v>1e308</v></c><c r="ZZZZ9"><v>-1</v></c></row></sheetData></worksheet>`, `<sst/>`)
+	f.Fuzz(func(t *testing.T, sheet, shared string) {
+		data := xlsxZip(t, map[string]string{
+			"xl/workbook.xml":            `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>`,
+			"xl/_rels/workbook.xml.rels": `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="x/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rId3" Type="x/styles" Target="styles.xml"/></Relationships>`,
+			"xl/styles.xml":              `<styleSheet><cellXfs><xf numFmtId="0"/><xf numFmtId="22"/></cellXfs></styleSheet>`,
+			"xl/worksheets/sheet1.xml":   sheet,
+			"xl/sharedStrings.xml":       shared,
+		})
+		_, _, err := recAllErr(FormatXLSX, data, RecordOptions{})
+		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("error %v wraps neither ErrCorrupt nor ErrTooLarge", err)
+		}
+	})
 }
