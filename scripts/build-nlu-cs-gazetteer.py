@@ -33,8 +33,9 @@ def first_names(path):
     return out
 
 
-# Czech names of places that GeoNames lists under their English names, and
-# regions, mountains and rivers (hand-written, public-domain facts).
+# Czech names of places that GeoNames lists under their English names,
+# regions, mountains and rivers, and the usual Czech abbreviations of
+# country names (hand-written, public-domain facts).
 CZECH_EXONYMS = """Praha Plzeň Vídeň Berlín Paříž Londýn Řím Moskva Varšava Budapešť Mnichov
 Drážďany Brusel Bratislava Košice Kodaň Stockholm Oslo Helsinky Madrid Lisabon Atény Bělehrad
 Záhřeb Lublaň Bukurešť Sofie Kyjev Minsk Washington Peking Tokio Evropa Afrika Asie Amerika
@@ -43,7 +44,8 @@ Odra Ohře Jizera Sázava Berounka Benátky Janov Neapol Florencie Milán Curych
 Norimberk Lipsko Hamburk Kolín Cáchy Vratislav Krakov Lvov Petrohrad Istanbul Cařihrad Jeruzalém
 Káhira Bombaj Dillí Soul Sydney Kanada Mexiko Brazílie Argentina Chile Peru Kuba Texas Kalifornie
 Bavorsko Sasko Tyrolsko Korutany Slovinsko Chorvatsko Srbsko Bosna Albánie Řecko Turecko Kypr
-Zbraslav Smíchov Žižkov Vinohrady Karlín Holešovice Dejvice Nusle Vršovice Libeň Hradčany""".split()
+Zbraslav Smíchov Žižkov Vinohrady Karlín Holešovice Dejvice Nusle Vršovice Libeň Hradčany
+ČR SR ČSR ČSSR ČSFR SSSR USA NDR NSR SRN SAE KLDR JAR""".split()
 
 
 def places(cities_path, countries_path):

@@ -56,7 +56,15 @@ func CzechTagger() *Czech {
 			}
 			switch class {
 			case "first":
-				c.first[phrase.CzechStem(token.Fold(name))] = true
+				f := token.Fold(name)
+				c.first[phrase.CzechStem(f)] = true
+				// The stem of a name ending in a consonant can differ from
+				// the stem of its other cases when the name ends like a
+				// case ending ("Vojtěch" → vojt, "Vojtěcha" → vojtech):
+				// register the genitive's stem too.
+				if f != "" && !strings.ContainsRune("aeiouy", rune(f[len(f)-1])) {
+					c.first[phrase.CzechStem(f+"a")] = true
+				}
 			case "location":
 				places = append(places, phrase.Entry{Text: name, Ref: len(places)})
 			case "country", "major":
@@ -190,10 +198,13 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		}
 		f := token.Fold(toks[i].Text)
 		head := false
-		for _, h := range czechOrgHeads {
-			if strings.HasPrefix(f, h) {
-				head = true
-				break
+		// A known first name is no head word ("Vladimír" is not "vláda").
+		if !c.first[phrase.CzechStem(f)] {
+			for _, h := range czechOrgHeads {
+				if strings.HasPrefix(f, h) {
+					head = true
+					break
+				}
 			}
 		}
 		if head {
@@ -213,7 +224,8 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 			}
 			continue
 		}
-		if capAt(i) && acronym(i) {
+		// An acronym is an organization unless it names a country ("ČSSR").
+		if capAt(i) && acronym(i) && !c.strong[f] {
 			add(i, i+1, "organization", 0.6)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/nlu/token"
 )
 
 // TestCzechPlaceNames checks the place names handed to diacritics
@@ -26,5 +28,31 @@ func TestCzechPlaceNames(t *testing.T) {
 	}
 	if slices.Contains(names, "Jan") {
 		t.Error("first name Jan among the places")
+	}
+}
+
+// TestCzechTaggerCases checks names whose stems or spellings once fooled
+// the Czech tagger: first names ending like a case ending (Vojtěch,
+// Oldřich) in other cases, a first name that starts like an organization
+// head word (Vladimír / vláda), and country abbreviations (places, not
+// organizations).
+func TestCzechTaggerCases(t *testing.T) {
+	c := CzechTagger()
+	for _, tc := range []struct{ text, want string }{
+		{"Kresba národního umělce Vojtěcha Sedláčka visí v síni.", "person:Vojtěcha Sedláčka"},
+		{"Hovořili jsme s Oldřichem Novákem o všem.", "person:Oldřichem Novákem"},
+		{"Verše mají rádi jako Vladimír Pazourek a jiní.", "person:Vladimír Pazourek"},
+		{"Spolupráce se SSSR a NDR pokračuje.", "location:SSSR location:NDR"},
+		{"Zasedání vlády ČSSR bylo v pondělí.", "location:ČSSR"},
+		{"Návrh projednalo ministerstvo a ÚV KSČ.", "organization:ÚV organization:KSČ"},
+	} {
+		toks := token.Tokenize(tc.text)
+		var got []string
+		for _, sp := range c.Tag(tc.text, toks) {
+			got = append(got, sp.Class+":"+tc.text[toks[sp.Start].ByteStart:toks[sp.End-1].ByteEnd])
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%q: %q, want %q", tc.text, g, tc.want)
+		}
 	}
 }

@@ -133,7 +133,8 @@ func TestCzechTaggerUD(t *testing.T) {
 	for _, k := range []string{"person", "location", "organization", ""} {
 		t.Logf("%-12s P %.3f R %.3f F1 %.3f (tp %d fp %d fn %d)", k, sc[k].P(), sc[k].R(), sc[k].F1(), sc[k].TP, sc[k].FP, sc[k].FN)
 	}
-	if f := sc[""].F1(); f < 0.4 {
-		t.Errorf("Czech word-level F1 %.3f, want >= 0.4", f)
+	// Measured 0.711 (P 0.668, R 0.758); floor a little under.
+	if f := sc[""].F1(); f < 0.68 {
+		t.Errorf("Czech word-level F1 %.3f, want >= 0.68", f)
 	}
 }
