@@ -609,14 +609,15 @@ func groupThousands(s string) string {
 	return b.String()
 }
 
-// xlsxGeneral shows a number in the General format: the stored text when
-// it is short, else at most 15 significant digits.
+// xlsxGeneral shows a number in the General format: a whole number without
+// decimals, else the stored text when it is short, else at most 15
+// significant digits.
 func xlsxGeneral(raw string, v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64) // "2469.0" shows 2469
+	}
 	if len(raw) <= 12 && !strings.ContainsAny(raw, "eE") {
 		return raw
-	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(v, 'g', 15, 64)
 	if strings.ContainsAny(s, "e") {

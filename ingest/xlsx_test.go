@@ -228,6 +228,7 @@ func TestXLSXNumberFormats(t *testing.T) {
 		{0.30000000000000004, 0, "", "#0.3", 0.30000000000000004},
 		{12345678901234567890.0, 0, "", "#1.23456789012346e+19", 12345678901234567890.0},
 		{7, 49, "", "#7", 7},
+		{2469.0, 0, "", "#2469", 2469},
 	}
 	data := xlsxBuild(t, func(f *excelize.File) {
 		for i, c := range cells {
@@ -315,7 +316,7 @@ func TestXLSXHandMade(t *testing.T) {
 		"xl/worksheets/data.xml": `<worksheet><sheetData>
 <row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="D1" t="s"><v>2</v></c></row>
 <row r="3"><c r="A3" t="s"><v>3</v></c><c r="B3" s="1"><v>0</v></c><c r="D3" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>
-<row r="4"><c r="A4" t="inlineStr"><is><t>inline</t></is></c><c r="B4" s="1"><v>45000.5</v></c><c r="D4" t="str"><f>"4"&amp;"2"</f><v>42</v></c></row>
+<row r="4"><c r="A4" t="inlineStr"><is><t>inline</t></is></c><c r="B4" s="1"><v>45000.5</v></c><c r="C4"><v>2469.0</v></c><c r="D4" t="str"><f>"4"&amp;"2"</f><v>42</v></c></row>
 </sheetData></worksheet>`,
 	}
 	recs, rerrs := recAll(t, FormatXLSX, xlsxZip(t, parts), RecordOptions{})
@@ -328,7 +329,7 @@ func TestXLSXHandMade(t *testing.T) {
 	}
 	want := []string{
 		"Data/0: name=Žluťoučký kůň; when=1904-01-01; column_3=<null>; note=#DIV/0!",
-		"Data/1: name=inline; when=2027-03-16; column_3=<null>; note=#42",
+		"Data/1: name=inline; when=2027-03-16; column_3=#2469; note=#42",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("records:\n got %q\nwant %q", got, want)
