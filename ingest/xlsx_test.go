@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -385,4 +387,41 @@ func FuzzXLSXSheet(f *testing.F) {
 			t.Fatalf("error %v wraps neither ErrCorrupt nor ErrTooLarge", err)
 		}
 	})
+}
+
+// TestXLSXOtherWriters reads workbooks written by XlsxWriter (1904 date
+// system, custom formats, rich text, a cached formula value) and openpyxl
+// (testdata/gen-xlsx.py); the values match what openpyxl reads back.
+func TestXLSXOtherWriters(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"xlsxwriter-1904.xlsx", []string{
+			"Data/0: name=Žluťoučký kůň; when=2024-03-01; amount=#1,234.50 Kč; pct=#12.5%; flag=?TRUE; time=13:45:30; big=#12345678901; formula=#2469",
+			"Data/1: name=druhý; when=1999-12-31; amount=#-7.00 Kč; pct=#100.0%; flag=?FALSE; time=00:00:01; big=#1e-07; formula=#-14",
+			"Rich/0: text=plain bold end",
+		}},
+		{"openpyxl.xlsx", []string{
+			"List 1/0: id=#1; datum=2023-07-14 08:30; cena=#99.90 €; kod=007",
+			"List 1/1: id=#2; datum=1900-02-28; cena=#1e+20; kod=A-1",
+			"List 1/2: id=<null>; datum=<null>; cena=<null>; kod=<null>; column_6=far cell",
+		}},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, rerrs := recAll(t, FormatXLSX, data, RecordOptions{})
+		if len(rerrs) != 0 {
+			t.Fatalf("%s: record errors %v", tc.file, rerrs)
+		}
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
+		}
+	}
 }
