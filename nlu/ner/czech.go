@@ -272,7 +272,9 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 			continue
 		}
 		f := token.Fold(toks[i].Text)
-		if czechTitles[f] || (czechRoles[phrase.CzechStem(f)] && !capAt(i)) {
+		// A role word opens a name lower-case mid-sentence ("předseda
+		// Kučera") or capitalized at a sentence start ("Ministr Kalousek").
+		if czechTitles[f] || (czechRoles[phrase.CzechStem(f)] && (!capAt(i) || sentenceStart(i))) {
 			k := i + 1
 			if k < n && toks[k].Text == "." {
 				k++
@@ -285,6 +287,16 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 				add(k, j, "person", 0.8)
 				i = j - 1
 			}
+			continue
+		}
+		// Initials and a surname: "J. Novák", "J. R. Tolkien".
+		if k := initialsEnd(toks, i); k > i && k < n && capAt(k) && !taken[k] && !acronym(k) && !c.strong[token.Fold(toks[k].Text)] {
+			j := k + 1
+			if j < n && capAt(j) && !taken[j] && !acronym(j) && !sentenceStart(j) {
+				j++
+			}
+			add(i, j, "person", 0.75)
+			i = j - 1
 			continue
 		}
 		if !capAt(i) || acronym(i) {
@@ -313,6 +325,20 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 	// handled above; a lone capitalized word after "pan" too. Sort by start.
 	sortSpans(out)
 	return out
+}
+
+// initialsEnd returns the index of the token after the initials that start
+// at i ("J." or "J. R."), or i when there are none.
+func initialsEnd(toks []token.Token, i int) int {
+	k := i
+	for k+1 < len(toks) && toks[k+1].Text == "." {
+		r := []rune(toks[k].Text)
+		if len(r) != 1 || !unicode.IsUpper(r[0]) {
+			break
+		}
+		k += 2
+	}
+	return k
 }
 
 // TokenSpan is a name span over tokens [Start, End) with an entity class

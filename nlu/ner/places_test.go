@@ -34,8 +34,9 @@ func TestCzechPlaceNames(t *testing.T) {
 // TestCzechTaggerCases checks names whose stems or spellings once fooled
 // the Czech tagger: first names ending like a case ending (Vojtěch,
 // Oldřich) in other cases, a first name that starts like an organization
-// head word (Vladimír / vláda), and country abbreviations (places, not
-// organizations).
+// head word (Vladimír / vláda), country abbreviations (places, not
+// organizations), initials before a surname and a role word opening a
+// sentence.
 func TestCzechTaggerCases(t *testing.T) {
 	c := CzechTagger()
 	for _, tc := range []struct{ text, want string }{
@@ -45,6 +46,10 @@ func TestCzechTaggerCases(t *testing.T) {
 		{"Spolupráce se SSSR a NDR pokračuje.", "location:SSSR location:NDR"},
 		{"Zasedání vlády ČSSR bylo v pondělí.", "location:ČSSR"},
 		{"Návrh projednalo ministerstvo a ÚV KSČ.", "organization:ÚV organization:KSČ"},
+		{"Dopis napsal J. Novák z Brna.", "person:J. Novák location:Brna"},
+		{"Trilogii napsal J. R. R. Tolkien v Oxfordu.", "person:J. R. R. Tolkien"},
+		{"Ministr Kalousek odmítl návrh.", "person:Kalousek"},
+		{"Ministerstvo návrh odmítlo.", ""},
 	} {
 		toks := token.Tokenize(tc.text)
 		var got []string
