@@ -295,7 +295,7 @@ func xlsxText(dec *xml.Decoder, end string) (string, error) {
 			case "t":
 				inT = false
 			case end:
-				return sb.String(), nil
+				return xlsxUnescape(sb.String()), nil
 			}
 		case xml.CharData:
 			if inT {
@@ -303,6 +303,27 @@ func xlsxText(dec *xml.Decoder, end string) (string, error) {
 			}
 		}
 	}
+}
+
+// xlsxUnescape decodes the _xHHHH_ escapes OOXML uses for characters XML
+// cannot hold ("_x000D_" is a carriage return); "_x005F_" escapes a literal
+// underscore.
+func xlsxUnescape(s string) string {
+	if !strings.Contains(s, "_x") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+6 < len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				b.WriteRune(rune(v))
+				i += 6
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // xlsxCharData returns the character data up to the end of the element

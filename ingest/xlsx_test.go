@@ -318,7 +318,7 @@ func TestXLSXHandMade(t *testing.T) {
 		"xl/worksheets/data.xml": `<worksheet><sheetData>
 <row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="D1" t="s"><v>2</v></c></row>
 <row r="3"><c r="A3" t="s"><v>3</v></c><c r="B3" s="1"><v>0</v></c><c r="D3" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>
-<row r="4"><c r="A4" t="inlineStr"><is><t>inline</t></is></c><c r="B4" s="1"><v>45000.5</v></c><c r="C4"><v>2469.0</v></c><c r="D4" t="str"><f>"4"&amp;"2"</f><v>42</v></c></row>
+<row r="4"><c r="A4" t="inlineStr"><is><t>in_x000D_line_x005F_x0041_</t></is></c><c r="B4" s="1"><v>45000.5</v></c><c r="C4"><v>2469.0</v></c><c r="D4" t="str"><f>"4"&amp;"2"</f><v>42</v></c></row>
 </sheetData></worksheet>`,
 	}
 	recs, rerrs := recAll(t, FormatXLSX, xlsxZip(t, parts), RecordOptions{})
@@ -331,7 +331,7 @@ func TestXLSXHandMade(t *testing.T) {
 	}
 	want := []string{
 		"Data/0: name=Žluťoučký kůň; when=1904-01-01; column_3=<null>; note=#DIV/0!",
-		"Data/1: name=inline; when=2027-03-16; column_3=#2469; note=#42",
+		"Data/1: name=in\rline_x0041_; when=2027-03-16; column_3=#2469; note=#42",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("records:\n got %q\nwant %q", got, want)
