@@ -125,7 +125,7 @@ func (ns *names) apply(query string, spans []text.Span, out []string, lower []bo
 			ex := make([]bool, len(n.words))
 			for m := range n.words {
 				q := i + m
-				if !lower[q] || (m > 0 && !onlySpace(query[spans[q-1].End:spans[q].Start])) {
+				if !lower[q] || (m > 0 && !joins(query[spans[q-1].End:spans[q].Start])) {
 					continue cands
 				}
 				qk := fold(strings.ToLower(out[q]))
@@ -166,7 +166,9 @@ func sameWord(q, k string) bool {
 	return len(q) >= stem && q[:stem] == k[:stem] && len(q) <= len(k)+3
 }
 
-func onlySpace(s string) bool { return strings.TrimSpace(s) == "" }
+// joins reports whether the text between two words keeps them in one name:
+// spaces or a hyphen ("Frýdek-Místek", "frydek mistek").
+func joins(s string) bool { return strings.Trim(s, " \t-") == "" }
 
 func startsUpper(s string) bool {
 	c, _ := utf8.DecodeRuneInString(s)

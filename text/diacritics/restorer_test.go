@@ -219,7 +219,7 @@ func TestClassBackoff(t *testing.T) {
 // diacritics is never changed.
 func TestProperCase(t *testing.T) {
 	r := dictRestorer(t)
-	n := r.WithNames([]string{"Český Krumlov", "Ústí nad Labem", "Hradec Králové", "Nové Město", "Nové Město na Moravě", "Praha"})
+	n := r.WithNames([]string{"Český Krumlov", "Ústí nad Labem", "Hradec Králové", "Nové Město", "Nové Město na Moravě", "Praha", "Frýdek-Místek"})
 	for _, tc := range []struct {
 		r        *Restorer
 		in, want string
@@ -237,6 +237,9 @@ func TestProperCase(t *testing.T) {
 		{n, "nove mesto na morave", "Nové Město na Moravě"},
 		{n, "v novem meste", "v Novém Městě"},
 		{n, "cesky jazyk", "český jazyk"},
+		{n, "frydek-mistek", "Frýdek-Místek"},
+		{n, "frydek mistek", "Frýdek Místek"},
+		{n, "usti, nad labem", "ústí, nad Labem"},
 		{n, "Cesky krumlov", "Český krumlov"},
 		{n, "český krumlov", "český Krumlov"},
 		{n.WithDictionary(nil), "cesky krumlov", "Český Krumlov"},
