@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// TestConcurrentJobResumedAfterClose (run under -race by make test) stops the engine while an asynchronous ingest
-// runs and opens it again: the job is resumed from its stored upload and
-// ends with every record stored once; its status survives another reopen.
+// TestConcurrentJobResumedAfterClose (run under -race by make test) stops
+// the engine while an asynchronous ingest runs and opens it again: the job
+// is resumed from its stored upload and ends with every record stored once;
+// its status survives another reopen.
 func TestConcurrentJobResumedAfterClose(t *testing.T) {
 	dir := t.TempDir()
 	e, err := Open(Options{Dir: dir})
@@ -31,14 +32,17 @@ func TestConcurrentJobResumedAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Poll while the job runs (exercises the status lock under -race).
+	var before JobStatus
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(time.Millisecond) {
-		st, err := e.Job("", "jobs", id)
-		if err != nil {
+		if before, err = e.Job("", "jobs", id); err != nil {
 			t.Fatal(err)
 		}
-		if st.Processed > 0 || st.Status != "running" {
+		if before.Processed > 0 || before.Status != "running" {
 			break
 		}
+	}
+	if before.Status != "running" {
+		t.Fatalf("job %s before Close, want running (make the upload bigger)", before.Status)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -55,8 +59,8 @@ func TestConcurrentJobResumedAfterClose(t *testing.T) {
 			break
 		}
 	}
-	if st.Status != "done" || st.Processed != rows {
-		t.Fatalf("job after reopen: %+v", st)
+	if st.Status != "done" || st.Processed != rows || st.Restarts != 1 {
+		t.Fatalf("job after reopen: status %s, processed %d, restarts %d, error %q; want done, %d, 1", st.Status, st.Processed, st.Restarts, st.Error, rows)
 	}
 	c, err := e.GetCollection(context.Background(), "", "jobs")
 	if err != nil {
