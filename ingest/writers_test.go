@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -54,5 +55,34 @@ func TestParseOtherWriters(t *testing.T) {
 		if f, err := DetectFormat("", "", data); err != nil || f != tc.f {
 			t.Errorf("%s: detected %q, %v; want %q", tc.file, f, err, tc.f)
 		}
+	}
+}
+
+// TestODSOtherWriter reads a spreadsheet written by odfpy
+// (testdata/gen-ods.py) with Czech-locale display values: numbers keep
+// their stored value and show as displayed, the date becomes ISO, booleans
+// keep their displayed words.
+func TestODSOtherWriter(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "odfpy.ods"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, rerrs := recAll(t, FormatODS, data, RecordOptions{})
+	if len(rerrs) != 0 {
+		t.Fatalf("record errors %v", rerrs)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
+	}
+	want := []string{
+		"Tabulka 1/0: název=Žluťoučký kůň; počet=#42; podíl=#12,5 %; cena=#1 234,50 Kč; datum=2024-03-01; platí=?PRAVDA",
+		"Tabulka 1/1: název=druhý; počet=<null>; podíl=<null>; cena=<null>; datum=<null>; platí=?NEPRAVDA",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records:\n got %q\nwant %q", got, want)
+	}
+	if v, _ := recProp(recs[0], "cena"); v[0].Num != 1234.5 {
+		t.Errorf("cena Num = %v, want 1234.5", v[0].Num)
 	}
 }
