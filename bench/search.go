@@ -175,6 +175,19 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%-8s %8.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
 	}
+	{
+		e, err := open(engine.DefaultRanker())
+		if err != nil {
+			return err
+		}
+		a, err := evalAnswers(ctx, e, b, 5)
+		e.Close()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "answer (engine Answer, hybrid top 5, extractive): quotes a relevant document %.3f (%d of %d); top document relevant %.3f; no answer %d; p50 %s\n",
+			a.Rate(), a.Relevant, a.Queries, float64(a.TopRelevant)/float64(max(1, a.Queries)), a.NoAnswer, a.P50.Round(time.Microsecond))
+	}
 	if cfg.Split {
 		e, err := open(engine.DefaultRanker())
 		if err != nil {
@@ -225,6 +238,50 @@ func evalMode(ctx context.Context, e *engine.Engine, b *BEIR, colls []string, de
 	}
 	r.P50, r.P99, r.Avg = lat[len(lat)/2], lat[len(lat)*99/100], sum/time.Duration(len(lat))
 	return r, tops, nil
+}
+
+// AnswerResult counts extractive answers whose first source is judged
+// relevant.
+type AnswerResult struct {
+	Queries, Relevant, TopRelevant, NoAnswer int
+	P50                                      time.Duration
+}
+
+// Rate is the share of queries whose answer quotes a relevant document.
+func (a AnswerResult) Rate() float64 { return float64(a.Relevant) / float64(max(1, a.Queries)) }
+
+// evalAnswers asks every test query through engine.Answer (the product's
+// path: the collection's hybrid retrieval of the top k documents, their
+// summaries, the extractive answer) and checks the answer's first source
+// against the qrels.
+func evalAnswers(ctx context.Context, e *engine.Engine, b *BEIR, k int) (AnswerResult, error) {
+	var a AnswerResult
+	var lat []time.Duration
+	hl := true
+	for _, q := range b.Queries {
+		start := time.Now()
+		res, err := e.Answer(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &k, Highlight: &hl})
+		if err != nil {
+			return a, fmt.Errorf("answer %s: %w", q.ID, err)
+		}
+		lat = append(lat, time.Since(start))
+		a.Queries++
+		rel := b.Qrels[q.ID]
+		if len(res.Documents) > 0 && rel[res.Documents[0].DocumentID] > 0 {
+			a.TopRelevant++
+		}
+		switch src := res.Metadata.AnswerSources; {
+		case len(src) == 0:
+			a.NoAnswer++
+		case rel[src[0]] > 0:
+			a.Relevant++
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		a.P50 = lat[len(lat)/2]
+	}
+	return a, nil
 }
 
 // Overlap is the mean fraction of shared documents in the top k of two
