@@ -131,7 +131,6 @@ func Eval(q Query, idx Index, dst *roaring.Bitmap) error {
 type evalCtx struct {
 	idx  Index
 	free []*roaring.Bitmap
-	bufs [][]uint32
 	ords [][]fltOrder
 }
 

@@ -282,19 +282,6 @@ func newRxProg(b *rxBuilder, root int32) (*rxProg, error) {
 	return &rxProg{b: b, root: root, prefix: b.literalPrefix(root)}, nil
 }
 
-// matchString reports whether the automaton accepts s (used by tests).
-func (p *rxProg) matchString(s string) (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	st := p.root
-	for _, r := range s {
-		if st = p.b.step(st, r); st == rxIDNone {
-			break
-		}
-	}
-	return p.b.nodes[st].nullable, p.b.err
-}
-
 // scan ORs into dst the docs of every term of field accepted by the
 // automaton. It seeks to the literal prefix, reuses the states of the
 // prefix shared with the previous term, and skips every term below a prefix

@@ -15,8 +15,8 @@ import (
 // DOCX archive, so that a zip bomb costs bounded work. Tests lower it.
 var docxMaxPartSize int64 = 256 << 20
 
-// docxErrTooLarge reports a part over docxMaxPartSize.
-var docxErrTooLarge = errors.New("part too large")
+// errDOCXTooLarge reports a part over docxMaxPartSize.
+var errDOCXTooLarge = errors.New("part too large")
 
 // The WordprocessingML namespaces (transitional and strict) and the
 // markup-compatibility namespace.
@@ -101,8 +101,8 @@ func docxReadPart(f *zip.File, read func(*xml.Decoder) error) error {
 	d := xml.NewDecoder(lr)
 	d.Strict = false
 	if err := read(d); err != nil {
-		if errors.Is(err, docxErrTooLarge) || lr.n <= 0 {
-			return fmt.Errorf("%w: %s %w", ErrCorrupt, f.Name, docxErrTooLarge)
+		if errors.Is(err, errDOCXTooLarge) || lr.n <= 0 {
+			return fmt.Errorf("%w: %s %w", ErrCorrupt, f.Name, errDOCXTooLarge)
 		}
 		if errors.Is(err, ErrCorrupt) {
 			return err
@@ -121,7 +121,7 @@ type docxLimitReader struct {
 // Read implements io.Reader.
 func (l *docxLimitReader) Read(p []byte) (int, error) {
 	if l.n <= 0 {
-		return 0, docxErrTooLarge
+		return 0, errDOCXTooLarge
 	}
 	if int64(len(p)) > l.n {
 		p = p[:l.n]

@@ -46,8 +46,8 @@ type jsonReader struct {
 	done      bool
 }
 
-// jsonErrNotObject reports a record that is not a JSON object.
-var jsonErrNotObject = errors.New("record is not a JSON object")
+// errJSONNotObject reports a record that is not a JSON object.
+var errJSONNotObject = errors.New("record is not a JSON object")
 
 // newJSONReader decodes r and reads the start of its top-level value.
 func newJSONReader(r io.Reader, opts RecordOptions) (*jsonReader, error) {
@@ -231,7 +231,7 @@ func (j *jsonReader) Next() (Record, error) {
 		j.limit.left = MaxRecordSize
 	}
 	props, err := jsonRecord(j.dec)
-	if errors.Is(err, jsonErrNotObject) {
+	if errors.Is(err, errJSONNotObject) {
 		return Record{}, &RecordError{Index: idx, Err: err}
 	}
 	if err != nil {
@@ -242,7 +242,7 @@ func (j *jsonReader) Next() (Record, error) {
 }
 
 // jsonRecord reads one value from dec: an object is flattened into
-// properties; any other value is skipped and jsonErrNotObject returned.
+// properties; any other value is skipped and errJSONNotObject returned.
 // Other errors leave dec unusable and wrap ErrCorrupt.
 func jsonRecord(dec *json.Decoder) ([]Property, error) {
 	tok, err := dec.Token()
@@ -255,7 +255,7 @@ func jsonRecord(dec *json.Decoder) ([]Property, error) {
 				return nil, err
 			}
 		}
-		return nil, fmt.Errorf("%w (got %s)", jsonErrNotObject, jsonKindName(tok))
+		return nil, fmt.Errorf("%w (got %s)", errJSONNotObject, jsonKindName(tok))
 	}
 	f := jsonFlattener{dec: dec}
 	if err := f.object("", 1); err != nil {

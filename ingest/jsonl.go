@@ -31,11 +31,11 @@ func newJSONLReader(r io.Reader, opts RecordOptions) (*jsonlReader, error) {
 	return &jsonlReader{br: bufio.NewReaderSize(dr, 64<<10)}, nil
 }
 
-// jsonlErrLong reports a line over MaxRecordSize.
-var jsonlErrLong = fmt.Errorf("line longer than %d bytes: %w", MaxRecordSize, ErrTooLarge)
+// errJSONLLong reports a line over MaxRecordSize.
+var errJSONLLong = fmt.Errorf("line longer than %d bytes: %w", MaxRecordSize, ErrTooLarge)
 
 // readLine returns the next line without its end, or an error; a line over
-// MaxRecordSize is consumed and reported by jsonlErrLong.
+// MaxRecordSize is consumed and reported by errJSONLLong.
 func (j *jsonlReader) readLine() ([]byte, error) {
 	j.buf = j.buf[:0]
 	long := false
@@ -58,7 +58,7 @@ func (j *jsonlReader) readLine() ([]byte, error) {
 			return nil, err
 		}
 		if long {
-			return nil, jsonlErrLong
+			return nil, errJSONLLong
 		}
 		return j.buf, nil
 	}

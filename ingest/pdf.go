@@ -240,7 +240,7 @@ func pdfPageText(in *pdfInterp, p pdf.Page) (lines pdfPageLines, ok bool) {
 	func() {
 		defer func() {
 			if e := recover(); e != nil {
-				if e == pdfErrBudget {
+				if e == errPDFBudget {
 					ok = false
 				}
 				// Any other panic: a broken page. Keep the glyphs read so

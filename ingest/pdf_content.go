@@ -19,8 +19,8 @@ const (
 	pdfMaxGStack     = 256        // q/Q nesting
 )
 
-// pdfErrBudget aborts interpretation when a work limit is hit.
-var pdfErrBudget = errors.New("pdf work limit exceeded")
+// errPDFBudget aborts interpretation when a work limit is hit.
+var errPDFBudget = errors.New("pdf work limit exceeded")
 
 // pdfMatrix is an affine transform [a b c d e f].
 type pdfMatrix [6]float64
@@ -152,7 +152,7 @@ func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int
 				space = true
 			}
 			if len(in.glyphs) >= pdfMaxGlyphs {
-				panic(pdfErrBudget)
+				panic(errPDFBudget)
 			}
 			// Upright text only: rotated or mirrored glyphs (margin
 			// stamps, vertical labels) are left out.
@@ -181,7 +181,7 @@ func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int
 	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
 		in.ops++
 		if in.ops > pdfMaxOps {
-			panic(pdfErrBudget)
+			panic(errPDFBudget)
 		}
 		n := stk.Len()
 		var args [6]pdf.Value
@@ -281,7 +281,7 @@ func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int
 			}
 			in.forms++
 			if in.forms > pdfMaxForms {
-				panic(pdfErrBudget)
+				panic(errPDFBudget)
 			}
 			xo := resources.Key("XObject").Key(args[0].Name())
 			if xo.Kind() != pdf.Stream || xo.Key("Subtype").Name() != "Form" {

@@ -4,7 +4,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -641,16 +640,4 @@ func (l *pdfLexer) literalString() string {
 		out = append(out, c)
 	}
 	return string(out)
-}
-
-// pdfBadText reports whether s is a control, private-use or other
-// non-text rune sequence (used to judge a font's decoded output).
-func pdfBadText(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r) || unicode.IsMark(r) {
-			continue
-		}
-		return true
-	}
-	return false
 }

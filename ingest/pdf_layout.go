@@ -373,9 +373,6 @@ func (l pdfLine) short() bool {
 	return l.x1 < l.colRight-0.3*(l.colRight-l.colLeft) || l.x1-l.x0 < 0.5*(l.colRight-l.colLeft)
 }
 
-// spans reports whether the line crosses x.
-func (l pdfLine) spans(x float64) bool { return l.x0 < x && l.x1 > x }
-
 // pdfExtent returns the smallest x0 and largest x1 of lines.
 func pdfExtent(lines []pdfLine) (left, right float64) {
 	left, right = math.Inf(1), math.Inf(-1)

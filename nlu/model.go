@@ -140,8 +140,6 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
 // parseModel decodes and structurally validates a create or update body.
 // References to other models and phrase sets are checked by the caller.
 func parseModel(body []byte, create bool, id, owner string) (Model, []member, error) {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -244,7 +243,5 @@ func keywordCollection(t testing.TB, n *node, id string, extra string) {
 		t.Fatalf("create collection: %d %s", r.status, r.body)
 	}
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }

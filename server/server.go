@@ -272,7 +272,7 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []st
 func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 	var req engine.SearchRequest
 	var err error
-	args.VisitAll(func(k, v []byte) {
+	visit := func(k, v []byte) {
 		if err != nil {
 			return
 		}
@@ -333,7 +333,10 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 		default:
 			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
 		}
-	})
+	}
+	for k, v := range args.All() {
+		visit(k, v)
+	}
 	return req, err
 }
 

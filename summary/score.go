@@ -23,12 +23,6 @@ type prepared struct {
 	best  []int      // indices into sents by descending score, ties in reading order
 }
 
-// text returns the text of sentence i.
-func (p *prepared) text(i int) string {
-	s := p.sents[i]
-	return p.doc.Sections[s.sec].Content[s.a:s.b]
-}
-
 // weights holds the query's terms and their IDF-like weights within the
 // candidate documents.
 type weights struct {
@@ -152,7 +146,3 @@ func prepare(rank int, d *Doc, w *weights) *prepared {
 	return p
 }
 
-// relevant reports whether any sentence of p matched the query or evidence.
-func (p *prepared) relevant() bool {
-	return len(p.best) > 0 && p.sents[p.best[0]].score > 0
-}

@@ -92,5 +92,3 @@ func hasAnySuffix(b []byte, list []string) bool {
 	}
 	return false
 }
-
-var czechST, czechE = false, false

@@ -68,7 +68,6 @@ func isVowelEN(c byte) bool {
 
 // englishRegions returns the starts of R1 and R2.
 func englishRegions(b []byte) (r1, r2 int) {
-	r1 = len(b)
 	switch {
 	case hasPrefix(b, "gener"), hasPrefix(b, "arsen"):
 		r1 = 5
