@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test bench vectors bench-quality fuzz clean
+.PHONY: all build models dictionaries run test lint bench vectors bench-quality fuzz clean
 
 all: build
 
@@ -32,6 +32,11 @@ test: models dictionaries
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
+
+## lint: go vet and staticcheck (pinned, fetched by the go command)
+lint:
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 ## bench: Go micro-benchmarks of the hot paths (compare runs with benchstat)
 bench: models dictionaries
