@@ -145,4 +145,3 @@ func prepare(rank int, d *Doc, w *weights) *prepared {
 	})
 	return p
 }
-
