@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,6 +126,16 @@ func recFlat(rec Record) string {
 		}
 	}
 	return b.String()
+}
+
+// recSheetLines returns "sheet/index: recFlat" for each record, the form
+// the spreadsheet tests compare.
+func recSheetLines(recs []Record) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
+	}
+	return out
 }
 
 func TestRecParseNumber(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"testing"
 )
 
@@ -71,10 +70,7 @@ func TestODSOtherWriter(t *testing.T) {
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors %v", rerrs)
 	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
-	}
+	got := recSheetLines(recs)
 	want := []string{
 		"Tabulka 1/0: název=Žluťoučký kůň; počet=#42; podíl=#12,5 %; cena=#1 234,50 Kč; datum=2024-03-01; platí=?PRAVDA",
 		"Tabulka 1/1: název=druhý; počet=<null>; podíl=<null>; cena=<null>; datum=<null>; platí=?NEPRAVDA",

@@ -325,10 +325,7 @@ func TestXLSXHandMade(t *testing.T) {
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors %v", rerrs)
 	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
-	}
+	got := recSheetLines(recs)
 	want := []string{
 		"Data/0: name=Žluťoučký kůň; when=1904-01-01; column_3=<null>; note=#DIV/0!",
 		"Data/1: name=in\rline_x0041_; when=2027-03-16; column_3=#2469; note=#42",
@@ -416,10 +413,7 @@ func TestXLSXOtherWriters(t *testing.T) {
 		if len(rerrs) != 0 {
 			t.Fatalf("%s: record errors %v", tc.file, rerrs)
 		}
-		var got []string
-		for _, r := range recs {
-			got = append(got, r.Sheet+"/"+strconv.Itoa(r.Index)+": "+recFlat(r))
-		}
+		got := recSheetLines(recs)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
 		}
