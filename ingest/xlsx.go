@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // xlsxUnzipLimit caps the decompressed size of one part of an XLSX file
@@ -468,6 +469,13 @@ func parseNumFmt(code string) xlsxStyle {
 			}
 			continue
 		}
+		if c >= utf8.RuneSelf {
+			// Any other script's letter or symbol is literal text ("Kč").
+			r, n := utf8.DecodeRuneInString(code[i:])
+			lit.WriteRune(r)
+			i += n - 1
+			continue
+		}
 		switch {
 		case c == '"':
 			inQuote = true
@@ -523,8 +531,10 @@ func parseNumFmt(code string) xlsxStyle {
 			if st.kind == 0 && !digits {
 				st.kind = '@'
 			}
-		case unicode.IsLetter(rune(c)):
+		case strings.IndexByte("yYmMdDhHsSaApP", c) >= 0:
 			letters = append(letters, byte(unicode.ToLower(rune(c))))
+		case unicode.IsLetter(rune(c)):
+			lit.WriteByte(c) // not a date or time code: literal text
 		default:
 			if c != ' ' || digits {
 				lit.WriteByte(c)
