@@ -586,13 +586,13 @@ func (x *xlsxReader) show(raw string, v float64, st xlsxStyle) (shown string, da
 		}
 		return xlsxGeneral(raw, v), false
 	case 'e':
-		return st.prefix + strconv.FormatFloat(v, 'E', st.decimals, 64) + st.suffix, false
+		return st.prefix + strconv.FormatFloat(v, 'E', st.decimals, 64) + spaced(st.suffix), false
 	}
 	n := v
 	if st.kind == '%' {
 		n *= 100
 	}
-	s := strconv.FormatFloat(math.Abs(n), 'f', st.decimals, 64)
+	s := strconv.FormatFloat(roundHalfUp(math.Abs(n), st.decimals), 'f', st.decimals, 64)
 	if st.thousands {
 		s = groupThousands(s)
 	}
@@ -607,6 +607,21 @@ func (x *xlsxReader) show(raw string, v float64, st xlsxStyle) (shown string, da
 		return sign + st.prefix + s + spaced(st.suffix), false
 	}
 	return sign + s + spaced(st.suffix), false
+}
+
+// roundHalfUp rounds v ≥ 0 to d decimals with halves away from zero, as
+// Excel shows them (1234.5 in format "0" is 1235); strconv rounds halves
+// to even.
+func roundHalfUp(v float64, d int) float64 {
+	if d > 15 || v >= 1e15 {
+		return v
+	}
+	p := math.Pow(10, float64(d))
+	r := math.Floor(v*p+0.5) / p
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return v
+	}
+	return r
 }
 
 func spaced(s string) string {

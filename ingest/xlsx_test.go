@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -233,6 +234,8 @@ func TestXLSXNumberFormats(t *testing.T) {
 		{2469.0, 0, "", "#2469", 2469},
 		{1500, 0, `#,##0 Kč`, "#1,500 Kč", 1500},
 		{3.5, 0, `0.0 "ks"`, "#3.5 ks", 3.5},
+		{1234.5, 1, "", "#1235", 1234.5}, // half away from zero, as Excel
+		{-0.125, 2, "", "#-0.13", -0.125},
 	}
 	data := xlsxBuild(t, func(f *excelize.File) {
 		for i, c := range cells {
@@ -420,4 +423,31 @@ func TestXLSXOtherWriters(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
 		}
 	}
+}
+
+// FuzzXLSXNumFmt shows numbers through arbitrary format codes: never a
+// panic, and a number format (not a date) shows text that still reads as a
+// number once its literal prefix and suffix are removed.
+func FuzzXLSXNumFmt(f *testing.F) {
+	for _, c := range []string{"General", "#,##0.00", `"$"#,##0.00;[Red]-"$"#,##0.00`, "0.0%", "yyyy-mm-dd hh:mm", "[h]:mm:ss", `_-* #,##0\ "Kč"_-`, "0.00E+00", "@", "[$€-407] #,##0", "mmm", "# ?/?"} {
+		f.Add(c, 1234.5)
+	}
+	f.Fuzz(func(t *testing.T, code string, v float64) {
+		st := parseNumFmt(code)
+		x := &xlsxReader{}
+		raw := strconv.FormatFloat(v, 'g', -1, 64)
+		shown, date := x.show(raw, v, st)
+		if date || st.kind == 'd' || math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+		core := shown
+		if v < 0 {
+			core = strings.TrimPrefix(core, "-")
+		}
+		core = strings.TrimSuffix(strings.TrimPrefix(core, st.prefix), spaced(st.suffix))
+		core = strings.TrimSuffix(strings.ReplaceAll(core, ",", ""), "%")
+		if _, err := strconv.ParseFloat(core, 64); err != nil {
+			t.Fatalf("format %q shows %v as %q (prefix %q suffix %q): not a number", code, v, shown, st.prefix, st.suffix)
+		}
+	})
 }
