@@ -176,6 +176,11 @@ var htmlDropClasses = map[string]bool{
 	"visually-hidden": true, "screen-reader-text": true, "skip-link": true,
 	"breadcrumb": true, "breadcrumbs": true, "sidebar": true, "cookie-banner": true,
 	"share": true, "social-share": true, "metadata": true, "mbox-small": true,
+	// Navigation bars of documentation generators: DocBook XSL, Sphinx,
+	// Javadoc, MkDocs Material.
+	"navheader": true, "navfooter": true, "sphinxsidebar": true, "related": true,
+	"topNav": true, "bottomNav": true, "subNav": true,
+	"md-header": true, "md-footer": true, "md-sidebar": true,
 }
 
 // htmlDropped reports whether element n and its subtree are not content.

@@ -116,6 +116,13 @@ func TestParseHTML(t *testing.T) {
 			[]Section{{"p", "kept"}},
 		},
 		{
+			"documentation navigation bars",
+			`<body><div class="navheader"><table><tr><td><a href="a.html">Prev</a></td><td>Chapter 2</td></tr></table></div>
+			<div class="sphinxsidebar"><p>Search</p></div><p>Text of the page.</p><div class="navfooter"><table><tr><td>Next</td></tr></table></div></body>`,
+			"",
+			[]Section{{"p", "Text of the page."}},
+		},
+		{
 			"article header kept",
 			`<article><header><h1>Story</h1></header><p>Body</p><footer>By me</footer></article>`,
 			"",
