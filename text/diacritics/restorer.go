@@ -162,10 +162,12 @@ func (r *Restorer) candidates(k string) []candidate {
 // Restore returns query with Czech diacritics restored and whether anything
 // changed. Words that already carry diacritics, numbers and words without a
 // known accented form are left as typed; the letter case of each character,
-// punctuation and spacing are preserved. Each word's form is chosen by a
-// Viterbi search over the query maximising unigram × smoothed word-pair
-// probabilities; a comma between words is a word of the model, and
-// sentence punctuation such as '.', ';' or ':' cuts the context.
+// punctuation and spacing are preserved, except that a query typed entirely
+// in lowercase gets the capitals of proper names (see the package doc,
+// "Letter case"). Each word's form is chosen by a Viterbi search over the
+// query maximising unigram × smoothed word-pair probabilities; a comma
+// between words is a word of the model, and sentence punctuation such as
+// '.', ';' or ':' cuts the context.
 func (r *Restorer) Restore(query string) (restored string, changed bool) {
 	if r == nil || r.lex == nil {
 		return query, false
