@@ -274,11 +274,8 @@ func xlsxText(dec *xml.Decoder, end string) (string, error) {
 	var sb strings.Builder
 	inT, skip := false, 0
 	for {
-		tok, err := dec.RawToken()
+		tok, err := xlsxInner(dec)
 		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
 			return "", err
 		}
 		switch t := tok.(type) {
@@ -332,11 +329,8 @@ func xlsxUnescape(s string) string {
 func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
 	var sb strings.Builder
 	for {
-		tok, err := dec.RawToken()
+		tok, err := xlsxInner(dec)
 		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
 			return "", err
 		}
 		switch t := tok.(type) {
@@ -350,15 +344,27 @@ func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
 	}
 }
 
+// xlsxInner returns the next raw token inside an element already started:
+// the end of the input there is io.ErrUnexpectedEOF.
+func xlsxInner(dec *xml.Decoder) (xml.Token, error) {
+	tok, err := dec.RawToken()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return tok, err
+}
+
+// sheetCorrupt wraps an error reading the current sheet.
+func (x *xlsxReader) sheetCorrupt(err error) error {
+	return xlsxCorrupt(x.sheets[x.next-1].path, err)
+}
+
 // xlsxSkip skips the rest of an element already started, reading raw
 // tokens like the rest of the sheet reader.
 func xlsxSkip(dec *xml.Decoder) error {
 	for depth := 1; depth > 0; {
-		tok, err := dec.RawToken()
+		tok, err := xlsxInner(dec)
 		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
 			return err
 		}
 		switch tok.(type) {
@@ -745,7 +751,7 @@ func (x *xlsxReader) nextRow() ([]Value, error) {
 		}
 		if err != nil {
 			x.closeSheet()
-			return nil, xlsxCorrupt(x.sheets[x.next-1].path, err)
+			return nil, x.sheetCorrupt(err)
 		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "row" {
 			if err := x.readRow(); err != nil {
@@ -762,12 +768,9 @@ func (x *xlsxReader) readRow() error {
 	x.row = x.row[:0]
 	col := -1
 	for {
-		tok, err := x.dec.RawToken()
+		tok, err := xlsxInner(x.dec)
 		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return xlsxCorrupt(x.sheets[x.next-1].path, err)
+			return x.sheetCorrupt(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -832,12 +835,9 @@ func (x *xlsxReader) readCell(se xml.StartElement) (Value, error) {
 	var inline string
 	hasInline := false
 	for {
-		tok, err := x.dec.RawToken()
+		tok, err := xlsxInner(x.dec)
 		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+			return Value{}, x.sheetCorrupt(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -845,18 +845,18 @@ func (x *xlsxReader) readCell(se xml.StartElement) (Value, error) {
 			case "v":
 				s, err := xlsxCharData(x.dec, "v")
 				if err != nil {
-					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+					return Value{}, x.sheetCorrupt(err)
 				}
 				raw = s
 			case "is":
 				s, err := xlsxText(x.dec, "is")
 				if err != nil {
-					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+					return Value{}, x.sheetCorrupt(err)
 				}
 				inline, hasInline = s, true
 			default:
 				if err := xlsxSkip(x.dec); err != nil {
-					return Value{}, xlsxCorrupt(x.sheets[x.next-1].path, err)
+					return Value{}, x.sheetCorrupt(err)
 				}
 			}
 		case xml.EndElement:
