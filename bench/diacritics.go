@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/najdi/najdi/nlu/ner"
+	"github.com/najdi/najdi/nlu/token"
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/text/diacritics"
 )
@@ -205,8 +206,8 @@ func EvalCase(r *diacritics.Restorer, sentences []string) CaseResult {
 			continue
 		}
 		for i := 1; i < len(ow); i++ {
-			o := startsUpper(orig[ow[i].Start:ow[i].End])
-			g := startsUpper(restored[rw[i].Start:rw[i].End])
+			o := token.IsCapitalized(orig[ow[i].Start:ow[i].End])
+			g := token.IsCapitalized(restored[rw[i].Start:rw[i].End])
 			if o {
 				res.Capitalized++
 			}
@@ -219,13 +220,6 @@ func EvalCase(r *diacritics.Restorer, sentences []string) CaseResult {
 		}
 	}
 	return res
-}
-
-func startsUpper(s string) bool {
-	for _, c := range s {
-		return unicode.IsUpper(c)
-	}
-	return false
 }
 
 // add accumulates o into r.
