@@ -53,9 +53,30 @@ func cosine(a []float32, b []float64) float64 {
 	return dot / math.Sqrt(na*nb)
 }
 
+// refMinCosine is how close a Go embedding must be to its reference
+// vector. Both default models are int8-quantized (dynamic quantization:
+// uint8 activations × int8 weights), and ONNX Runtime's MLAS picks the
+// integer GEMM kernel by instruction set: with AVX-512 VNNI the products
+// are summed exactly in int32, on AVX2 they go through VPMADDUBSW, whose
+// pairwise sums saturate at int16. The same ONNX file therefore gives
+// slightly different vectors on different CPUs, deterministically on each.
+// The reference file was written on an AVX-512 machine; on a 2-core AMD
+// EPYC with AVX2 only the farthest of the 52 reference sentences has cosine
+// 0.99717 (a URL passage of all-minilm-l6-v2) and every other one ≥ 0.9985.
+// 0.99 keeps a margin for other instruction sets while still catching a
+// wrong pooling or a missing query prefix (bge-small queries embedded
+// without their prefix score 0.97–0.99 against the reference). Token ids
+// are checked exactly, independent of the CPU, by TestTokenizerParity, and
+// what search depends on — which reference sentence is nearest to which —
+// is checked exactly below.
+const refMinCosine = 0.99
+
 // TestReferenceVectors checks that batched Go embeddings match vectors that
 // onnxruntime-python + tokenizers computed one sentence at a time on the same
-// ONNX files (embed/testdata/reference_vectors.json).
+// ONNX files (embed/testdata/reference_vectors.json): each vector within
+// refMinCosine of its reference, and the same nearest neighbour among the
+// reference sentences for every sentence whose reference neighbours are not
+// nearly tied.
 func TestReferenceVectors(t *testing.T) {
 	data, err := os.ReadFile("testdata/reference_vectors.json")
 	if err != nil {
@@ -89,7 +110,10 @@ func TestReferenceVectors(t *testing.T) {
 				t.Fatal(err)
 			}
 			var qi, pi int
-			for _, it := range m.Items {
+			got := make([][]float32, len(m.Items))
+			want := make([][]float64, len(m.Items))
+			worst := 1.0
+			for i, it := range m.Items {
 				var v []float32
 				if it.Kind == "query" {
 					v, qi = qv[qi], qi+1
@@ -99,12 +123,70 @@ func TestReferenceVectors(t *testing.T) {
 				if len(v) != l.Dims() || len(it.Vector) != l.Dims() {
 					t.Fatalf("%q: dims %d, reference %d, model %d", it.Text, len(v), len(it.Vector), l.Dims())
 				}
-				if c := cosine(v, it.Vector); c < 0.999 {
-					t.Errorf("%s %q: cosine %.5f < 0.999", it.Kind, it.Text, c)
+				c := cosine(v, it.Vector)
+				worst = min(worst, c)
+				if c < refMinCosine {
+					t.Errorf("%s %q: cosine %.5f < %.2f", it.Kind, it.Text, c, refMinCosine)
 				}
+				got[i], want[i] = v, it.Vector
+			}
+			t.Logf("lowest cosine to the reference: %.5f", worst)
+			checked := 0
+			for i := range m.Items {
+				wi, wgap := nearest(i, len(m.Items), func(a, b int) float64 { return cosine64(want[a], want[b]) })
+				gi, _ := nearest(i, len(m.Items), func(a, b int) float64 { return cosine32(got[a], got[b]) })
+				if wgap < 0.01 {
+					continue // the reference itself nearly ties: not a fair check
+				}
+				checked++
+				if gi != wi {
+					t.Errorf("%q: nearest sentence %q, reference %q", m.Items[i].Text, m.Items[gi].Text, m.Items[wi].Text)
+				}
+			}
+			if checked < len(m.Items)/2 {
+				t.Errorf("only %d of %d sentences have a clear nearest neighbour", checked, len(m.Items))
 			}
 		})
 	}
+}
+
+// nearest returns the item j != i of n most similar to i and the margin of
+// its similarity over the second best.
+func nearest(i, n int, sim func(a, b int) float64) (int, float64) {
+	best, second, bj := -2.0, -2.0, -1
+	for j := range n {
+		if j == i {
+			continue
+		}
+		s := sim(i, j)
+		switch {
+		case s > best:
+			best, second, bj = s, best, j
+		case s > second:
+			second = s
+		}
+	}
+	return bj, best - second
+}
+
+func cosine64(a, b []float64) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func cosine32(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
 }
 
 // TestEmbedProperties checks batching invariance, unit norm, empty input and

@@ -308,3 +308,77 @@ func TestConcurrentSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchReusesNoResults runs every kind of search after every other on
+// one index, so that each reuses the pooled scratch of the one before, and
+// checks each against exact search: a search must never return results of
+// a previous one (an empty allowed set once returned the previous heap).
+func TestSearchReusesNoResults(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"exact index", 500}, {"ivf index", 6000}} {
+		t.Run(size.name, func(t *testing.T) {
+			const dims, k = 32, 10
+			vs := clustered(5, size.n+4, dims, 40, 0.1)
+			queries, vs := vs[size.n:], vs[:size.n]
+			x := buildIndex(t, vs, Options{Seed: 5})
+			allows := []struct {
+				name  string
+				allow func(i int) bool // nil: unfiltered
+			}{
+				{"unfiltered", nil},
+				{"empty", func(int) bool { return false }},
+				{"beyond ids", func(int) bool { return false }},
+				{"one", func(i int) bool { return i == 7 }},
+				{"half", func(i int) bool { return i%2 == 1 }},
+			}
+			bitmap := func(j int) *roaring.Bitmap {
+				a := allows[j]
+				switch {
+				case a.allow == nil:
+					return nil
+				case a.name == "beyond ids":
+					return roaring.BitmapOf(uint32(size.n + 10))
+				}
+				bm := roaring.New()
+				for i := range size.n {
+					if a.allow(i) {
+						bm.Add(uint32(i))
+					}
+				}
+				return bm
+			}
+			for _, q := range queries {
+				for prev := range allows {
+					for next := range allows {
+						x.Search(q, k, 0, bitmap(prev), nil)
+						got := x.Search(q, k, 0, bitmap(next), nil)
+						want := exact(vs, q, k, allows[next].allow)
+						for _, r := range got {
+							if f := allows[next].allow; f != nil && !f(int(r.ID)) {
+								t.Fatalf("%s after %s: result %d not allowed", allows[next].name, allows[prev].name, r.ID)
+							}
+						}
+						if len(want) == 0 && len(got) != 0 {
+							t.Fatalf("%s after %s: %d results, want none", allows[next].name, allows[prev].name, len(got))
+						}
+						if len(got) > k {
+							t.Fatalf("%s after %s: %d results > k", allows[next].name, allows[prev].name, len(got))
+						}
+						var fn func(uint32) bool
+						if f := allows[next].allow; f != nil {
+							fn = func(id uint32) bool { return f(int(id)) }
+						}
+						gotFn := x.SearchFunc(q, k, 0, fn, nil)
+						for _, r := range gotFn {
+							if f := allows[next].allow; f != nil && !f(int(r.ID)) {
+								t.Fatalf("SearchFunc %s after %s: result %d not allowed", allows[next].name, allows[prev].name, r.ID)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

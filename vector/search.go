@@ -87,11 +87,18 @@ func (h *topK) sorted() []Result {
 	return h.items
 }
 
-func (x *Index) getScratch() *scratch {
-	if s, ok := x.scratch.Get().(*scratch); ok {
-		return s
+// getScratch returns pooled buffers for a search keeping k results, with
+// every heap emptied: nothing of a previous search survives into the next,
+// whichever branch the next one takes.
+func (x *Index) getScratch(k int) *scratch {
+	s, ok := x.scratch.Get().(*scratch)
+	if !ok {
+		s = &scratch{qq: make([]int8, x.dims), scores: make([]int32, x.maxList)}
 	}
-	return &scratch{qq: make([]int8, x.dims), scores: make([]int32, x.maxList)}
+	s.lists.reset(0)
+	s.cand.reset(0)
+	s.top.reset(k)
+	return s
 }
 
 // Search appends to dst[:0] the k vectors most similar to q (largest dot
@@ -113,7 +120,7 @@ func (x *Index) Search(q []float32, k int, nprobe int, allow *roaring.Bitmap, ds
 	if k <= 0 || x.n == 0 || len(q) != x.dims {
 		return dst
 	}
-	s := x.getScratch()
+	s := x.getScratch(k)
 	defer x.scratch.Put(s)
 	if allow == nil {
 		if x.nlist == 0 {
@@ -142,7 +149,7 @@ func (x *Index) SearchFunc(q []float32, k int, nprobe int, allow func(id uint32)
 	if k <= 0 || x.n == 0 || len(q) != x.dims {
 		return dst
 	}
-	s := x.getScratch()
+	s := x.getScratch(k)
 	defer x.scratch.Put(s)
 	if x.nlist == 0 {
 		s.top.reset(k)
