@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test lint bench vectors bench-quality fuzz clean
+.PHONY: all build models dictionaries run test model-long lint bench vectors bench-quality fuzz clean
 
 all: build
 
@@ -32,6 +32,12 @@ test: models dictionaries
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
+
+## model-long: the engine's model-based test over MODEL_SEEDS seeds of MODEL_OPS operations (default 1,000,000 operations; NAJDI_MODEL_SEED picks the first seed)
+MODEL_SEEDS ?= 500
+MODEL_OPS   ?= 2000
+model-long:
+	NAJDI_MODEL_SEEDS=$(MODEL_SEEDS) NAJDI_MODEL_OPS=$(MODEL_OPS) $(GO) test -count=1 -timeout 0 -run '^TestModel$$' -v ./engine
 
 ## lint: go vet and staticcheck (pinned, fetched by the go command)
 lint:

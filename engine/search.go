@@ -297,7 +297,7 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}
-	if err := e.loadHits(p, hits); err != nil {
+	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
 	if p.docsOut {
@@ -563,23 +563,26 @@ func (e *Engine) completeKeyword(hs []*hit, qt queryTerms) {
 	}
 }
 
-// loadHits reads the stored bodies of the hits and computes passages.
-func (e *Engine) loadHits(p *plan, hits []*hit) error {
+// loadHits loads the hits' documents and cuts their passages. A document
+// deleted since the search took its snapshot is dropped, not returned
+// empty.
+func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	keep := hits[:0]
 	for _, h := range hits {
 		d, err := e.loadDoc(h.c, h.docID)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			if errors.Is(err, ErrNotFound) {
-				d = Document{DocumentID: h.docID}
-			} else {
-				return err
-			}
+			return nil, err
 		}
 		h.doc = &d
 		if p.highlight && p.query != "" {
 			h.passages = e.passages(p, h)
 		}
+		keep = append(keep, h)
 	}
-	return nil
+	return keep, nil
 }
 
 // passages merges keyword passages and the best semantic chunks.

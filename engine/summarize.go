@@ -142,7 +142,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	if err := e.loadHits(p, hits); err != nil {
+	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
 	cfg, err := e.summaryConfig(p)

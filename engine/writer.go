@@ -81,6 +81,12 @@ func (w *writer) flush() error {
 	if w.e.closed() {
 		return ErrClosed
 	}
+	// One status per input document, in input order; a document id given
+	// twice is written once (the last copy) and reported twice.
+	ids := make([]string, len(w.pending))
+	for i, d := range w.pending {
+		ids[i] = d.id
+	}
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
 
@@ -102,13 +108,19 @@ func (w *writer) flush() error {
 	c.mu.RLock()
 	segs := c.segs
 	replaced := map[uint64][]uint32{}
-	status := make([]DocStatus, len(docs))
-	for i, d := range docs {
-		status[i] = DocStatus{DocumentID: d.id, Status: "created"}
+	for _, d := range docs {
 		if l, ok := c.loc[d.id]; ok {
 			replaced[l.seg] = append(replaced[l.seg], l.local)
+		}
+	}
+	status := make([]DocStatus, len(ids))
+	inBatch := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		status[i] = DocStatus{DocumentID: id, Status: "created"}
+		if _, ok := c.loc[id]; ok || inBatch[id] {
 			status[i].Status = "replaced"
 		}
+		inBatch[id] = true
 	}
 	c.mu.RUnlock()
 
@@ -150,7 +162,7 @@ func (w *writer) flush() error {
 	nsegs := len(c.segs)
 	c.mu.Unlock()
 	w.res.Documents = append(w.res.Documents, status...)
-	w.processed += len(docs)
+	w.processed += len(ids)
 	if w.progress != nil {
 		w.progress(w.processed)
 	}
