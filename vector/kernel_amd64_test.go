@@ -1,6 +1,12 @@
 package vector
 
-import "golang.org/x/sys/cpu"
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
 
 type int8Kernel struct {
 	name string
@@ -21,4 +27,23 @@ func int8Kernels() []int8Kernel {
 		ks = append(ks, int8Kernel{"avx512vnni", dotInt8RowsVNNI})
 	}
 	return ks
+}
+
+// TestKernelHonoursGODEBUG checks that GODEBUG=cpu.avx2=off and
+// cpu.avx512=off (read by x/sys/cpu) force the lower kernel tiers, which is
+// how `make test` runs the index tests on the kernels this CPU would not
+// pick: the generic one everywhere, and AVX2 on an AVX-512 machine.
+func TestKernelHonoursGODEBUG(t *testing.T) {
+	debug := os.Getenv("GODEBUG")
+	t.Logf("GODEBUG=%q: kernel %s", debug, Kernel())
+	switch {
+	case strings.Contains(debug, "cpu.avx2=off"):
+		if Kernel() != "generic" {
+			t.Errorf("cpu.avx2=off: kernel %s, want generic", Kernel())
+		}
+	case strings.Contains(debug, "cpu.avx512=off"):
+		if Kernel() != "avx2" && Kernel() != "generic" {
+			t.Errorf("cpu.avx512=off: kernel %s, want avx2", Kernel())
+		}
+	}
 }
