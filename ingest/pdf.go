@@ -42,6 +42,9 @@ func ParsePDF(data []byte) (doc Document, err error) {
 		return Document{}, fmt.Errorf("parse pdf: %w: %w", ErrCorrupt, err)
 	}
 	pages, err := pdfPages(r)
+	if err == nil && len(pages) == 0 {
+		err = errors.New("malformed PDF: no pages")
+	}
 	if err != nil {
 		return Document{}, fmt.Errorf("parse pdf: %w: %w", ErrCorrupt, err)
 	}
@@ -66,13 +69,10 @@ func ParsePDF(data []byte) (doc Document, err error) {
 
 // pdfOpen opens data with the PDF library, recovering its panics. It
 // accepts PDF 2.0 headers and trailing bytes after the last %%EOF, which
-// the library would refuse.
+// the library would refuse. When the library cannot open the file, or its
+// cross-reference data is stale or a stream's /Length wrong, the file is
+// read again from its objects (see pdf_repair.go).
 func pdfOpen(data []byte) (r *pdf.Reader, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r, err = nil, fmt.Errorf("open: %v", p)
-		}
-	}()
 	if !bytes.HasPrefix(data, []byte("%PDF-")) {
 		if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i > 0 {
 			data = data[i:]
@@ -83,10 +83,64 @@ func pdfOpen(data []byte) (r *pdf.Reader, err error) {
 	if bytes.HasPrefix(data, []byte("%PDF-2.")) {
 		data = append([]byte("%PDF-1.7"), data[len("%PDF-2.0"):]...)
 	}
+	trimmed := data
 	if i := bytes.LastIndex(data, []byte("%%EOF")); i >= 0 && len(data)-i > 64 {
-		data = data[:i+len("%%EOF")]
+		trimmed = data[:i+len("%%EOF")]
 	}
+	r, err = pdfOpenLibrary(trimmed)
+	repaired, rerr := pdfRecover(data, r)
+	if repaired == nil && rerr == nil {
+		return r, nil // the library's reading is sound
+	}
+	if rerr == nil {
+		var r2 *pdf.Reader
+		if r2, rerr = pdfOpenLibrary(repaired); rerr == nil {
+			return r2, nil
+		}
+	}
+	if r != nil && !pdfIsBug(rerr) {
+		return r, nil // recovery failed: keep what the library read
+	}
+	if err == nil {
+		return nil, rerr
+	}
+	return nil, fmt.Errorf("%w; recovery: %w", err, rerr)
+}
+
+// errPDFRecoveryBug reports a panic inside the recovery code: a bug, made
+// an error so that no file can crash the process, and kept visible.
+var errPDFRecoveryBug = errors.New("BUG: pdf recovery panicked")
+
+func pdfIsBug(err error) bool { return errors.Is(err, errPDFRecoveryBug) }
+
+// pdfRecover scans data and returns its repaired form when r, the
+// library's reading (nil if it failed), needs recovery; nil and no error
+// when it does not.
+func pdfRecover(data []byte, r *pdf.Reader) (repaired []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			repaired, err = nil, fmt.Errorf("%w: %v", errPDFRecoveryBug, p)
+		}
+	}()
+	rec := pdfScan(data)
+	if r != nil && !rec.broken(r) {
+		return nil, nil
+	}
+	return rec.repair()
+}
+
+// pdfOpenLibrary opens data with the PDF library, recovering its panics
+// and guarding against its endless loops and unbounded recursion.
+func pdfOpenLibrary(data []byte) (r *pdf.Reader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("open: %v", p)
+		}
+	}()
 	data = pdfBreakXrefCycles(data)
+	if err := pdfCheckXrefSizes(data); err != nil {
+		return nil, err
+	}
 	if bytes.Contains(data, []byte("/Extends")) {
 		// Object stream chains can loop forever in the library; they are
 		// rare enough to be ignored.
@@ -152,6 +206,106 @@ func pdfBreakXrefCycles(data []byte) []byte {
 		off, ok = pdfLeadingInt(data[keyPos+len("/Prev") : end])
 	}
 	return data
+}
+
+// pdfCheckXrefSizes follows the cross-reference sections from startxref
+// as the library will and refuses object numbers of pdfMaxObjects or more
+// (a subsection start, an xref stream's /Size or /Index): the library
+// allocates its table by object number, so one such entry in a tiny file
+// would exhaust memory and kill the process.
+func pdfCheckXrefSizes(data []byte) error {
+	i := bytes.LastIndex(data, []byte("startxref"))
+	if i < 0 {
+		return nil
+	}
+	lx := pdfObjLexer{data: data, end: len(data)}
+	v, _ := lx.value(i+len("startxref"), 0)
+	seen := map[int64]bool{}
+	tooLarge := errors.New("malformed PDF: cross-reference table too large")
+	for off := v.num; v.kind == pdfValInt && off > 0 && off < int64(len(data)) && !seen[off] && len(seen) < pdfMaxXrefSections; off = v.num {
+		seen[off] = true
+		var prev pdfVal
+		j, isTable := lx.keyword(int(off), "xref")
+		if isTable {
+			for {
+				start, ok1 := lx.value(j, 0)
+				if !ok1 || start.kind != pdfValInt {
+					break // "trailer" or the end of a broken table
+				}
+				n, ok2 := lx.value(start.end, 0)
+				if !ok2 || n.kind != pdfValInt || start.num < 0 || n.num < 0 {
+					break
+				}
+				if start.num+n.num > pdfMaxObjects {
+					return tooLarge
+				}
+				j = n.end
+				for k := int64(0); k < 3*n.num; k++ {
+					e, ok := lx.value(j, 0)
+					if !ok {
+						break
+					}
+					j = e.end
+				}
+			}
+			if j, ok := lx.keyword(j, "trailer"); ok {
+				if k := lx.skip(j); k+1 < len(data) && data[k] == '<' && data[k+1] == '<' {
+					lx.dict(k, 0, func(key string, _ int, e pdfVal) {
+						if key == "Prev" {
+							prev = e
+						}
+					})
+				}
+			}
+		} else {
+			id, _ := lx.value(int(off), 0)
+			gen, _ := lx.value(id.end, 0)
+			j, ok := lx.keyword(gen.end, "obj")
+			if k := lx.skip(j); !ok || k+1 >= len(data) || data[k] != '<' || data[k+1] != '<' {
+				return nil
+			}
+			var err error
+			lx.dict(lx.skip(j), 0, func(key string, _ int, e pdfVal) {
+				switch key {
+				case "Size":
+					if e.kind == pdfValInt && e.num > pdfMaxObjects {
+						err = tooLarge
+					}
+				case "Index":
+					if pdfIndexTooLarge(data, e) {
+						err = tooLarge
+					}
+				case "Prev":
+					prev = e
+				}
+			})
+			if err != nil {
+				return err
+			}
+		}
+		v = prev
+	}
+	return nil
+}
+
+// pdfIndexTooLarge reports whether the /Index array v of an xref stream
+// names an object number of pdfMaxObjects or more.
+func pdfIndexTooLarge(data []byte, v pdfVal) bool {
+	if v.kind != pdfValArray {
+		return false
+	}
+	lx := pdfObjLexer{data: data, end: v.end - 1}
+	for j := v.start + 1; ; {
+		start, ok1 := lx.value(j, 0)
+		n, ok2 := lx.value(start.end, 0)
+		if !ok1 || !ok2 {
+			return false
+		}
+		if start.kind == pdfValInt && n.kind == pdfValInt && (start.num < 0 || n.num < 0 || start.num+n.num > pdfMaxObjects) {
+			return true
+		}
+		j = n.end
+	}
 }
 
 // pdfLeadingInt parses the decimal integer after leading white space.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -335,7 +337,7 @@ func TestParsePDFCorrupt(t *testing.T) {
 		{"empty", nil},
 		{"not a pdf", []byte("hello world")},
 		{"header only", []byte("%PDF-1.4\n%%EOF\n")},
-		{"truncated", good[:len(good)/2]},
+		{"truncated before the first page", good[:300]}, // half the file is recovered: TestParsePDFBrokenShared
 		{"garbage xref", append([]byte("%PDF-1.4\nstartxref\n999999999\n%%EOF\n"), 0)},
 	}
 	for _, tt := range tests {
@@ -352,8 +354,24 @@ func FuzzParsePDF(f *testing.F) {
 	f.Add(pdfBuild("BT /F1 12 Tf 72 700 Td [(Hello)-300(world)] TJ ET", pdfHelvetica))
 	f.Add(pdfBuildPages([]string{"BT /F1 12 Tf 72 700 Td <0001000200030004> Tj ET", "q 2 0 0 2 0 0 cm BT /F1 9 Tf 1 0 0 1 40 50 Tm (x) ' ET Q"},
 		"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [<< /Subtype /CIDFontType2 /W [1 [500 600] 3 4 700] >>] /ToUnicode 3 0 R >>", pdfTestCMap))
+	// The broken files of scripts/make-broken-pdfs.go steer the fuzzer
+	// into cross-reference recovery.
+	broken, err := filepath.Glob(filepath.Join(pdfBrokenDir, "*.pdf"))
+	if err != nil || len(broken) == 0 {
+		f.Fatalf("no fixtures in %s: %v", pdfBrokenDir, err)
+	}
+	for _, name := range broken {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParsePDF(data)
+		if errors.Is(err, errPDFRecoveryBug) {
+			t.Fatal(err)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)
