@@ -108,8 +108,19 @@
 //     least 1.3 times the body size, the next sizes are h1, h2, and h3 for
 //     the rest; short bold lines at body size are the next level.
 //
+// Broken files are recovered the way pdfminer, pypdf and PDFBox do: when
+// the library cannot open a file, a cross-reference entry does not point
+// to its object, or a stream's /Length does not end at endstream, one
+// linear scan finds every "N G obj" header and trailer; the last
+// definition of each object wins, object streams are read, the catalog is
+// the last trailer's /Root or /Type /Catalog object, and a truncated file
+// with neither gets a page tree of its /Type /Page objects in file order.
+// The file is then opened with corrected copies of broken streams and a
+// new cross-reference stream appended (pdf_repair.go).
+//
 // Work is bounded: 20M content operators and 5M glyphs per document,
 // 64 MiB per decompressed content stream, form nesting 8, page tree depth
-// 64; panics in the library are recovered (a failing page is skipped, a
-// file that cannot be opened is ErrCorrupt).
+// 64, 2^21 object numbers, 64 MiB of object streams read by recovery;
+// panics in the library are recovered (a failing page is skipped, a file
+// that cannot be opened is ErrCorrupt).
 package ingest

@@ -33,9 +33,13 @@ const pdfBadFontRatio = 0.3
 // Text of fonts without a usable Unicode mapping is dropped rather than
 // emitted as mojibake: codes a font cannot map are skipped, and a font
 // whose glyphs are mostly unmappable on a page loses all its text there.
-// Files that cannot be opened (bad header, broken cross-reference table,
-// encrypted) return an error wrapping ErrCorrupt; a page that fails to
-// parse is skipped. Panics inside the PDF library are recovered.
+// A file whose cross-reference data is broken or missing, whose stream
+// lengths are wrong or that is cut short is read from the objects it
+// holds, as pdfminer, pypdf and PDFBox do (see pdf_repair.go): truncated
+// files give the pages whose objects survive. Files that still cannot be
+// opened (no header, no objects, no pages, encrypted with a password)
+// return an error wrapping ErrCorrupt; a page that fails to parse is
+// skipped. Panics inside the PDF library are recovered.
 func ParsePDF(data []byte) (doc Document, err error) {
 	r, err := pdfOpen(data)
 	if err != nil {
@@ -88,14 +92,22 @@ func pdfOpen(data []byte) (r *pdf.Reader, err error) {
 		trimmed = data[:i+len("%%EOF")]
 	}
 	r, err = pdfOpenLibrary(trimmed)
-	repaired, rerr := pdfRecover(data, r)
-	if repaired == nil && rerr == nil {
+	rec, rerr := pdfScanBroken(data, r)
+	if rec == nil && rerr == nil {
 		return r, nil // the library's reading is sound
 	}
 	if rerr == nil {
-		var r2 *pdf.Reader
-		if r2, rerr = pdfOpenLibrary(repaired); rerr == nil {
-			return r2, nil
+		// The trailer's /Info, /ID and /Encrypt are copied as they are;
+		// if the library cannot read them, they are left out.
+		for _, extras := range []bool{true, false} {
+			var repaired []byte
+			if repaired, rerr = pdfRepair(rec, extras); rerr != nil {
+				break
+			}
+			var r2 *pdf.Reader
+			if r2, rerr = pdfOpenLibrary(repaired); rerr == nil {
+				return r2, nil
+			}
 		}
 	}
 	if r != nil && !pdfIsBug(rerr) {
@@ -113,20 +125,31 @@ var errPDFRecoveryBug = errors.New("BUG: pdf recovery panicked")
 
 func pdfIsBug(err error) bool { return errors.Is(err, errPDFRecoveryBug) }
 
-// pdfRecover scans data and returns its repaired form when r, the
+// pdfScanBroken scans data and returns what it found when r, the
 // library's reading (nil if it failed), needs recovery; nil and no error
 // when it does not.
-func pdfRecover(data []byte, r *pdf.Reader) (repaired []byte, err error) {
+func pdfScanBroken(data []byte, r *pdf.Reader) (rec *pdfRecovery, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("%w: %v", errPDFRecoveryBug, p)
+		}
+	}()
+	rec = pdfScan(data)
+	if r != nil && !rec.broken(r) {
+		return nil, nil
+	}
+	return rec, nil
+}
+
+// pdfRepair returns the repaired form of the file rec scanned; extras
+// false leaves out the trailer entries other than /Root.
+func pdfRepair(rec *pdfRecovery, extras bool) (repaired []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			repaired, err = nil, fmt.Errorf("%w: %v", errPDFRecoveryBug, p)
 		}
 	}()
-	rec := pdfScan(data)
-	if r != nil && !rec.broken(r) {
-		return nil, nil
-	}
-	return rec.repair()
+	return rec.repair(extras)
 }
 
 // pdfOpenLibrary opens data with the PDF library, recovering its panics

@@ -118,6 +118,8 @@ type pdfRecovery struct {
 	// win maps an object number to the index in objs of its definition
 	// in effect: the last one in the file.
 	win map[uint32]int32
+	// stmsRead is set once the object streams were read.
+	stmsRead bool
 }
 
 // pdfScan finds the objects and trailers of data in one pass.
@@ -294,7 +296,7 @@ func (rec *pdfRecovery) checkLengths() {
 			continue // unknown: keep the library's reading
 		}
 		if o.term < 0 || l.num < 0 || l.num > int64(o.term-o.data0) ||
-			pdfEndstreamAt(rec.data[:o.term+len("endstream")], o.data0+int(l.num)) != o.term {
+			pdfEndstreamAt(rec.data[:min(len(rec.data), o.term+len("endstream"))], o.data0+int(l.num)) != o.term {
 			o.fix = true
 		}
 	}
@@ -494,13 +496,17 @@ func pdfLibraryXref(r *pdf.Reader, fn func(ref pdfRef, off int64) bool) {
 }
 
 // repair returns data followed by corrected copies of broken objects and
-// a cross-reference stream covering every object found.
-func (rec *pdfRecovery) repair() ([]byte, error) {
+// a cross-reference stream covering every object found. extras false
+// leaves the trailer's /Info, /ID and /Encrypt out of it.
+func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 	if len(rec.objs) == 0 {
 		return nil, errors.New("malformed PDF: no objects found")
 	}
-	rec.readObjStms()
-	rec.checkLengths()
+	if !rec.stmsRead {
+		rec.stmsRead = true
+		rec.readObjStms()
+		rec.checkLengths()
+	}
 
 	// The catalog: the root of the last trailer, else the last catalog
 	// object, whose page tree exists.
@@ -511,7 +517,7 @@ func (rec *pdfRecovery) repair() ([]byte, error) {
 	var root []byte
 	for _, t := range slices.Backward(rec.trailers) {
 		if r, ok := t.root.ref(); ok && catalog(r) {
-			root = rec.data[t.root.start:t.root.end]
+			root = fmt.Appendf(nil, "%d %d R", r.id, r.gen)
 			break
 		}
 	}
@@ -539,6 +545,9 @@ func (rec *pdfRecovery) repair() ([]byte, error) {
 	}
 	var info, id, encrypt pdfVal
 	for _, t := range rec.trailers {
+		if !extras {
+			break
+		}
 		if t.info.kind == pdfValRef {
 			info = t.info
 		}

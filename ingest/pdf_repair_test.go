@@ -89,6 +89,12 @@ func TestParsePDFBroken(t *testing.T) {
 		{file: "objstm-truncated-90.pdf", same: "objstm.pdf"},
 		{file: "objstm-truncated-50.pdf", err: true},
 	}
+	// An xref stream whose /Size would make the library allocate 2^36
+	// entries is refused before, and the file recovered.
+	huge := bytes.Replace(pdfReadBroken(t, "objstm.pdf"), []byte("/Size 13 "), []byte("/Size 68719476736 "), 1)
+	if doc, err := ParsePDF(huge); err != nil || !reflect.DeepEqual(doc, intact["objstm.pdf"]) {
+		t.Errorf("xref stream /Size 2^36: err %v, %d sections", err, len(doc.Sections))
+	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".pdf"), func(t *testing.T) {
 			doc, err := ParsePDF(pdfReadBroken(t, tt.file))

@@ -314,6 +314,9 @@ func TestParsePDFHostile(t *testing.T) {
 		{"xref prev cycle", cycle, "Hi"},
 		{"pdf 2.0 header", append([]byte("%PDF-2.0"), hello[len("%PDF-1.4"):]...), "Hi"},
 		{"junk before header and after eof", append(append([]byte("junk\n"), hello...), bytes.Repeat([]byte("x"), 200)...), "Hi"},
+		// Object numbers in the billions: the library would allocate its
+		// table by them and exhaust memory; the file is recovered instead.
+		{"xref subsection past the limit", bytes.Replace(hello, []byte("xref\n0 "), []byte("xref\n4000000000 "), 1), "Hi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
