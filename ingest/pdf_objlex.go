@@ -6,7 +6,8 @@ import "bytes"
 // recovery: it reports where each value starts and ends and a few facts
 // about it, without building the object graph. Every method stops at end,
 // so a caller bounds its work by the window it passes; nothing is read
-// twice except the few tokens of a lookahead for "N G R".
+// twice except the few tokens of a lookahead for "N G R". (pdfLexer, for
+// CMaps, decodes tokens instead.)
 type pdfObjLexer struct {
 	data []byte
 	end  int // exclusive bound of the window

@@ -607,6 +607,7 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 	// The cross-reference stream, uncompressed: type, offset or object
 	// stream, generation or index.
 	xrefID, xrefOff := next, len(out)
+	entries = append(entries, entry{id: xrefID, typ: 1, off: int64(xrefOff)})
 	var w2, w3 int
 	for _, e := range entries {
 		w2, w3 = max(w2, pdfByteWidth(e.off)), max(w3, pdfByteWidth(e.gen))
