@@ -65,12 +65,19 @@ var mFields = map[string]engine.FieldSpec{
 type mDoc struct {
 	sections []ingest.Section
 	fields   map[string][]any // string or float64 values
+	// searched is text searched besides the sections: the enum_text
+	// fields of envelope documents.
+	searched []string
 }
 
 // words returns the set of lowercase words of every section.
 func (d *mDoc) hasWord(w string) bool {
+	texts := slices.Clone(d.searched)
 	for _, s := range d.sections {
-		for _, f := range strings.FieldsFunc(strings.ToLower(s.Content), func(r rune) bool {
+		texts = append(texts, s.Content)
+	}
+	for _, s := range texts {
+		for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 		}) {
 			if f == w {
@@ -275,8 +282,11 @@ func (g gen) op() op {
 		o.kind = opSearch
 		o.colls = g.colls()
 		o.query = g.words(1, 3)
-		if g.r.IntN(8) == 0 {
+		switch g.r.IntN(8) {
+		case 0:
 			o.query = "unknownword " + o.query
+		case 1:
+			o.query = g.pick(mLabels) + " " + o.query // an enum_text value
 		}
 		if g.r.IntN(3) > 0 {
 			o.flt = g.filter(0)
@@ -711,6 +721,9 @@ func (in mInput) doc(record bool) *mDoc {
 		d.fields["label"] = []any{in.label}
 	}
 	if !record {
+		if in.label != "" {
+			d.searched = []string{in.label}
+		}
 		d.sections = []ingest.Section{{Type: "title", Content: in.title}, {Type: "p", Content: in.body}}
 		if in.extraP != "" {
 			d.sections = append(d.sections, ingest.Section{Type: "h1", Content: in.extraP})

@@ -231,6 +231,32 @@ func searchable(rec *collRecord, typ string) bool {
 	return !ok || (t != FieldEnum && t != FieldNumber)
 }
 
+// fieldText returns the searchable text of field f of d: its string
+// values joined, when its type (declared, inferred before, or as it will
+// be inferred) is text or enum_text and d has no section of the same name
+// holding it already; "" otherwise.
+func fieldText(rec *collRecord, d pendingDoc, f fieldInput) string {
+	for _, s := range d.sections {
+		if s.Type == f.name {
+			return ""
+		}
+	}
+	typ, ok := fieldTypeOf(rec, f.name)
+	if !ok {
+		typ = inferType(f)
+	}
+	if typ != FieldText && typ != FieldEnumText {
+		return ""
+	}
+	var parts []string
+	for _, v := range f.vals {
+		if v.Kind != ingest.KindNull && strings.TrimSpace(v.Str) != "" {
+			parts = append(parts, v.Str)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // prepare analyzes and embeds docs into a new segment without its field
 // index (see fields).
 func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
@@ -268,6 +294,26 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 					chunkTexts = append(chunkTexts, s.Content[ch[0]:ch[1]])
 					seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: uint32(si),
 						Start: uint32(text.RuneOffset(s.Content, ch[0])), End: uint32(text.RuneOffset(s.Content, ch[1]))})
+				}
+			}
+		}
+		// Envelope fields of type text and enum_text are searched too (a
+		// record's properties are sections already). Their chunks point
+		// past the sections: they give semantic evidence, not passages.
+		for fi, f := range d.fields {
+			content := fieldText(&rec, d, f)
+			if content == "" {
+				continue
+			}
+			a.Analyze(content, func(t text.Token) {
+				tf[t.Term]++
+				length++
+			})
+			if w.emb != nil {
+				for _, ch := range w.e.chunk(w.emb, content) {
+					chunkTexts = append(chunkTexts, content[ch[0]:ch[1]])
+					seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: uint32(len(d.sections) + fi),
+						Start: uint32(text.RuneOffset(content, ch[0])), End: uint32(text.RuneOffset(content, ch[1]))})
 				}
 			}
 		}
@@ -324,6 +370,14 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 					continue
 				case ingest.KindNumber:
 					fv.Values = append(fv.Values, v.Num)
+				case ingest.KindString:
+					// A number field stores numbers, also from text cells
+					// (a CSV cell, or one split by "multi").
+					if n, ok := numberOf(v); ok && typ == FieldNumber {
+						fv.Values = append(fv.Values, n)
+					} else {
+						fv.Values = append(fv.Values, v.Str)
+					}
 				case ingest.KindBool:
 					fv.Values = append(fv.Values, v.Bool)
 				default:
