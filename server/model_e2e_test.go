@@ -57,7 +57,7 @@ func TestModelHTTPEmbeddings(t *testing.T) {
 	models, lib := embed.CachePaths(embed.DefaultCacheDir())
 	for _, p := range []string{filepath.Join(models, embed.DefaultModel), lib} {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("the default embedding model is not installed (%v): make models", err)
+			t.Fatalf("the default embedding model is not installed (%v): run make models (make test does)", err)
 		}
 	}
 	runModelTest(t, true, max(modelEnvInt(t, "NAJDI_MODEL_OPS", 1000)/3, 30))
