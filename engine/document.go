@@ -215,6 +215,9 @@ func (w *writer) upload(req IngestRequest) error {
 	}
 	stem := strings.TrimSuffix(path.Base(req.FileName), path.Ext(req.FileName))
 	n := 0
+	// next and sheet locate the record after the last one read, good or
+	// bad: where a reader that cannot go on stopped.
+	next, sheet := 0, ""
 	for {
 		if err := w.ctx.Err(); err != nil {
 			return err
@@ -225,6 +228,7 @@ func (w *writer) upload(req IngestRequest) error {
 		}
 		var re *ingest.RecordError
 		if errors.As(err, &re) {
+			next, sheet = re.Index+1, re.Sheet
 			idx := re.Index
 			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, Sheet: re.Sheet, Message: re.Err.Error()})
 			continue
@@ -233,10 +237,11 @@ func (w *writer) upload(req IngestRequest) error {
 			if n == 0 {
 				return w.parseError(f, err)
 			}
-			idx := n
-			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, Message: "stopped reading: " + err.Error()})
+			idx := next
+			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, Sheet: sheet, Message: "this record and the rest of the upload were not read: " + err.Error()})
 			break
 		}
+		next, sheet = rec.Index+1, rec.Sheet
 		n++
 		d, perr := w.fromRecord(rec, req.IDField, stem)
 		if perr != nil {

@@ -267,3 +267,132 @@ func TestCSVRowLimit(t *testing.T) {
 		t.Fatalf("got %d records, error %v; want 1 record then ErrTooLarge", len(recs), err)
 	}
 }
+
+// TestCSVRunawayQuotedField checks that a quoted field that is never
+// closed, or that holds a stray quote, does not swallow the rows after it:
+// its row is a *RecordError naming the quote's line, and reading goes on
+// with the next line.
+func TestCSVRunawayQuotedField(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // recFlat of each record
+		errs []string // "index: message" of each record error
+	}{
+		{
+			name: "rows after the quote",
+			in:   "id,text\n1,a\n2,\"b\n3,c\n4,d\n",
+			want: []string{"id=#1; text=a", "id=#3; text=c", "id=#4; text=d"},
+			errs: []string{"1: line 3: the quoted field that starts at column 3 is never closed: corrupt file"},
+		},
+		{
+			name: "quote closed before other text",
+			in:   "id,text\n\"x\"y,1\n2,3\n",
+			want: []string{"id=#2; text=#3"},
+			errs: []string{"0: line 2: the quoted field that starts at column 1 is never closed: corrupt file"},
+		},
+		{
+			name: "doubled quote at the end of the line",
+			in:   "id,text\n1,\"x\"\"\n2,3\n",
+			want: []string{"id=#2; text=#3"},
+			errs: []string{"0: line 2: the quoted field that starts at column 3 is never closed: corrupt file"},
+		},
+		{
+			name: "after a closed multi-line field",
+			in:   "id,text,more\n\"m\nn\",\"x\n2,3,4\n",
+			want: []string{"id=#2; text=#3; more=#4"},
+			errs: []string{"0: line 3: the quoted field that starts at column 4 is never closed: corrupt file"},
+		},
+		{
+			name: "after blank lines, CRLF",
+			in:   "id,text\r\n\r\n\r\n1,\"x\r\n2,3\r\n",
+			want: []string{"id=#2; text=#3"},
+			errs: []string{"0: line 4: the quoted field that starts at column 3 is never closed: corrupt file"},
+		},
+		{
+			name: "twice",
+			in:   "id,text\n1,\"x\n2,\"y\n3,z\n",
+			want: []string{"id=#3; text=z"},
+			errs: []string{
+				"0: line 2: the quoted field that starts at column 3 is never closed: corrupt file",
+				"1: line 3: the quoted field that starts at column 3 is never closed: corrupt file",
+			},
+		},
+		{
+			name: "a row too long after the quote",
+			in:   "id,text\n1,\"x\n2,3,4\n5,6\n",
+			want: []string{"id=#5; text=#6"},
+			errs: []string{
+				"0: line 2: the quoted field that starts at column 3 is never closed: corrupt file",
+				"1: line 3: 3 fields, header has 2: corrupt file",
+			},
+		},
+		{
+			name: "semicolons",
+			in:   "id;text\n1;\"a;b\n2;c\n",
+			want: []string{"id=#2; text=c"},
+			errs: []string{"0: line 2: the quoted field that starts at column 3 is never closed: corrupt file"},
+		},
+		{
+			name: "stray quote closed lines later",
+			in:   "id,text\nq1,\"b\"x,y\nq2,c\nq3,\"multi\nline\"\n",
+			want: []string{"id=q2; text=c", "id=q3; text=multi\nline"},
+			errs: []string{"0: line 2: the quoted field that starts at column 4 holds a stray quote at line 2, column 6 and runs on over the next lines (a quote inside a quoted field is written twice): corrupt file"},
+		},
+		{
+			name: "stray quote on a later line",
+			in:   "id,text\n1,\"a\nb\"c\n2,d\",e\n3,f\n",
+			want: []string{"id=#3; text=f"},
+			errs: []string{
+				"0: line 2: the quoted field that starts at column 3 holds a stray quote at line 3, column 2 and runs on over the next lines (a quote inside a quoted field is written twice): corrupt file",
+				"1: line 4: 3 fields, header has 2: corrupt file",
+			},
+		},
+		{
+			// Stray quotes that do not carry the field over a line break
+			// are read leniently, as before.
+			name: "stray quotes within a line",
+			in:   "id,text\n1,\"He said \"hi\" to me\"\n2,\"x\ny \"\"z\"\"\"\n",
+			want: []string{"id=#1; text=He said \"hi\" to me", "id=#2; text=x\ny \"z\""},
+		},
+		{
+			// Nothing follows the quote's line: nothing was swallowed, and
+			// the field is read leniently to the end.
+			name: "on the last line",
+			in:   "id,text\n1,a\n2,\"b c\n",
+			want: []string{"id=#1; text=a", "id=#2; text=b c\n"},
+		},
+		{
+			name: "closed at the end of the input",
+			in:   "id,text\n1,\"a\n\"\"b\"\"\"",
+			want: []string{"id=#1; text=a\n\"b\""},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, rerrs := recAll(t, FormatCSV, []byte(tt.in), RecordOptions{})
+			var got, errs []string
+			for _, r := range recs {
+				got = append(got, recFlat(r))
+			}
+			for _, e := range rerrs {
+				errs = append(errs, strconv.Itoa(e.Index)+": "+e.Err.Error())
+				if !errors.Is(e, ErrCorrupt) {
+					t.Errorf("record error %v does not wrap ErrCorrupt", e)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("records:\n got %q\nwant %q", got, tt.want)
+			}
+			if !reflect.DeepEqual(errs, tt.errs) {
+				t.Errorf("record errors:\n got %q\nwant %q", errs, tt.errs)
+			}
+		})
+	}
+	t.Run("in the header", func(t *testing.T) {
+		_, _, err := recAllErr(FormatCSV, []byte("id,\"text\n1,a\n"), RecordOptions{})
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "line 1: the quoted field that starts at column 4 is never closed") {
+			t.Errorf("error %v, want the header's unclosed quote", err)
+		}
+	})
+}
