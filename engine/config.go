@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 // Defaults of a collection's configuration.
@@ -116,8 +118,8 @@ func (e *EmbeddingConfig) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Model json.RawMessage `json:"model"`
 	}
-	if err := strictUnmarshal(b, &raw); err != nil {
-		return fmt.Errorf("embedding_config: %w", err)
+	if err := strictjson.Decode(b, &raw); err != nil {
+		return strictjson.Within("embedding_config", err)
 	}
 	*e = EmbeddingConfig{}
 	m := bytes.TrimSpace(raw.Model)
@@ -127,8 +129,8 @@ func (e *EmbeddingConfig) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(m, &e.Model)
 	case m[0] == '{':
 		var r RemoteEmbedding
-		if err := strictUnmarshal(m, &r); err != nil {
-			return fmt.Errorf("embedding_config.model: %w", err)
+		if err := strictjson.Decode(m, &r); err != nil {
+			return strictjson.Within("embedding_config.model", err)
 		}
 		e.Remote = &r
 	default:
@@ -189,17 +191,37 @@ func (c Collection) MarshalJSON() ([]byte, error) {
 		c.Config.EmbeddingConfig, f, c.DocumentCount, c.CreatedAt, c.UpdatedAt})
 }
 
-// ParseCollectionConfig decodes a PUT body strictly: unknown fields are
-// rejected with ErrInvalid naming them. An empty body is an empty config.
+// ParseCollectionConfig decodes a PUT body strictly: unknown fields and
+// values of the wrong type are rejected with ErrInvalid naming them by
+// their JSON path, and so is a summary_config.max_tokens that is present
+// but not positive (absent, it defaults). An empty body is an empty config.
 func ParseCollectionConfig(body []byte) (CollectionConfig, error) {
 	var cfg CollectionConfig
 	if len(bytes.TrimSpace(body)) == 0 {
 		return cfg, nil
 	}
-	if err := strictUnmarshal(body, &cfg); err != nil {
-		return cfg, invalidf("collection configuration: %v", err)
+	if err := decodeRequest("collection configuration", body, &cfg); err != nil {
+		return cfg, err
+	}
+	var sent struct {
+		SummaryConfig struct {
+			MaxTokens *int `json:"max_tokens"`
+		} `json:"summary_config"`
+	}
+	_ = json.Unmarshal(body, &sent) // valid: decoded above
+	if err := checkMaxTokens(sent.SummaryConfig.MaxTokens); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
+}
+
+// checkMaxTokens rejects a summary_config.max_tokens sent with a value
+// below 1: omitting it selects the default, 0 is not a way to say so.
+func checkMaxTokens(n *int) error {
+	if n != nil && *n < 1 {
+		return invalidField("summary_config.max_tokens", "must be a positive integer, got %d (omit it for the default)", *n)
+	}
+	return nil
 }
 
 // Normalize fills defaults and validates the configuration.
@@ -266,19 +288,6 @@ func (c *CollectionConfig) Normalize() error {
 		default:
 			return invalidField("fields."+n+".type", "%q is not a field type (use enum, enum_text, number or text)", c.Fields[n].Type)
 		}
-	}
-	return nil
-}
-
-// strictUnmarshal decodes JSON rejecting unknown fields and trailing data.
-func strictUnmarshal(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return fmt.Errorf("unexpected data after the JSON value")
 	}
 	return nil
 }

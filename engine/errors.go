@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 // Error kinds returned by the engine. Callers test them with errors.Is; the
@@ -71,4 +73,21 @@ func kindError(kind error, cause error, format string, args ...any) error {
 		msg += ": " + cause.Error()
 	}
 	return &Error{Kind: kind, Message: msg, Cause: cause}
+}
+
+// decodeRequest decodes the JSON request body into v strictly (see
+// strictjson). A failure is an ErrInvalid error whose message starts with
+// what and, when it is about one field, names it in details.field by its
+// JSON path.
+func decodeRequest(what string, body []byte, v any) error {
+	err := strictjson.Decode(body, v)
+	if err == nil {
+		return nil
+	}
+	e := &Error{Kind: ErrInvalid, Message: what + ": " + err.Error(), Cause: err}
+	var se *strictjson.Error
+	if errors.As(err, &se) && se.Path != "" {
+		e.Details = map[string]any{"field": se.Path}
+	}
+	return e
 }

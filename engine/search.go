@@ -53,24 +53,38 @@ type RequestSummaryConfig struct {
 	Tokenizer         string  `json:"tokenizer,omitempty"`
 }
 
-// ParseSearchRequest decodes a request body strictly (unknown fields are
-// rejected with ErrInvalid naming them).
+// ParseSearchRequest decodes a request body strictly: unknown fields,
+// values of the wrong type and a summary_config.max_tokens below 1 are
+// rejected with ErrInvalid naming the field by its JSON path.
 func ParseSearchRequest(body []byte) (SearchRequest, error) {
 	var r SearchRequest
 	if len(bytes.TrimSpace(body)) == 0 {
 		return r, invalidf("the request body is empty: send a JSON object with at least \"query\" or \"filter\"")
 	}
-	if err := strictUnmarshal(body, &r); err != nil {
-		return r, invalidf("search request: %v", err)
+	if err := decodeRequest("search request", body, &r); err != nil {
+		return r, err
+	}
+	if r.SummaryConfig != nil {
+		var sent struct {
+			SummaryConfig struct {
+				MaxTokens *int `json:"max_tokens"`
+			} `json:"summary_config"`
+		}
+		_ = json.Unmarshal(body, &sent) // valid: decoded above
+		if err := checkMaxTokens(sent.SummaryConfig.MaxTokens); err != nil {
+			return r, err
+		}
 	}
 	return r, nil
 }
 
 // SearchResponse is the response of search, query and answer requests.
+// Documents and Summaries are nil when not asked for (omitted from the
+// JSON) and non-nil when asked for, so that no hits encode as [].
 type SearchResponse struct {
 	SearchID  string      `json:"search_id"`
-	Documents []ResultDoc `json:"documents,omitempty"`
-	Summaries []Summary   `json:"summaries,omitempty"`
+	Documents []ResultDoc `json:"documents,omitzero"`
+	Summaries []Summary   `json:"summaries,omitzero"`
 	Summary   *string     `json:"summary,omitempty"`
 	Answer    *string     `json:"answer,omitempty"`
 	Metadata  Metadata    `json:"metadata"`
@@ -112,7 +126,7 @@ type Metadata struct {
 	SummaryMethod          string   `json:"summary_method,omitempty"`
 	Message                string   `json:"message,omitempty"`
 	EffectiveQueries       []string `json:"effective_queries,omitempty"`
-	AnswerSources          []string `json:"answer_sources,omitempty"`
+	AnswerSources          []string `json:"answer_sources,omitzero"` // non-nil in answers
 	TookMS                 float64  `json:"took_ms"`
 }
 

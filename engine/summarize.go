@@ -176,12 +176,14 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	a := ans.Answer
 	resp.Answer = &a
 	if p.docsOut {
+		resp.Documents = make([]ResultDoc, 0, len(hits))
 		for _, h := range hits {
 			resp.Documents = append(resp.Documents, e.render(p, h))
 		}
 	}
 	applySummary(p, ans.Summary, &resp)
 	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
+	resp.Metadata.AnswerSources = make([]string, 0, len(ans.Sources))
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}

@@ -7,11 +7,11 @@ import (
 	"io"
 	"mime"
 	"strconv"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids []string, rest []string) string {
@@ -23,8 +23,13 @@ func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids [
 	if len(rest) == 0 {
 		switch method {
 		case "POST":
-			s.ingest(ctx, owner, coll)
+			if s.collectionsExist(ctx, owner, ids) {
+				s.ingest(ctx, owner, coll)
+			}
 		case "GET":
+			if !s.collectionsExist(ctx, owner, ids) {
+				break
+			}
 			limit := 100
 			if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
 				n, err := strconv.Atoi(string(v))
@@ -219,11 +224,8 @@ func parseEnvelope(body []byte) ([]engine.DocumentInput, error) {
 	var env struct {
 		Documents []engine.DocumentInput `json:"documents"`
 	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.DisallowUnknownFields()
-	d.UseNumber()
-	if err := d.Decode(&env); err != nil {
-		return nil, &engine.Error{Kind: engine.ErrInvalid, Message: "documents envelope: " + strings.TrimPrefix(err.Error(), "json: ")}
+	if err := decodeBody("documents envelope", body, &env, strictjson.Options{UseNumber: true}); err != nil {
+		return nil, err
 	}
 	if len(env.Documents) == 0 {
 		return nil, &engine.Error{Kind: engine.ErrInvalid, Message: "documents envelope: \"documents\" is empty"}

@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/nlu"
 )
 
@@ -70,4 +71,21 @@ func classify(err error) (int, map[string]any) {
 		return 503, details
 	}
 	return 500, details
+}
+
+// decodeBody decodes a JSON request body into v strictly (see strictjson).
+// A failure is an engine ErrInvalid error whose message starts with what
+// and, when it is about one field, names it in details.field by its JSON
+// path.
+func decodeBody(what string, body []byte, v any, opts strictjson.Options) error {
+	err := opts.Decode(body, v)
+	if err == nil {
+		return nil
+	}
+	e := &engine.Error{Kind: engine.ErrInvalid, Message: what + ": " + err.Error(), Cause: err}
+	var se *strictjson.Error
+	if errors.As(err, &se) && se.Path != "" {
+		e.Details = map[string]any{"field": se.Path}
+	}
+	return e
 }

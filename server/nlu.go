@@ -1,13 +1,11 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 // models routes /models, /models/{id} and /models/{id}/analyze.
@@ -49,6 +47,11 @@ func (s *Server) models(ctx *fasthttp.RequestCtx, u *User, method string, rest [
 			}
 			writeJSON(ctx, 200, m)
 		case "PUT":
+			// A missing model answers 404 before its body is looked at.
+			if _, err := s.nlu.GetModel(ctx, owner, id); err != nil {
+				writeError(ctx, err)
+				break
+			}
 			m, err := s.nlu.UpdateModel(ctx, owner, id, ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)
@@ -73,11 +76,15 @@ func (s *Server) models(ctx *fasthttp.RequestCtx, u *User, method string, rest [
 			methodNotAllowed(ctx, "POST")
 			return "/models/{id}/analyze"
 		}
+		if _, err := s.nlu.GetModel(ctx, owner, rest[0]); err != nil {
+			writeError(ctx, err)
+			return "/models/{id}/analyze"
+		}
 		var req struct {
 			Text *string `json:"text"`
 		}
-		if err := decodeStrict(ctx.PostBody(), &req); err != nil {
-			writeErrorStatus(ctx, 400, "analyze request: "+err.Error(), nil)
+		if err := decodeBody("analyze request", ctx.PostBody(), &req, strictjson.Options{}); err != nil {
+			writeError(ctx, err)
 			return "/models/{id}/analyze"
 		}
 		if req.Text == nil {
@@ -135,6 +142,11 @@ func (s *Server) phraseSets(ctx *fasthttp.RequestCtx, u *User, method string, re
 			}
 			writeJSON(ctx, 200, p)
 		case "PUT":
+			// A missing phrase set answers 404 before its body is looked at.
+			if _, err := s.nlu.GetPhraseSet(ctx, owner, id); err != nil {
+				writeError(ctx, err)
+				break
+			}
 			p, err := s.nlu.UpdatePhraseSet(ctx, owner, id, ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)
@@ -154,17 +166,4 @@ func (s *Server) phraseSets(ctx *fasthttp.RequestCtx, u *User, method string, re
 	}
 	writeErrorStatus(ctx, 404, fmt.Sprintf("no route %s %s", method, ctx.Path()), nil)
 	return "unknown"
-}
-
-// decodeStrict decodes JSON rejecting unknown fields and trailing data.
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if d.More() {
-		return errors.New("unexpected data after the JSON object")
-	}
-	return nil
 }

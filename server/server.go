@@ -237,10 +237,16 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []st
 			methodNotAllowed(ctx, "GET")
 			return route
 		}
+		if !s.collectionsExist(ctx, owner, ids) {
+			return route
+		}
 		req, err = queryRequest(ctx.QueryArgs())
 	} else {
 		if method != "POST" {
 			methodNotAllowed(ctx, "POST")
+			return route
+		}
+		if !s.collectionsExist(ctx, owner, ids) {
 			return route
 		}
 		if !isJSON(ctx) {
@@ -265,6 +271,21 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []st
 	}
 	writeJSON(ctx, 200, resp)
 	return route
+}
+
+// collectionsExist reports whether every id names a collection of the
+// owner, and answers the request with the error (404, or 400 for an
+// invalid id) when one does not. Handlers call it before they look at the
+// parameters or the body: a missing collection is the first thing wrong
+// with such a request.
+func (s *Server) collectionsExist(ctx *fasthttp.RequestCtx, owner string, ids []string) bool {
+	for _, id := range ids {
+		if _, err := s.eng.GetCollection(ctx, owner, id); err != nil {
+			writeError(ctx, err)
+			return false
+		}
+	}
+	return true
 }
 
 // queryRequest builds a search request from the query endpoint's

@@ -1,0 +1,150 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/ingest"
+)
+
+// TestParseRequestsInAPIWords checks that request bodies with values of
+// the wrong type, unknown fields or a max_tokens below 1 are ErrInvalid
+// errors that name the field by its JSON path, in the API's words.
+func TestParseRequestsInAPIWords(t *testing.T) {
+	tests := []struct {
+		name  string
+		parse func([]byte) error
+		body  string
+		msg   string
+		field string
+	}{
+		{"search type", parseSearch, `{"query": "a", "max_results": "3"}`, "search request: max_results must be an integer, got a string", "max_results"},
+		{"search nested type", parseSearch, `{"query": "a", "summary_config": {"tokenizer": 1}}`, "search request: summary_config.tokenizer must be a string, got a number", "summary_config.tokenizer"},
+		{"search unknown", parseSearch, `{"query": "a", "summary_config": {"max_tokenz": 1}}`, `search request: unknown field "summary_config.max_tokenz" (known fields of summary_config: max_tokens, summary_separator, document_separator, tokenizer)`, "summary_config.max_tokenz"},
+		{"search max_tokens 0", parseSearch, `{"query": "a", "summary_config": {"max_tokens": 0}}`, "summary_config.max_tokens: must be a positive integer, got 0 (omit it for the default)", "summary_config.max_tokens"},
+		{"search max_tokens -3", parseSearch, `{"query": "a", "summary_config": {"max_tokens": -3}}`, "summary_config.max_tokens: must be a positive integer, got -3 (omit it for the default)", "summary_config.max_tokens"},
+		{"config type", parseConfig, `{"fields": {"a": {"type": "enum", "multi": 1}}}`, "collection configuration: fields.a.multi must be a boolean, got a number", "fields.a.multi"},
+		{"config remote", parseConfig, `{"embedding_config": {"model": {"url": "http://x", "model": "m", "dims": "3"}}}`, "collection configuration: embedding_config.model.dims must be an integer, got a string", "embedding_config.model.dims"},
+		{"config embedding unknown", parseConfig, `{"embedding_config": {"modle": "none"}}`, `collection configuration: unknown field "embedding_config.modle" (known fields: model)`, "embedding_config.modle"},
+		{"config max_tokens 0", parseConfig, `{"summary_config": {"max_tokens": 0}}`, "summary_config.max_tokens: must be a positive integer, got 0 (omit it for the default)", "summary_config.max_tokens"},
+		{"config malformed", parseConfig, `{"fields": }`, "collection configuration: malformed JSON at line 1, column 12: invalid character '}' looking for beginning of value", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.parse([]byte(tt.body))
+			var ee *engine.Error
+			if !errors.Is(err, engine.ErrInvalid) || !errors.As(err, &ee) {
+				t.Fatalf("error %v, want an ErrInvalid *engine.Error", err)
+			}
+			if err.Error() != tt.msg {
+				t.Errorf("message\n got %q\nwant %q", err.Error(), tt.msg)
+			}
+			if f, _ := ee.Details["field"].(string); f != tt.field {
+				t.Errorf("details.field %q, want %q", f, tt.field)
+			}
+		})
+	}
+	// Absent, max_tokens takes the default.
+	cfg, err := engine.ParseCollectionConfig([]byte(`{"summary_config": {"tokenizer": "cl100k_base"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Normalize(); err != nil || cfg.SummaryConfig.MaxTokens != engine.DefaultMaxTokens {
+		t.Errorf("max_tokens %d (%v), want the default", cfg.SummaryConfig.MaxTokens, err)
+	}
+	if _, err := engine.ParseSearchRequest([]byte(`{"query": "a", "summary_config": {"max_tokens": 5}}`)); err != nil {
+		t.Errorf("max_tokens 5: %v", err)
+	}
+}
+
+func parseSearch(b []byte) error { _, err := engine.ParseSearchRequest(b); return err }
+func parseConfig(b []byte) error { _, err := engine.ParseCollectionConfig(b); return err }
+
+// TestEmptyResultArrays checks that a search without hits encodes the
+// arrays it was asked for as [] and leaves out the others.
+func TestEmptyResultArrays(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(engine.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, _, err := eng.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	docs := []engine.DocumentInput{{DocumentID: "d", Sections: []ingest.Section{{Type: "p", Content: "alpha beta"}}}}
+	if _, err := eng.Ingest(ctx, "", "c", engine.IngestRequest{Documents: docs}); err != nil {
+		t.Fatal(err)
+	}
+	highlight := true
+	for _, tt := range []struct {
+		name    string
+		answer  bool
+		req     engine.SearchRequest
+		present []string
+		absent  []string
+	}{
+		{"search", false, engine.SearchRequest{Query: "zzz"}, []string{"documents"}, []string{"summaries", "answer_sources"}},
+		{"search summaries", false, engine.SearchRequest{Query: "zzz", IncludeContent: []string{"summaries"}}, []string{"summaries"}, []string{"documents"}},
+		{"answer", true, engine.SearchRequest{Query: "zzz"}, []string{"answer_sources"}, []string{"documents", "summaries"}},
+		{"answer highlight", true, engine.SearchRequest{Query: "zzz", Highlight: &highlight}, []string{"documents", "answer_sources"}, []string{"summaries"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp engine.SearchResponse
+			if tt.answer {
+				resp, err = eng.Answer(ctx, "", []string{"c"}, tt.req)
+			} else {
+				resp, err = eng.Search(ctx, "", []string{"c"}, tt.req)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(resp)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			for k, v := range m["metadata"].(map[string]any) {
+				m[k] = v
+			}
+			for _, k := range tt.present {
+				if a, ok := m[k].([]any); !ok || len(a) != 0 {
+					t.Errorf("%s = %v, want []: %s", k, m[k], b)
+				}
+			}
+			for _, k := range tt.absent {
+				if v, ok := m[k]; ok {
+					t.Errorf("%s = %v, want it absent: %s", k, v, b)
+				}
+			}
+		})
+	}
+}
+
+// TestIngestStopReportedAtItsRecord checks that a record file the reader
+// cannot go on with reports the stop at the record where it happened (the
+// records before it counted, good or bad) and says the rest was not read.
+func TestIngestStopReportedAtItsRecord(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(engine.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, _, err := eng.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := eng.Ingest(ctx, "", "c", engine.IngestRequest{Format: "json", Data: []byte(`[{"id": "a"}, 5, "x", {"id": "b", oops}, {"id": "c"}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 1 || len(res.Errors) != 3 {
+		t.Fatalf("got %+v", res)
+	}
+	last := res.Errors[2]
+	if last.Record == nil || *last.Record != 3 || !strings.Contains(last.Message, "the rest of the upload were not read") {
+		t.Errorf("stop reported as %+v (record %v), want record 3", last, *last.Record)
+	}
+}
