@@ -2,8 +2,15 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/invindex"
+	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/vector"
 )
 
@@ -113,4 +120,74 @@ func (r RankerConfig) fuse(key, sem float64, keyword, semantic bool) float64 {
 		return sem
 	}
 	return (r.KeywordWeight*key + r.SemanticWeight*sem) / (r.KeywordWeight + r.SemanticWeight)
+}
+
+// identifierTerms returns, for each identifier-like token of the query,
+// the analyzed terms it consists of. A token (a run of non-space
+// characters, trimmed of surrounding punctuation) is identifier-like when
+// it mixes letters and digits: BRCA1, ZX-48213, COVID-19, v2.3.1, ISO3166.
+// Such tokens name things exactly, and the embedding models know nothing
+// of them, so documents holding every one of them rank first (see tier).
+func identifierTerms(an *text.Analyzer, q string) [][]string {
+	var out [][]string
+	for _, tok := range strings.Fields(q) {
+		tok = strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		letters, digits := false, false
+		for _, r := range tok {
+			letters = letters || unicode.IsLetter(r)
+			digits = digits || unicode.IsDigit(r)
+		}
+		if !letters || !digits {
+			continue
+		}
+		var terms []string
+		an.Analyze(tok, func(t text.Token) {
+			if !slices.Contains(terms, t.Term) {
+				terms = append(terms, t.Term)
+			}
+		})
+		if len(terms) > 0 {
+			out = append(out, terms)
+		}
+	}
+	return out
+}
+
+// exactDocs returns the documents of a text index that hold every term of
+// every identifier, nil when there are no identifiers.
+func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
+	if len(ids) == 0 {
+		return nil
+	}
+	var out *roaring.Bitmap
+	for _, terms := range ids {
+		for _, t := range terms {
+			if bm := ti.TermBitmap(t); out == nil {
+				out = bm
+			} else {
+				out.And(bm)
+			}
+			if out.IsEmpty() {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// tier ranks exact identifier matches first when there are any: their
+// scores become 0.5 + s/2 and every other score s/2, so the order within
+// each tier is the fused order and scores stay in 0..1.
+func tier(hits []*hit) {
+	if !slices.ContainsFunc(hits, func(h *hit) bool { return h.exact }) {
+		return
+	}
+	for _, h := range hits {
+		if h.exact {
+			h.score = 0.5 + h.score/2
+		} else {
+			h.score /= 2
+		}
+		h.score = math.Round(h.score*1e6) / 1e6
+	}
 }

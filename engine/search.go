@@ -146,6 +146,7 @@ type hit struct {
 	score    float64
 	byKey    bool
 	bySem    bool
+	exact    bool // holds every identifier of the query (see tier)
 	docID    string
 	doc      *Document
 	passages []Passage
@@ -373,6 +374,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
+	tier(all)
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.score != b.score {
@@ -397,6 +399,7 @@ type queryTerms struct {
 	max     float64            // maximum attainable BM25 score
 	bm25    invindex.BM25
 	an      *text.Analyzer
+	ids     [][]string // terms of the query's identifier-like tokens
 }
 
 func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) queryTerms {
@@ -417,7 +420,7 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		total += s.Text.TotalLength()
 	}
 	rk := e.opts.Ranker
-	qt := queryTerms{weights: map[string]float64{}, an: an}
+	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q)}
 	avg := float32(1)
 	if n > 0 {
 		avg = float32(total / float64(n))
@@ -508,6 +511,9 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 			}
 		}
 	}
+	if keywordOn && len(qt.ids) > 0 {
+		e.markExact(segs, allow, qt, byDoc, get, qvec != nil, cand)
+	}
 	out := make([]*hit, 0, len(byDoc))
 	for _, h := range byDoc {
 		out = append(out, h)
@@ -539,6 +545,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		}
 		h.score = rk.fuse(h.key, h.sem, keywordOn, qvec != nil)
 		h.score = math.Round(h.score*1e6) / 1e6
+		h.byKey = h.byKey || h.exact
 	}
 	keep := out[:0]
 	for _, h := range out {
@@ -547,6 +554,33 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		}
 	}
 	return keep, nil
+}
+
+// markExact marks the candidates that hold every identifier of the query.
+// In hybrid search it also adds such documents that neither retriever
+// found, when there are at most cand of them in a segment: an identifier
+// the embedding model cannot represent must not depend on the semantic
+// candidates.
+func (e *Engine) markExact(segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, byDoc map[docKey]*hit,
+	get func(*segment.Segment, uint32) *hit, add bool, cand int) {
+	for i, s := range segs {
+		ex := exactDocs(s.Text, qt.ids)
+		if allow[i] != nil {
+			ex.And(allow[i])
+		} else {
+			ex.AndNot(s.Deleted)
+		}
+		add := add && ex.GetCardinality() <= uint64(cand)
+		it := ex.Iterator()
+		for it.HasNext() {
+			local := it.Next()
+			if h := byDoc[docKey{s, local}]; h != nil {
+				h.exact = true
+			} else if add {
+				get(s, local).exact = true
+			}
+		}
+	}
 }
 
 // docKey identifies a document of a segment during a search.
