@@ -97,33 +97,63 @@ func (in *pdfInterp) font(resources pdf.Value, name string) (*pdfFont, int32) {
 	return f, i
 }
 
-// pdfStreamSize returns the decompressed size of a content stream (or
-// array of streams), capped just above pdfMaxStreamSize.
-func pdfStreamSize(v pdf.Value) int64 {
-	var total int64
+// pdfStreamCheck returns the decompressed size of a content stream (or
+// array of streams), capped just above pdfMaxStreamSize, and whether the
+// library would hang on it: its lexer loops forever on a hex string left
+// open at the end of the data (see pdfHexTail).
+func pdfStreamCheck(v pdf.Value) (size int64, hang bool) {
+	var tail pdfHexTail
 	count := func(s pdf.Value) {
 		rc := s.Reader()
-		n, _ := io.Copy(io.Discard, io.LimitReader(rc, pdfMaxStreamSize+1-total))
+		n, _ := io.Copy(&tail, io.LimitReader(rc, pdfMaxStreamSize+1-size))
 		rc.Close()
-		total += n
+		size += n
 	}
 	if v.Kind() == pdf.Array {
 		for i := range v.Len() {
-			if total > pdfMaxStreamSize {
+			if size > pdfMaxStreamSize {
 				break
 			}
 			count(v.Index(i))
 		}
-		return total
+	} else {
+		count(v)
 	}
-	count(v)
-	return total
+	return size, tail.open()
 }
+
+// pdfHexTail watches bytes for a hex string the library's lexer would
+// never leave: a '<' followed by nothing but hex digits and white space up
+// to the end of the data (at the end its reader returns end-of-line bytes
+// forever). It errs on the side of caution: a '<' in a comment or a
+// literal string counts too.
+type pdfHexTail struct {
+	lt, clean bool // a '<' was seen; nothing but hex digits and spaces since the last one
+}
+
+func (h *pdfHexTail) Write(p []byte) (int, error) {
+	for _, c := range p {
+		switch {
+		case c == '<':
+			h.lt, h.clean = true, true
+		case h.clean && !pdfIsSpace(c):
+			_, hex := pdfUnhex(c)
+			h.clean = hex
+		}
+	}
+	return len(p), nil
+}
+
+// open reports whether the data written ends inside such a hex string.
+func (h *pdfHexTail) open() bool { return h.lt && h.clean }
 
 // run interprets the content stream contents with the given resources
 // and initial CTM.
 func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int) {
-	if depth > pdfMaxFormDepth || pdfStreamSize(contents) > pdfMaxStreamSize {
+	if depth > pdfMaxFormDepth {
+		return
+	}
+	if size, hang := pdfStreamCheck(contents); size > pdfMaxStreamSize || hang {
 		return
 	}
 	g := pdfGState{ctm: ctm, th: 1, fontIdx: -1}

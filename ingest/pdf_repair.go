@@ -438,9 +438,13 @@ func (rec *pdfRecovery) lookup(r pdfRef) *pdfObj {
 }
 
 // broken reports whether r, the library's reading of the file, needs
-// recovery: a cross-reference entry that does not point to its object, or
-// a stream it would read with a wrong /Length.
+// recovery: a cross-reference entry that does not point to its object, a
+// stream it would read with a wrong /Length, or an object stream it would
+// hang on (recovery leaves that one out).
 func (rec *pdfRecovery) broken(r *pdf.Reader) bool {
+	if rec.objStmHangs() {
+		return true
+	}
 	at := make(map[int]int32, len(rec.objs))
 	for i, o := range rec.objs {
 		at[o.pos] = int32(i)
@@ -606,8 +610,9 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 
 	// The cross-reference stream, uncompressed: type, offset or object
 	// stream, generation or index.
+	// The stream itself is left out of the table: a dangling reference
+	// to its number must not resolve to it.
 	xrefID, xrefOff := next, len(out)
-	entries = append(entries, entry{id: xrefID, typ: 1, off: int64(xrefOff)})
 	var w2, w3 int
 	for _, e := range entries {
 		w2, w3 = max(w2, pdfByteWidth(e.off)), max(w3, pdfByteWidth(e.gen))
@@ -693,22 +698,20 @@ func (rec *pdfRecovery) readObjStms() {
 // returns the number of bytes decompressed.
 func (rec *pdfRecovery) readObjStm(i int32, budget int64) int64 {
 	s := rec.objs[i]
-	if s.data0 < 0 || s.filter == pdfFilterOther || s.parms || s.n <= 0 || s.first <= 0 {
+	if s.n <= 0 || s.first <= 0 {
 		return 0
 	}
-	var rd io.Reader = bytes.NewReader(rec.data[s.data0:s.data1])
-	if s.filter == pdfFilterFlate {
-		zr, err := zlib.NewReader(rd)
-		if err != nil {
-			return 0
-		}
-		rd = zr
+	rd := rec.objStmReader(&s)
+	if rd == nil {
+		return 0
 	}
 	buf, _ := io.ReadAll(io.LimitReader(rd, budget)) // a stream cut short gives what it has
-	if s.first >= int64(len(buf)) || s.n > pdfMaxObjStmWork/int64(len(buf)) {
+	var tail pdfHexTail
+	tail.Write(buf)
+	if s.first >= int64(len(buf)) || s.n > pdfMaxObjStmWork/int64(len(buf)) || tail.open() {
 		// The library decompresses and reads the stream from its start
 		// for every object it loads from it: N objects cost N times its
-		// size.
+		// size. And it would hang on a hex string open at the end.
 		return int64(len(buf))
 	}
 	first := int(s.first)
@@ -753,6 +756,46 @@ func (rec *pdfRecovery) readObjStm(i int32, budget int64) int64 {
 	// Back in the order of the stream's index, for "later wins" within it.
 	slices.SortStableFunc(rec.objs[added:], func(a, b pdfObj) int { return int(a.index - b.index) })
 	return int64(len(buf))
+}
+
+// objStmReader returns the decompressed data of the object stream o, nil
+// when recovery cannot decode it (filters other than FlateDecode,
+// predictors).
+func (rec *pdfRecovery) objStmReader(o *pdfObj) io.Reader {
+	if o.data0 < 0 || o.filter == pdfFilterOther || o.parms {
+		return nil
+	}
+	var rd io.Reader = bytes.NewReader(rec.data[o.data0:o.data1])
+	if o.filter == pdfFilterFlate {
+		zr, err := zlib.NewReader(rd)
+		if err != nil {
+			return nil
+		}
+		rd = zr
+	}
+	return rd
+}
+
+// objStmHangs reports whether the library would hang reading an object
+// of one of the file's object streams: one whose data ends in an open hex
+// string (see pdfHexTail). It decompresses at most pdfMaxObjStmBytes.
+func (rec *pdfRecovery) objStmHangs() bool {
+	budget := int64(pdfMaxObjStmBytes)
+	for i := range rec.objs {
+		o := &rec.objs[i]
+		if o.typ != pdfTypeObjStm || budget <= 0 {
+			continue
+		}
+		if rd := rec.objStmReader(o); rd != nil {
+			var tail pdfHexTail
+			n, _ := io.Copy(&tail, io.LimitReader(rd, budget))
+			budget -= n
+			if tail.open() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pdfByteWidth returns the bytes needed to write n big-endian, at least 1.

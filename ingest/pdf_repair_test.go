@@ -296,3 +296,91 @@ func TestParsePDFRepairBounded(t *testing.T) {
 		})
 	}
 }
+
+// pdfBuildObjStm writes a PDF 1.5 file whose objects 1..len(objs) are
+// objs; those in packed go into one object stream, the others stand at
+// file positions, and a cross-reference stream lists them all.
+func pdfBuildObjStm(objs []string, packed map[int]bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	stmID := len(objs) + 1
+	offs := map[int]int{}
+	var head, body strings.Builder
+	index := map[int]int{}
+	for i, o := range objs {
+		id := i + 1
+		if packed[id] {
+			index[id] = len(index)
+			fmt.Fprintf(&head, "%d %d ", id, body.Len())
+			body.WriteString(o + "\n")
+			continue
+		}
+		offs[id] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", id, o)
+	}
+	offs[stmID] = b.Len()
+	data := head.String() + body.String()
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /ObjStm /N %d /First %d /Length %d >>\nstream\n%s\nendstream\nendobj\n",
+		stmID, len(index), head.Len(), len(data), data)
+	xref := b.Len()
+	var rows []byte
+	rows = append(rows, 0, 0, 0, 0, 255, 255)
+	for id := 1; id <= stmID; id++ {
+		if packed[id] {
+			rows = append(rows, 2, 0, 0, byte(stmID), 0, byte(index[id]))
+		} else {
+			rows = append(rows, 1, 0, byte(offs[id]>>8), byte(offs[id]), 0, 0)
+		}
+	}
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 3 2] /Root 1 0 R /Info 2 0 R /Length %d >>\nstream\n%s\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n",
+		stmID+1, stmID+1, len(rows), rows, xref)
+	return b.Bytes()
+}
+
+// TestParsePDFOpenHexString covers a hang of the PDF library's lexer: a
+// hex string left open at the end of a content stream or an object stream
+// makes it read end-of-line bytes forever. Such a stream is left out.
+func TestParsePDFOpenHexString(t *testing.T) {
+	page := "<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 6 0 R >> >> /Contents 5 0 R >>"
+	content := "BT /F1 12 Tf 72 700 Td (Hi) Tj ET"
+	objs := func(info string) []string {
+		return []string{"<< /Type /Catalog /Pages 3 0 R >>", info, "<< /Type /Pages /Kids [4 0 R] /Count 1 >>", page,
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content), pdfHelvetica}
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want []Section
+	}{
+		{"content stream", pdfBuild("BT /F1 12 Tf 72 700 Td (Hi) Tj ET <4142 43", pdfHelvetica), nil},
+		{"intact object stream", pdfBuildObjStm(objs("<< /Title (Greeting) >>"), map[int]bool{2: true}),
+			[]Section{{"title", "Greeting"}, {"p", "Hi"}}},
+		// The library would hang loading /Info; the object stream is left
+		// out, and the information dictionary with it.
+		{"object stream", pdfBuildObjStm(objs("<< /Title <4142"), map[int]bool{2: true}), []Section{{"p", "Hi"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				doc Document
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				doc, err := ParsePDF(tt.data)
+				done <- result{doc, err}
+			}()
+			select {
+			case r := <-done:
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				if !reflect.DeepEqual(r.doc.Sections, tt.want) {
+					t.Errorf("sections %q, want %q", r.doc.Sections, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("ParsePDF hangs") // the goroutine is left spinning
+			}
+		})
+	}
+}
