@@ -61,8 +61,16 @@
 //
 // Remote posts {"model", "input": [...]} to {URL}/v1/embeddings in batches,
 // with a timeout per attempt and retries with exponential backoff (honouring
-// Retry-After) on 429, 5xx, timeouts and connection errors; its errors name
-// the endpoint. Vectors are L2-normalized on arrival.
+// Retry-After) on 429, 5xx, timeouts and connection errors. Vectors are
+// L2-normalized on arrival. The path is appended to the checked URL with
+// path.Join (a URL with a query, fragment or user information is invalid),
+// and redirects are not followed. The bearer key is a value the caller
+// resolved from its own configuration (RemoteConfig.APIKey), never an
+// environment variable named in the configuration. A failed call's error
+// names the endpoint and says only "no usable answer" (or "no answer in
+// time"): the status, the start of the answer and the transport error go
+// to the logger, so that whoever wrote the URL learns nothing about what
+// answered there (internal/outbound).
 //
 // # Chunking
 //

@@ -7,28 +7,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // RemoteConfig configures an OpenAI-compatible embeddings endpoint (OpenAI,
 // Ollama, TEI, vLLM). Zero values select the defaults.
 type RemoteConfig struct {
 	// URL is the server's base URL, e.g. "http://localhost:11434"; requests
-	// go to {URL}/v1/embeddings. A URL that already ends in /v1 or
-	// /v1/embeddings is used as given.
+	// go to {URL}/v1/embeddings. A URL whose path already ends in /v1 or
+	// /v1/embeddings is used as given. It must be a plain http(s) URL: no
+	// user information, query or fragment (which could cancel the path
+	// appended to it).
 	URL string
 	// Model is the model name sent in each request.
 	Model string
-	// APIKeyEnv names the environment variable holding the bearer token
-	// (read once by NewRemote); empty sends no Authorization header.
-	APIKeyEnv string
+	// APIKey is sent as a bearer token; empty sends no Authorization
+	// header. It comes from the server's own configuration, never from a
+	// client, and is neither marshalled nor part of any error.
+	APIKey string
 	// Dims is the expected vector length; 0 learns it from the first
 	// response. Responses of another length are errors.
 	Dims int
@@ -48,13 +51,22 @@ type RemoteConfig struct {
 	// and capped at 10s (default 500ms). A Retry-After header in seconds
 	// overrides it, within the same cap.
 	Backoff time.Duration
+	// Client sends the requests; default an http.Client that does not
+	// follow redirects. A server calling endpoints its clients name passes
+	// one that dials only allowed hosts (internal/outbound).
+	Client *http.Client
+	// Logger receives the details of failed calls (status, the start of
+	// the answer, the transport error), which errors leave out; default
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Validate reports whether the configuration is usable.
 func (c RemoteConfig) Validate() error {
+	if _, err := outbound.ParseURL(c.URL); err != nil {
+		return fmt.Errorf("remote url: %w: %w", err, ErrInvalidConfig)
+	}
 	switch {
-	case c.URL == "" || !(strings.HasPrefix(c.URL, "http://") || strings.HasPrefix(c.URL, "https://")):
-		return fmt.Errorf("remote url %q: want http(s)://host[:port]: %w", c.URL, ErrInvalidConfig)
 	case c.Model == "":
 		return fmt.Errorf("remote %s: empty model: %w", c.URL, ErrInvalidConfig)
 	case c.Dims < 0 || c.MaxTokens < 0 || c.Timeout < 0 || c.BatchSize < 0 || c.Backoff < 0:
@@ -101,21 +113,21 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	if cfg.Backoff == 0 {
 		cfg.Backoff = 500 * time.Millisecond
 	}
-	r := &Remote{cfg: cfg, client: &http.Client{}}
-	base := strings.TrimRight(cfg.URL, "/")
-	switch {
-	case strings.HasSuffix(base, "/v1/embeddings"):
-		r.endpoint = base
-	case strings.HasSuffix(base, "/v1"):
-		r.endpoint = base + "/embeddings"
-	default:
-		r.endpoint = base + "/v1/embeddings"
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	if cfg.APIKeyEnv != "" {
-		r.apiKey = os.Getenv(cfg.APIKeyEnv)
-		if r.apiKey == "" {
-			return nil, fmt.Errorf("remote %s: environment variable %s is empty: %w", r.endpoint, cfg.APIKeyEnv, ErrInvalidConfig)
-		}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	r := &Remote{cfg: cfg, client: cfg.Client, apiKey: cfg.APIKey}
+	base, _ := outbound.ParseURL(cfg.URL) // checked by Validate
+	switch {
+	case strings.HasSuffix(base.Path, "/v1/embeddings"):
+		r.endpoint = base.String()
+	case strings.HasSuffix(base.Path, "/v1"):
+		r.endpoint = outbound.JoinPath(base, "embeddings").String()
+	default:
+		r.endpoint = outbound.JoinPath(base, "v1/embeddings").String()
 	}
 	r.dims.Store(int64(cfg.Dims))
 	return r, nil
@@ -185,7 +197,11 @@ type retryable struct {
 func (e *retryable) Error() string { return e.err.Error() }
 func (e *retryable) Unwrap() error { return e.err }
 
-// embedBatch sends one request, retrying transient failures.
+// embedBatch sends one request, retrying transient failures. A failed call
+// answers "remote {endpoint}: no usable answer" (or "no answer in time")
+// whatever the cause — a refused connection, an error status and a
+// malformed body alike, so that the endpoint's answers and the state of
+// its ports do not reach the client — and the cause goes to the log.
 func (r *Remote) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	body, err := json.Marshal(remoteRequest{Model: r.cfg.Model, Input: texts})
 	if err != nil {
@@ -197,11 +213,12 @@ func (r *Remote) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 		if err == nil {
 			return vecs, nil
 		}
+		var ce *outbound.CallError
+		if errors.As(err, &ce) {
+			r.cfg.Logger.Warn("remote embedding call failed", "endpoint", r.endpoint, "attempt", attempt+1, "detail", ce.Detail)
+		}
 		var re *retryable
 		if !errors.As(err, &re) || attempt >= r.cfg.MaxRetries || ctx.Err() != nil {
-			if attempt > 0 {
-				err = fmt.Errorf("%w (after %d attempts)", err, attempt+1)
-			}
 			return nil, err
 		}
 		wait := delay/2 + rand.N(delay/2+1)
@@ -220,6 +237,9 @@ func (r *Remote) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 	}
 }
 
+// maxResponse bounds the size of an embeddings answer.
+const maxResponse = 256 << 20
+
 // attempt makes one HTTP request and decodes n vectors.
 func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, error) {
 	actx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
@@ -232,48 +252,44 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 	if r.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+r.apiKey)
 	}
-	resp, err := r.client.Do(req)
+	fail := func(ce *outbound.CallError) error {
+		return fmt.Errorf("remote %s: %w: %w", r.endpoint, ce, ErrRemote)
+	}
+	resp, err := outbound.Do(r.client, req)
 	if err != nil {
-		err = fmt.Errorf("remote %s: %w: %w", r.endpoint, ErrRemote, err)
 		if ctx.Err() != nil {
-			return nil, err // the caller's context, not a transient failure
+			return nil, fmt.Errorf("remote %s: %w", r.endpoint, ctx.Err()) // the caller's context, not a transient failure
 		}
-		var ne net.Error
-		if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, &retryable{err: err}
+		var ce *outbound.CallError
+		if errors.As(err, &ce) {
+			return nil, &retryable{err: fail(ce)}
 		}
-		return nil, err
+		return nil, fmt.Errorf("remote %s: %w: %w", r.endpoint, err, ErrRemote)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		err = fmt.Errorf("remote %s: read response: %w: %w", r.endpoint, ErrRemote, err)
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, fmt.Errorf("remote %s: %w", r.endpoint, ctx.Err())
 		}
-		return nil, &retryable{err: err}
+		return nil, &retryable{err: fail(outbound.ReadError(actx, err))}
 	}
 	if resp.StatusCode != http.StatusOK {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		err := fmt.Errorf("remote %s: HTTP %d: %s: %w", r.endpoint, resp.StatusCode, msg, ErrRemote)
+		ce := outbound.StatusError(resp, data)
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-			var after time.Duration
-			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-				after = time.Duration(s) * time.Second
-			}
-			return nil, &retryable{err: err, after: after}
+			return nil, &retryable{err: fail(ce), after: ce.RetryAfter}
 		}
-		return nil, err
+		return nil, fail(ce)
+	}
+	if len(data) > maxResponse {
+		return nil, fail(outbound.Malformed("answer larger than %d bytes", maxResponse))
 	}
 	var rr remoteResponse
 	if err := json.Unmarshal(data, &rr); err != nil {
-		return nil, fmt.Errorf("remote %s: decode response: %w: %w", r.endpoint, ErrRemote, err)
+		return nil, fail(outbound.Malformed("decode answer: %v: %s", err, outbound.Summarize(data)))
 	}
 	if len(rr.Data) != n {
-		return nil, fmt.Errorf("remote %s: %d embeddings for %d inputs: %w", r.endpoint, len(rr.Data), n, ErrRemote)
+		return nil, fail(outbound.Malformed("%d embeddings for %d inputs", len(rr.Data), n))
 	}
 	out := make([][]float32, n)
 	for pos, d := range rr.Data {
@@ -282,7 +298,7 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 			i = *d.Index
 		}
 		if i < 0 || i >= n || out[i] != nil {
-			return nil, fmt.Errorf("remote %s: bad or repeated index %d: %w", r.endpoint, i, ErrRemote)
+			return nil, fail(outbound.Malformed("bad or repeated index %d", i))
 		}
 		dims := int(r.dims.Load())
 		if dims == 0 {
@@ -298,12 +314,11 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 	return out, nil
 }
 
-// remoteConfigJSON is the JSON form of RemoteConfig, as it appears in a
-// collection's embedding_config.model object.
+// remoteConfigJSON is the JSON form of RemoteConfig. It has no API key:
+// keys come from the server's configuration.
 type remoteConfigJSON struct {
 	URL           string `json:"url"`
 	Model         string `json:"model"`
-	APIKeyEnv     string `json:"api_key_env,omitempty"`
 	Dims          int    `json:"dims,omitempty"`
 	MaxTokens     int    `json:"max_tokens,omitempty"`
 	QueryPrefix   string `json:"query_prefix,omitempty"`
@@ -315,17 +330,18 @@ type remoteConfigJSON struct {
 }
 
 // MarshalJSON encodes the configuration with snake_case keys and durations
-// in milliseconds (timeout_ms, backoff_ms).
+// in milliseconds (timeout_ms, backoff_ms); APIKey, Client and Logger are
+// left out.
 func (c RemoteConfig) MarshalJSON() ([]byte, error) {
 	return json.Marshal(remoteConfigJSON{
-		URL: c.URL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Dims: c.Dims, MaxTokens: c.MaxTokens,
+		URL: c.URL, Model: c.Model, Dims: c.Dims, MaxTokens: c.MaxTokens,
 		QueryPrefix: c.QueryPrefix, PassagePrefix: c.PassagePrefix, TimeoutMS: c.Timeout.Milliseconds(),
 		BatchSize: c.BatchSize, MaxRetries: c.MaxRetries, BackoffMS: c.Backoff.Milliseconds(),
 	})
 }
 
-// UnmarshalJSON decodes the form MarshalJSON writes; unknown keys are errors
-// wrapping ErrInvalidConfig.
+// UnmarshalJSON decodes the form MarshalJSON writes; unknown keys
+// (api_key_env among them) are errors wrapping ErrInvalidConfig.
 func (c *RemoteConfig) UnmarshalJSON(data []byte) error {
 	var j remoteConfigJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -334,7 +350,7 @@ func (c *RemoteConfig) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("remote embedding config: %w: %w", ErrInvalidConfig, err)
 	}
 	*c = RemoteConfig{
-		URL: j.URL, Model: j.Model, APIKeyEnv: j.APIKeyEnv, Dims: j.Dims, MaxTokens: j.MaxTokens,
+		URL: j.URL, Model: j.Model, Dims: j.Dims, MaxTokens: j.MaxTokens,
 		QueryPrefix: j.QueryPrefix, PassagePrefix: j.PassagePrefix, Timeout: time.Duration(j.TimeoutMS) * time.Millisecond,
 		BatchSize: j.BatchSize, MaxRetries: j.MaxRetries, Backoff: time.Duration(j.BackoffMS) * time.Millisecond,
 	}

@@ -101,8 +101,7 @@ func newFake(t *testing.T, f *fakeServer) (*httptest.Server, *fakeServer) {
 
 func TestRemoteBatchingAndOrder(t *testing.T) {
 	srv, f := newFake(t, &fakeServer{})
-	t.Setenv("NAJDI_TEST_KEY", "secret")
-	r, err := NewRemote(RemoteConfig{URL: srv.URL + "/", Model: "test-model", APIKeyEnv: "NAJDI_TEST_KEY", BatchSize: 3, PassagePrefix: "p: "})
+	r, err := NewRemote(RemoteConfig{URL: srv.URL + "/", Model: "test-model", APIKey: "secret", BatchSize: 3, PassagePrefix: "p: "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,16 +150,16 @@ func TestRemoteRetries(t *testing.T) {
 			}
 			return 0, 0
 		}, 3, 0, nil, 2, ""},
-		{"always 503", func(int) (int, time.Duration) { return 503, 0 }, 2, 0, ErrRemote, 3, "HTTP 503"},
-		{"400 not retried", func(int) (int, time.Duration) { return 400, 0 }, 3, 0, ErrRemote, 1, "HTTP 400"},
+		{"always 503", func(int) (int, time.Duration) { return 503, 0 }, 2, 0, ErrRemote, 3, "no usable answer"},
+		{"400 not retried", func(int) (int, time.Duration) { return 400, 0 }, 3, 0, ErrRemote, 1, "no usable answer"},
 		{"timeout then ok", func(c int) (int, time.Duration) {
 			if c == 0 {
 				return 0, 2 * time.Second
 			}
 			return 0, 0
 		}, 3, 200 * time.Millisecond, nil, 2, ""},
-		{"always timeout", func(int) (int, time.Duration) { return 0, 2 * time.Second }, 1, 100 * time.Millisecond, ErrRemote, 2, "deadline exceeded"},
-		{"no retries", func(int) (int, time.Duration) { return 500, 0 }, -1, 0, ErrRemote, 1, "HTTP 500"},
+		{"always timeout", func(int) (int, time.Duration) { return 0, 2 * time.Second }, 1, 100 * time.Millisecond, ErrRemote, 2, "no answer in time"},
+		{"no retries", func(int) (int, time.Duration) { return 500, 0 }, -1, 0, ErrRemote, 1, "no usable answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +176,12 @@ func TestRemoteRetries(t *testing.T) {
 			if err != nil && (!strings.Contains(err.Error(), srv.URL+"/v1/embeddings") || !strings.Contains(err.Error(), tt.wantMsg)) {
 				t.Errorf("error %q does not name the endpoint and %q", err, tt.wantMsg)
 			}
+			if err != nil && strings.Contains(err.Error(), "failure") {
+				t.Errorf("error %q echoes the endpoint's answer", err)
+			}
+			if tt.name == "always timeout" && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a timeout is not context.DeadlineExceeded: %v", err)
+			}
 			if n := f.callCount(); n != tt.wantCalls {
 				t.Errorf("%d calls, want %d", n, tt.wantCalls)
 			}
@@ -190,10 +195,11 @@ func TestRemoteBadResponses(t *testing.T) {
 		body string
 		want string
 	}{
-		{"count", `{"data":[{"index":0,"embedding":[1,2]}]}`, "1 embeddings for 2 inputs"},
+		{"count", `{"data":[{"index":0,"embedding":[1,2]}]}`, "no usable answer"},
 		{"dims", `{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[1,2,3]}]}`, "3 dims, want 2"},
-		{"index", `{"data":[{"index":0,"embedding":[1,2]},{"index":0,"embedding":[1,2]}]}`, "repeated index 0"},
-		{"json", `{"data":`, "decode response"},
+		{"index", `{"data":[{"index":0,"embedding":[1,2]},{"index":0,"embedding":[1,2]}]}`, "no usable answer"},
+		{"json", `{"data":`, "no usable answer"},
+		{"html", `<html>SECRET-PAGE</html>`, "no usable answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,7 +212,7 @@ func TestRemoteBadResponses(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = r.EmbedPassages(context.Background(), []string{"a", "b"})
-			if !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, ErrRemote) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
 				t.Errorf("err %v, want ErrRemote containing %q", err, tt.want)
 			}
 		})
@@ -214,13 +220,15 @@ func TestRemoteBadResponses(t *testing.T) {
 }
 
 func TestRemoteConfigErrors(t *testing.T) {
-	t.Setenv("NAJDI_EMPTY_KEY", "")
 	tests := []RemoteConfig{
 		{URL: "", Model: "m"},
 		{URL: "localhost:1234", Model: "m"},
 		{URL: "http://localhost:1234"},
 		{URL: "http://localhost:1234", Model: "m", Dims: -1},
-		{URL: "http://localhost:1234", Model: "m", APIKeyEnv: "NAJDI_EMPTY_KEY"},
+		{URL: "http://localhost:1234/admin?x=", Model: "m"},
+		{URL: "http://localhost:1234/admin#", Model: "m"},
+		{URL: "http://user:pw@localhost:1234", Model: "m"},
+		{URL: "http://2130706433", Model: "m"},
 	}
 	for _, cfg := range tests {
 		if _, err := NewRemote(cfg); !errors.Is(err, ErrInvalidConfig) {
@@ -243,12 +251,12 @@ func TestRemoteContextCancel(t *testing.T) {
 }
 
 func TestRemoteConfigJSON(t *testing.T) {
-	in := `{"url":"http://localhost:11434","model":"nomic-embed-text","api_key_env":"KEY","dims":768,"query_prefix":"search_query: ","timeout_ms":1500,"batch_size":16,"max_retries":2}`
+	in := `{"url":"http://localhost:11434","model":"nomic-embed-text","dims":768,"query_prefix":"search_query: ","timeout_ms":1500,"batch_size":16,"max_retries":2}`
 	var cfg RemoteConfig
 	if err := json.Unmarshal([]byte(in), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := RemoteConfig{URL: "http://localhost:11434", Model: "nomic-embed-text", APIKeyEnv: "KEY", Dims: 768,
+	want := RemoteConfig{URL: "http://localhost:11434", Model: "nomic-embed-text", Dims: 768,
 		QueryPrefix: "search_query: ", Timeout: 1500 * time.Millisecond, BatchSize: 16, MaxRetries: 2}
 	if cfg != want {
 		t.Fatalf("decoded %+v\nwant %+v", cfg, want)
@@ -263,5 +271,55 @@ func TestRemoteConfigJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"url":"http://x","modle":"typo"}`), &cfg); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("unknown key: err %v, want ErrInvalidConfig", err)
+	}
+	// Keys are never marshalled, and no environment variable can be named.
+	keyed := want
+	keyed.APIKey = "sk-secret"
+	if out, _ := json.Marshal(keyed); strings.Contains(string(out), "sk-secret") {
+		t.Errorf("the key is marshalled: %s", out)
+	}
+	if err := json.Unmarshal([]byte(`{"url":"http://x","model":"m","api_key_env":"HOME"}`), &cfg); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("api_key_env: err %v, want ErrInvalidConfig", err)
+	}
+}
+
+func TestRemoteEndpoint(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://gpu-box:8000", "http://gpu-box:8000/v1/embeddings"},
+		{"http://gpu-box:8000/", "http://gpu-box:8000/v1/embeddings"},
+		{"http://GPU-box:8000/v1", "http://gpu-box:8000/v1/embeddings"},
+		{"http://gpu-box:8000/v1/", "http://gpu-box:8000/v1/embeddings"},
+		{"http://gpu-box:8000/v1/embeddings", "http://gpu-box:8000/v1/embeddings"},
+		{"https://proxy.example.com/openai", "https://proxy.example.com/openai/v1/embeddings"},
+	}
+	for _, tt := range tests {
+		r, err := NewRemote(RemoteConfig{URL: tt.url, Model: "m"})
+		if err != nil {
+			t.Errorf("NewRemote(%q): %v", tt.url, err)
+			continue
+		}
+		if r.Endpoint() != tt.want {
+			t.Errorf("NewRemote(%q).Endpoint() = %q, want %q", tt.url, r.Endpoint(), tt.want)
+		}
+	}
+}
+
+// TestRemoteNoRedirect: a redirect is an unusable answer, not followed
+// (it could lead the request, with its key, elsewhere).
+func TestRemoteNoRedirect(t *testing.T) {
+	target, f := newFake(t, &fakeServer{})
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/v1/embeddings", http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	r, err := NewRemote(RemoteConfig{URL: redirect.URL, Model: "test-model", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.EmbedQueries(context.Background(), []string{"x"}); !errors.Is(err, ErrRemote) {
+		t.Errorf("err %v, want ErrRemote", err)
+	}
+	if n := f.callCount(); n != 0 {
+		t.Errorf("the redirect was followed (%d calls)", n)
 	}
 }

@@ -103,6 +103,12 @@ type RemoteEmbedding struct {
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	TimeoutMS int    `json:"timeout_ms,omitempty"`
 	BatchSize int    `json:"batch_size,omitempty"`
+
+	// APIKeyName names an API key the operator declared (najdi serve
+	// --secret NAME=ENVVAR, see ProviderOptions.APIKeys). APIKeyEnv is
+	// the older form, accepted only when it names a declared key's
+	// variable: no configuration reads an arbitrary environment variable.
+	APIKeyName string `json:"api_key_name,omitempty"`
 }
 
 // MarshalJSON writes {"model": "name"} or {"model": {remote...}}.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // DefaultModel is the model that embedding_config.model "default" names.
@@ -19,24 +22,111 @@ const DefaultModel = embed.DefaultModel
 // ModelProvider resolves embedding configurations to local ONNX models
 // installed under a models directory (an embed.Registry: one directory per
 // model, loaded lazily and shared by every collection that names it) and to
-// remote OpenAI-compatible endpoints.
+// remote OpenAI-compatible endpoints, as far as its ProviderOptions allow.
 type ModelProvider struct {
 	reg    *embed.Registry
+	opts   ProviderOptions
+	policy *outbound.Policy
+	client *http.Client
 	mu     sync.Mutex
 	remote map[string]*embed.Remote
 }
 
+// ProviderOptions governs the remote embedding endpoints that collection
+// configurations name. A collection's owner writes that configuration, so
+// the operator decides here which hosts may be called and which API keys
+// may be sent. The zero value allows no remote endpoint.
+type ProviderOptions struct {
+	// AllowOutbound lists the hosts a remote endpoint may be on: "host"
+	// (every port), "host:port", "*.domain" or "*" (wildcards admit public
+	// addresses only; see internal/outbound). Empty, every remote endpoint
+	// is refused (400).
+	AllowOutbound []string
+	// APIKeys are the keys a collection may have sent to its endpoint, by
+	// name (embedding_config.model.api_key_name).
+	APIKeys []APIKey
+	// Logger receives the details of failed remote calls, which the
+	// errors returned to clients leave out (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// APIKey is an API key the operator declared for remote endpoints.
+type APIKey struct {
+	// Name is what a collection's api_key_name says: 1-64 letters, digits,
+	// '_', '-' and '.'.
+	Name string
+	// Env is the environment variable Key was read from, if any: an older
+	// configuration's api_key_env may name it.
+	Env string
+	// Key is sent as the bearer token. It is never returned or logged.
+	Key string
+}
+
+// Validate reports a malformed allow-list, a bad or repeated key name or
+// an empty key.
+func (o ProviderOptions) Validate() error {
+	if _, err := outbound.New(o.AllowOutbound); err != nil {
+		return fmt.Errorf("allow-outbound: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, k := range o.APIKeys {
+		if !validKeyName(k.Name) {
+			return fmt.Errorf("API key name %q: want 1-64 letters, digits, '_', '-' and '.'", k.Name)
+		}
+		if seen[k.Name] {
+			return fmt.Errorf("API key %q declared twice", k.Name)
+		}
+		seen[k.Name] = true
+		if k.Key == "" {
+			return fmt.Errorf("API key %q is empty", k.Name)
+		}
+	}
+	return nil
+}
+
+func validKeyName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // NewModelProvider returns a provider over the models in dir, using the
-// ONNX Runtime library at lib. It fails when the default model or the
-// runtime is not installed (run `make models`).
+// ONNX Runtime library at lib, that allows no remote endpoint. It fails
+// when the default model or the runtime is not installed (run `make
+// models`).
 func NewModelProvider(dir, lib string) (*ModelProvider, error) {
+	return NewModelProviderOptions(dir, lib, ProviderOptions{})
+}
+
+// NewModelProviderOptions is NewModelProvider with the remote endpoints
+// and API keys opts allows.
+func NewModelProviderOptions(dir, lib string, opts ProviderOptions) (*ModelProvider, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(dir, DefaultModel, "manifest.json")); err != nil {
 		return nil, fmt.Errorf("the default embedding model %s is not installed in %s (run `make models`, or start with --no-embeddings for keyword-only collections): %w", DefaultModel, dir, err)
 	}
 	if _, err := os.Stat(lib); err != nil {
 		return nil, fmt.Errorf("the ONNX Runtime library is not at %s (run `make models`): %w", lib, err)
 	}
-	return &ModelProvider{reg: embed.NewRegistry(dir, lib), remote: map[string]*embed.Remote{}}, nil
+	return newModelProvider(embed.NewRegistry(dir, lib), opts), nil
+}
+
+// newModelProvider returns a provider over reg with opts, which Validate
+// accepted.
+func newModelProvider(reg *embed.Registry, opts ProviderOptions) *ModelProvider {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	policy, _ := outbound.New(opts.AllowOutbound)
+	return &ModelProvider{reg: reg, opts: opts, policy: policy, client: policy.Client(), remote: map[string]*embed.Remote{}}
 }
 
 // Embedder implements EmbedderProvider.
@@ -54,15 +144,26 @@ func (p *ModelProvider) Embedder(cfg EmbeddingConfig) (Embedder, error) {
 	return m, nil
 }
 
+// remoteEmbedder checks a remote endpoint against the allow-list and
+// resolves its API key before it returns an embedder for it; nothing is
+// called here.
 func (p *ModelProvider) remoteEmbedder(r *RemoteEmbedding) (Embedder, error) {
-	key := fmt.Sprintf("%s|%s|%d|%s|%d|%d", r.URL, r.Model, r.Dims, r.APIKeyEnv, r.TimeoutMS, r.BatchSize)
+	base, err := p.policy.Check(r.URL)
+	if err != nil {
+		return nil, invalidField("embedding_config.model.url", "%v", err)
+	}
+	apiKey, err := p.apiKey(r)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s|%s|%d|%s|%s|%d|%d", base, r.Model, r.Dims, r.APIKeyName, r.APIKeyEnv, r.TimeoutMS, r.BatchSize)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if m, ok := p.remote[key]; ok {
 		return m, nil
 	}
-	m, err := embed.NewRemote(embed.RemoteConfig{URL: r.URL, Model: r.Model, Dims: r.Dims, APIKeyEnv: r.APIKeyEnv,
-		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, BatchSize: r.BatchSize})
+	m, err := embed.NewRemote(embed.RemoteConfig{URL: base.String(), Model: r.Model, Dims: r.Dims, APIKey: apiKey,
+		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, BatchSize: r.BatchSize, Client: p.client, Logger: p.opts.Logger})
 	if err != nil {
 		return nil, invalidField("embedding_config.model", "%v", err)
 	}
@@ -71,6 +172,34 @@ func (p *ModelProvider) remoteEmbedder(r *RemoteEmbedding) (Embedder, error) {
 	}
 	p.remote[key] = m
 	return m, nil
+}
+
+// apiKey returns the key a remote configuration names: a declared key by
+// api_key_name, or by the variable it was read from (api_key_env, the
+// older form). Any other name answers the same error, whether or not the
+// server's environment holds such a variable; the environment is never
+// read here.
+func (p *ModelProvider) apiKey(r *RemoteEmbedding) (string, error) {
+	const how = "(its operator declares keys with najdi serve --secret NAME=ENVVAR)"
+	switch {
+	case r.APIKeyName != "" && r.APIKeyEnv != "":
+		return "", invalidField("embedding_config.model.api_key_name", "give api_key_name or api_key_env, not both")
+	case r.APIKeyName != "":
+		for _, k := range p.opts.APIKeys {
+			if k.Name == r.APIKeyName {
+				return k.Key, nil
+			}
+		}
+		return "", invalidField("embedding_config.model.api_key_name", "not the name of an API key declared on this server %s", how)
+	case r.APIKeyEnv != "":
+		for _, k := range p.opts.APIKeys {
+			if k.Env != "" && k.Env == r.APIKeyEnv {
+				return k.Key, nil
+			}
+		}
+		return "", invalidField("embedding_config.model.api_key_env", "not the variable of an API key declared on this server %s; name declared keys with api_key_name", how)
+	}
+	return "", nil
 }
 
 // Close releases the loaded models.

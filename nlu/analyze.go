@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu/entity"
 	"github.com/najdi/najdi/nlu/intent"
 	"github.com/najdi/najdi/nlu/ner"
@@ -250,7 +251,12 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 	}
 	a := m.Annotator
 	if a.Service != ServiceBuiltin {
-		return &microservice{url: strings.TrimRight(a.Service, "/"), model: a.Model, language: a.Language, config: a.Config, client: s.opts.HTTPClient, timeout: s.opts.MicroserviceTimeout}, nil
+		base, err := s.policy.Check(a.Service)
+		if err != nil {
+			return nil, fmt.Errorf("%w: annotator.service: %v", ErrInvalid, err)
+		}
+		return &microservice{endpoint: outbound.JoinPath(base, "annotate").String(), model: a.Model, language: a.Language, config: a.Config,
+			client: s.client, timeout: s.opts.MicroserviceTimeout, log: s.opts.Logger}, nil
 	}
 	switch a.Model {
 	case ModelIntent:

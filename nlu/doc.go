@@ -22,7 +22,12 @@
 // percent, email, url, phone for "en" and "cs") and closed-ner (package
 // phrase over the model's phrase sets); or they delegate to an annotation
 // microservice at annotator.service (POST {url}/annotate, bounded by
-// Options.MicroserviceTimeout). Pipeline models list member model ids;
+// Options.MicroserviceTimeout). The service's host must be on the
+// operator's allow-list (Options.AllowOutbound, najdi serve
+// --allow-outbound; empty by default, so no client-written URL is called)
+// and is dialed through internal/outbound's guard; its failures answer one
+// message whatever the cause, the details going to Options.Logger.
+// Pipeline models list member model ids;
 // inline {"name": "builtin-ner", "language": "cs"} and {"name":
 // "closed-ner", "phrase_set_ids": [...]} members are created as models of
 // their own (their ids replace them in the pipeline's response) and are

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // microservice delegates to an annotation microservice:
@@ -17,13 +19,21 @@ import (
 // "intents"} → {"intents": [...], "annotations": [...]}. The request also
 // carries the annotations and intents produced so far by earlier members of
 // a sequential pipeline.
+//
+// The URL was checked against the allow-list (Options.AllowOutbound) and
+// the client dials through it. A failure of any kind — refused connection,
+// error status, malformed or inconsistent answer — answers the same
+// ErrUpstream message naming the endpoint, and a timeout after connecting
+// ErrUpstreamTimeout: what the service answered, or whether a port is
+// open, never reaches the client. The cause goes to the log.
 type microservice struct {
-	url      string
+	endpoint string // {url}/annotate
 	model    string
 	language string
 	config   json.RawMessage
 	client   *http.Client
 	timeout  time.Duration
+	log      *slog.Logger
 }
 
 type annotateRequest struct {
@@ -51,46 +61,61 @@ type annotateResponse struct {
 const maxResponseBytes = 16 << 20
 
 func (m *microservice) annotate(ctx context.Context, in *input) ([]Intent, []Annotation, error) {
-	endpoint := m.url + "/annotate"
 	body, err := json.Marshal(annotateRequest{Text: in.text, Language: m.language, Model: m.model, Config: m.config, Annotations: nonNil(in.prior), Intents: nonNilIntents(in.priorIntent)})
 	if err != nil {
-		return nil, nil, fmt.Errorf("annotation service %s: encode request: %w", endpoint, err)
+		return nil, nil, fmt.Errorf("annotation service %s: encode request: %w", m.endpoint, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(cctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	intents, anns, err := m.call(cctx, in, body)
+	if err == nil {
+		return intents, anns, nil
+	}
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("annotation service %s: %w", m.endpoint, ctx.Err())
+	}
+	var ce *outbound.CallError
+	if !errors.As(err, &ce) {
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrUpstream, m.endpoint, err)
+	}
+	m.log.Warn("annotation service call failed", "endpoint", m.endpoint, "detail", ce.Detail)
+	if ce.Timeout {
+		return nil, nil, fmt.Errorf("%w: %s did not answer within %v", ErrUpstreamTimeout, m.endpoint, m.timeout)
+	}
+	return nil, nil, fmt.Errorf("%w: %s gave no usable answer", ErrUpstream, m.endpoint)
+}
+
+// call makes the request; every failure is an *outbound.CallError.
+func (m *microservice) call(ctx context.Context, in *input, body []byte) ([]Intent, []Annotation, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrUpstream, endpoint, err)
+		return nil, nil, outbound.Malformed("new request: %v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := m.client.Do(req)
+	resp, err := outbound.Do(m.client, req)
 	if err != nil {
-		return nil, nil, m.callError(ctx, cctx, endpoint, err)
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, nil, m.callError(ctx, cctx, endpoint, err)
+		return nil, nil, outbound.ReadError(ctx, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		snippet := raw
-		if len(snippet) > 200 {
-			snippet = snippet[:200]
-		}
-		return nil, nil, fmt.Errorf("%w: %s answered %d: %s", ErrUpstream, endpoint, resp.StatusCode, bytes.TrimSpace(snippet))
+		return nil, nil, outbound.StatusError(resp, raw)
 	}
 	if len(raw) > maxResponseBytes {
-		return nil, nil, fmt.Errorf("%w: %s: response larger than %d bytes", ErrUpstream, endpoint, maxResponseBytes)
+		return nil, nil, outbound.Malformed("response larger than %d bytes", maxResponseBytes)
 	}
 	var ar annotateResponse
 	if err := json.Unmarshal(raw, &ar); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: malformed response: %v", ErrUpstream, endpoint, err)
+		return nil, nil, outbound.Malformed("malformed response: %v: %s", err, outbound.Summarize(raw))
 	}
 	runes := []rune(in.text)
 	var anns []Annotation
 	for i, a := range ar.Annotations {
 		if a.Name == "" {
-			return nil, nil, fmt.Errorf("%w: %s: annotations[%d] has no name", ErrUpstream, endpoint, i)
+			return nil, nil, outbound.Malformed("annotations[%d] has no name", i)
 		}
 		out := Annotation{Name: a.Name, Type: a.Type, Confidence: 1, Text: a.Text, Value: a.Value}
 		if out.Type == "" {
@@ -102,7 +127,7 @@ func (m *microservice) annotate(ctx context.Context, in *input) ([]Intent, []Ann
 		switch {
 		case a.Start != nil && a.End != nil:
 			if *a.Start < 0 || *a.End < *a.Start || *a.End > len(runes) {
-				return nil, nil, fmt.Errorf("%w: %s: annotations[%d] offsets [%d, %d) outside the text", ErrUpstream, endpoint, i, *a.Start, *a.End)
+				return nil, nil, outbound.Malformed("annotations[%d] offsets [%d, %d) outside the text", i, *a.Start, *a.End)
 			}
 			out.Start, out.End = *a.Start, *a.End
 			out.Text = string(runes[out.Start:out.End])
@@ -121,21 +146,10 @@ func (m *microservice) annotate(ctx context.Context, in *input) ([]Intent, []Ann
 	}
 	for i, it := range ar.Intents {
 		if it.Intent == "" {
-			return nil, nil, fmt.Errorf("%w: %s: intents[%d] has no intent name", ErrUpstream, endpoint, i)
+			return nil, nil, outbound.Malformed("intents[%d] has no intent name", i)
 		}
 	}
 	return ar.Intents, anns, nil
-}
-
-func (m *microservice) callError(parent, cctx context.Context, endpoint string, err error) error {
-	if parent.Err() != nil {
-		return fmt.Errorf("annotation service %s: %w", endpoint, parent.Err())
-	}
-	var ne net.Error
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return fmt.Errorf("%w: %s did not answer within %v", ErrUpstreamTimeout, endpoint, m.timeout)
-	}
-	return fmt.Errorf("%w: %s: %v", ErrUpstream, endpoint, err)
 }
 
 func nonNil(a []Annotation) []Annotation {

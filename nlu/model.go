@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // Model types and pipeline modes.
@@ -246,9 +247,8 @@ func normalizeAnnotator(m *Model) error {
 		return fmt.Errorf("%w: annotator.service: required (%q or the URL of an annotation microservice)", ErrInvalid, ServiceBuiltin)
 	}
 	if a.Service != ServiceBuiltin {
-		u, err := url.Parse(a.Service)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%w: annotator.service: %q is neither %q nor an http(s) URL", ErrInvalid, a.Service, ServiceBuiltin)
+		if _, err := outbound.ParseURL(a.Service); err != nil {
+			return fmt.Errorf("%w: annotator.service: neither %q nor a plain http(s) base URL: %v", ErrInvalid, ServiceBuiltin, err)
 		}
 		if m.Language != "" || m.PhraseSetIDs != nil {
 			return fmt.Errorf("%w: language and phrase_set_ids: only for builtin-ner and closed-ner models", ErrInvalid)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu/intent"
 )
 
@@ -21,8 +23,15 @@ type Options struct {
 	// Embedder, when set, adds sentence embeddings to the intent
 	// classifier's features. Optional: the classifier works without it.
 	Embedder intent.Embedder
-	// HTTPClient calls annotation microservices; default a new http.Client.
-	HTTPClient *http.Client
+	// AllowOutbound lists the hosts annotation microservices may be on:
+	// "host" (every port), "host:port", "*.domain" or "*" (wildcards admit
+	// public addresses only; see internal/outbound). Empty, a model naming
+	// a microservice is refused with ErrInvalid: by default no URL a client
+	// writes is called.
+	AllowOutbound []string
+	// Logger receives the details of failed microservice calls, which the
+	// errors returned to clients leave out; default slog.Default().
+	Logger *slog.Logger
 	// MicroserviceTimeout bounds one call to an annotation microservice;
 	// default 10s. Expiry answers ErrUpstreamTimeout.
 	MicroserviceTimeout time.Duration
@@ -41,12 +50,15 @@ func (o Options) Validate() error {
 	if o.MaxTextRunes < 0 {
 		return fmt.Errorf("%w: MaxTextRunes %d is negative", ErrInvalid, o.MaxTextRunes)
 	}
+	if _, err := outbound.New(o.AllowOutbound); err != nil {
+		return fmt.Errorf("%w: AllowOutbound: %v", ErrInvalid, err)
+	}
 	return nil
 }
 
 func (o Options) withDefaults() Options {
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.MicroserviceTimeout == 0 {
 		o.MicroserviceTimeout = 10 * time.Second
@@ -66,8 +78,10 @@ func (o Options) withDefaults() Options {
 // ErrNotFound. The empty owner is a namespace like any other (used when the
 // server runs without users); an admin role is the caller's business.
 type Service struct {
-	store Store
-	opts  Options
+	store  Store
+	opts   Options
+	policy *outbound.Policy // from opts.AllowOutbound
+	client *http.Client     // dials through policy
 
 	mu     sync.RWMutex
 	models map[string]*modelEntry  // by modelKey(owner, id)
@@ -107,7 +121,8 @@ func NewService(store Store, opts Options) (*Service, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Service{store: store, opts: opts.withDefaults(), models: map[string]*modelEntry{}, sets: map[string]*compiledSet{}}
+	policy, _ := outbound.New(opts.AllowOutbound) // checked by Validate
+	s := &Service{store: store, opts: opts.withDefaults(), policy: policy, client: policy.Client(), models: map[string]*modelEntry{}, sets: map[string]*compiledSet{}}
 	err := store.Scan(setPrefix, func(key string, value []byte) error {
 		var ps PhraseSet
 		if err := json.Unmarshal(value, &ps); err != nil {

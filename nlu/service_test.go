@@ -341,8 +341,11 @@ func microBody(name, url string) string {
 	return fmt.Sprintf(`{"name": %q, "type": "annotator", "annotator": {"service": %q, "model": "caps", "config": {"x": 1}}}`, name, url)
 }
 
+// local allows the test microservices, which run on loopback.
+var local = []string{"127.0.0.1"}
+
 func TestSequentialMembersSeeEarlierAnnotations(t *testing.T) {
-	s, _ := newTestService(t, Options{})
+	s, _ := newTestService(t, Options{AllowOutbound: local})
 	srv := echoService(t, nil)
 	a1 := mustCreate(t, s, "alice", microBody("m1", srv.URL))
 	a2 := mustCreate(t, s, "alice", microBody("m2", srv.URL))
@@ -378,7 +381,7 @@ func TestSequentialMembersSeeEarlierAnnotations(t *testing.T) {
 }
 
 func TestParallelIsConcurrent(t *testing.T) {
-	s, _ := newTestService(t, Options{})
+	s, _ := newTestService(t, Options{AllowOutbound: local})
 	var mu sync.Mutex
 	arrived := 0
 	both := make(chan struct{})
@@ -408,7 +411,7 @@ func TestParallelIsConcurrent(t *testing.T) {
 }
 
 func TestMicroserviceErrors(t *testing.T) {
-	s, _ := newTestService(t, Options{MicroserviceTimeout: 200 * time.Millisecond})
+	s, _ := newTestService(t, Options{MicroserviceTimeout: 200 * time.Millisecond, AllowOutbound: local})
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "model crashed", 500)
 	}))
@@ -427,6 +430,10 @@ func TestMicroserviceErrors(t *testing.T) {
 		w.Write([]byte(`{"annotations": [{"name": "x", "start": 5, "end": 99}]}`))
 	}))
 	defer garbage.Close()
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<html>model crashed</html>`))
+	}))
+	defer html.Close()
 	tests := []struct {
 		name string
 		url  string
@@ -435,8 +442,10 @@ func TestMicroserviceErrors(t *testing.T) {
 		{"500", failing.URL, ErrUpstream},
 		{"timeout", slow.URL, ErrUpstreamTimeout},
 		{"bad offsets", garbage.URL, ErrUpstream},
+		{"not json", html.URL, ErrUpstream},
 		{"refused", "http://127.0.0.1:1", ErrUpstream},
 	}
+	msgs := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustCreate(t, s, "alice", microBody(tt.name, tt.url))
@@ -446,7 +455,65 @@ func TestMicroserviceErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.url) {
 				t.Errorf("err = %v, want %v naming %s", err, tt.want, tt.url)
 			}
+			if err != nil && (strings.Contains(err.Error(), "crashed") || strings.Contains(err.Error(), "offsets")) {
+				t.Errorf("err = %v echoes the service's answer", err)
+			}
+			if tt.want == ErrUpstream && err != nil {
+				msgs[strings.ReplaceAll(err.Error(), tt.url, "URL")] = true
+			}
 		})
+	}
+	// Every failure but a timeout reads the same, so a client cannot tell
+	// a closed port from a service that answered.
+	if len(msgs) != 1 {
+		t.Errorf("the failures answer %d different messages: %v", len(msgs), msgs)
+	}
+}
+
+// TestMicroserviceAllowList: a microservice URL must be on the allow-list
+// (none by default), plain (no query, fragment or user information) and,
+// when a wildcard admits it, public; a stored model that is no longer
+// allowed answers analysis with the reason.
+func TestMicroserviceAllowList(t *testing.T) {
+	srv := echoService(t, nil)
+	s, st := newTestService(t, Options{})
+	_, err := s.CreateModel(context.Background(), "alice", []byte(microBody("m", srv.URL)))
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--allow-outbound") {
+		t.Fatalf("no allow-list: err %v, want ErrInvalid naming --allow-outbound", err)
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	s, st = newTestService(t, Options{AllowOutbound: []string{"127.0.0.1:" + port, "*"}})
+	for _, u := range []string{
+		srv.URL + "/x?y=", srv.URL + "/x#", "http://u:p@127.0.0.1:" + port, "http://2130706433:" + port, "http://0x7f000001:" + port,
+		"http://127.0.0.1:1", "http://[::1]:" + port, "http://[::ffff:127.0.0.1]:" + port, "http://169.254.169.254", "http://10.0.0.1", "http://192.168.1.1",
+	} {
+		if _, err := s.CreateModel(context.Background(), "alice", []byte(microBody("m", u))); !errors.Is(err, ErrInvalid) {
+			t.Errorf("CreateModel(%s): err %v, want ErrInvalid", u, err)
+		}
+	}
+	m := mustCreate(t, s, "alice", microBody("m", srv.URL+"/"))
+	if m.Annotator.Service != srv.URL+"/" {
+		t.Errorf("service stored as %q", m.Annotator.Service)
+	}
+	if _, err := s.Analyze(context.Background(), "alice", m.ModelID, "Ahoj Karle"); err != nil {
+		t.Fatal(err)
+	}
+	// localhost passes the wildcard as a name and is refused at its
+	// loopback address.
+	lm := mustCreate(t, s, "alice", microBody("l", "http://localhost:"+port))
+	if _, err := s.Analyze(context.Background(), "alice", lm.ModelID, "Ahoj"); !errors.Is(err, ErrUpstream) {
+		t.Errorf("localhost through a wildcard: err %v, want ErrUpstream", err)
+	}
+	// Reopened without the allow-list, the stored model is kept and says why it cannot run.
+	s2, err := NewService(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Analyze(context.Background(), "alice", m.ModelID, "Ahoj"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--allow-outbound") {
+		t.Errorf("reopened without the allow-list: err %v", err)
+	}
+	if _, err := NewService(st, Options{AllowOutbound: []string{"http://x"}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad allow-list: err %v", err)
 	}
 }
 

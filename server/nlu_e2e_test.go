@@ -559,9 +559,10 @@ type annotateCall struct {
 // member), a failing one (502), a slow one (504) and an unreachable one
 // (502), each error naming the service. The server runs with
 // --nlu-timeout 2s, so the slow service answers 504 after about 2 s, not
-// the default 10 s.
+// the default 10 s, and with --allow-outbound 127.0.0.1, which lets models
+// name services on any port of the loopback address.
 func TestNLUMicroservice(t *testing.T) {
-	alice, _ := nluNode(t, "--nlu-timeout", "2s")
+	alice, _ := nluNode(t, "--nlu-timeout", "2s", "--allow-outbound", "127.0.0.1")
 
 	var mu sync.Mutex
 	var calls []annotateCall

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // DefaultLLMTimeout bounds an LLM call when LLM.Timeout is 0.
@@ -31,9 +34,12 @@ const (
 )
 
 // LLM generates answers with an OpenAI-compatible chat completions API:
-// POST {URL}/v1/chat/completions.
+// POST {URL}/v1/chat/completions. Its fields are the operator's
+// configuration; nothing in a request changes them.
 type LLM struct {
-	// URL is the API base address, e.g. "http://localhost:8000".
+	// URL is the API base address, e.g. "http://localhost:8000": a plain
+	// http(s) URL without user information, query or fragment, to which
+	// the path is appended with path.Join.
 	URL string
 	// Model is the model name sent in each request.
 	Model string
@@ -43,6 +49,10 @@ type LLM struct {
 	Timeout time.Duration
 	// Client sends the requests (default: a new http.Client).
 	Client *http.Client
+	// Logger receives the start of error answers, which errors leave out
+	// (an answer may quote the key or internal details); default
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // chatMessage is one message of a chat completion request.
@@ -162,12 +172,16 @@ func (l *LLM) Answer(ctx context.Context, question string, docs []Doc, cfg Confi
 	return out, nil
 }
 
-// maxErrorBody bounds how much of an error response is read and quoted.
+// maxErrorBody bounds how much of an error response is read for the log.
 const maxErrorBody = 512
 
 // complete sends one chat completion request and returns the reply.
 func (l *LLM) complete(ctx context.Context, msgs []chatMessage) (string, error) {
-	url := strings.TrimRight(l.URL, "/") + "/v1/chat/completions"
+	base, err := outbound.ParseURL(l.URL)
+	if err != nil {
+		return "", fmt.Errorf("llm url: %w: %w", err, ErrInvalid)
+	}
+	url := outbound.JoinPath(base, "v1/chat/completions").String()
 	body, err := json.Marshal(chatRequest{Model: l.Model, Messages: msgs})
 	if err != nil {
 		return "", fmt.Errorf("llm %s: encode request: %w", url, err)
@@ -201,16 +215,25 @@ func (l *LLM) complete(ctx context.Context, msgs []chatMessage) (string, error) 
 		if json.Unmarshal(msg, &cr) == nil && cr.Error != nil && cr.Error.Message != "" {
 			msg = []byte(cr.Error.Message)
 		}
-		return "", fmt.Errorf("llm %s: status %d: %s: %w", url, resp.StatusCode, strings.TrimSpace(string(msg)), ErrUpstream)
+		l.logger().Warn("llm call failed", "url", url, "status", resp.StatusCode, "answer", outbound.Summarize(msg))
+		return "", fmt.Errorf("llm %s: status %d: %w", url, resp.StatusCode, ErrUpstream)
 	}
 	var cr chatResponse
 	if err := json.NewDecoder(resp.Body).Decode(&cr); err != nil {
-		return "", upstreamError(ctx, url, timeout, fmt.Errorf("decode response: %w", err))
+		l.logger().Warn("llm answer undecodable", "url", url, "error", err)
+		return "", upstreamError(ctx, url, timeout, errors.New("decode response"))
 	}
 	if len(cr.Choices) == 0 || strings.TrimSpace(cr.Choices[0].Message.Content) == "" {
 		return "", fmt.Errorf("llm %s: response holds no answer: %w", url, ErrUpstream)
 	}
 	return strings.TrimSpace(cr.Choices[0].Message.Content), nil
+}
+
+func (l *LLM) logger() *slog.Logger {
+	if l.Logger != nil {
+		return l.Logger
+	}
+	return slog.Default()
 }
 
 // upstreamError classifies a failed call: a timeout or deadline wraps

@@ -111,16 +111,17 @@ func TestLLMErrors(t *testing.T) {
 		{name: "status 500", handle: func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(http.StatusInternalServerError)
 			w.Write([]byte(`{"error": {"message": "model overloaded"}}`))
-		}, want: ErrUpstream, wantMsg: "status 500: model overloaded"},
+		}, want: ErrUpstream, wantMsg: "status 500"},
 		{name: "status 401", handle: func(w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, "bad key", http.StatusUnauthorized)
-		}, want: ErrUpstream, wantMsg: "status 401: bad key"},
+			http.Error(w, "bad key sk-abc***xyz", http.StatusUnauthorized)
+		}, want: ErrUpstream, wantMsg: "status 401"},
 		{name: "timeout", handle: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }, want: ErrUpstreamTimeout, wantMsg: "no answer within"},
 		{name: "malformed body", handle: func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("{not json")) }, want: ErrUpstream, wantMsg: "decode response"},
 		{name: "no choices", handle: func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{"choices": []}`)) }, want: ErrUpstream, wantMsg: "no answer"},
 		{name: "connection refused", url: "http://127.0.0.1:1", want: ErrUpstream, wantMsg: "127.0.0.1:1", noCall: true},
 		{name: "budget too small", cfg: Config{MaxTokens: 40}, want: ErrInvalid, wantMsg: "cannot hold", noCall: true},
 		{name: "no URL", url: "-", want: ErrInvalid, noCall: true},
+		{name: "query in URL", url: "http://127.0.0.1:1/x?y=", want: ErrInvalid, noCall: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +146,9 @@ func TestLLMErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.wantMsg) {
 				t.Errorf("error %q does not mention %q", err, tc.wantMsg)
+			}
+			if strings.Contains(err.Error(), "overloaded") || strings.Contains(err.Error(), "sk-") {
+				t.Errorf("error %q quotes the endpoint's answer", err)
 			}
 			if tc.url == "" && !tc.noCall && !strings.Contains(err.Error(), srv.URL) {
 				t.Errorf("error %q does not name the URL", err)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/server"
 	"github.com/najdi/najdi/summary"
@@ -76,6 +77,9 @@ func serve(args []string) error {
 	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
+	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
+	var secrets secretFlag
+	fs.Var(&secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
 	fs.VisitAll(func(f *flag.Flag) {
 		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))); ok && f.Name != "users" {
 			_ = f.Value.Set(v)
@@ -114,9 +118,17 @@ func serve(args []string) error {
 		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", *addr)
 	}
 
+	allow := strings.Split(*allowOutbound, ",")
+	if _, err := outbound.New(allow); err != nil {
+		return fmt.Errorf("--allow-outbound: %w", err)
+	}
+	keys, err := secrets.keys()
+	if err != nil {
+		return err
+	}
 	opts := engine.Options{Dir: *data, Logger: log}
 	if !*noEmbed {
-		prov, err := engine.NewModelProvider(*models, *ortLib)
+		prov, err := engine.NewModelProviderOptions(*models, *ortLib, engine.ProviderOptions{AllowOutbound: allow, APIKeys: keys, Logger: log})
 		if err != nil {
 			return err
 		}
@@ -127,7 +139,13 @@ func serve(args []string) error {
 		if *llmModel == "" {
 			return errors.New("--llm-url needs --llm-model")
 		}
-		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout}
+		// The LLM endpoint and its key are the operator's: the URL from
+		// the flag (not subject to --allow-outbound), the key from the
+		// variable --llm-key-env names. No request can change either.
+		if _, err := outbound.ParseURL(*llmURL); err != nil {
+			return fmt.Errorf("--llm-url: %w", err)
+		}
+		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout, Logger: log}
 	}
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
@@ -140,7 +158,7 @@ func serve(args []string) error {
 	if *nluTimeout <= 0 {
 		return fmt.Errorf("--nlu-timeout %v: want a positive duration", *nluTimeout)
 	}
-	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout}
+	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
 	if opts.Embedders != nil {
 		nopts.Embedder = engine.IntentEmbedder(opts.Embedders)
 	}
@@ -173,6 +191,43 @@ func serve(args []string) error {
 		}
 		return nil
 	}
+}
+
+// secretFlag collects --secret NAME=ENVVAR declarations (NAJDI_SECRET
+// holds them comma-separated).
+type secretFlag []string
+
+func (f *secretFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *secretFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*f = append(*f, s)
+		}
+	}
+	return nil
+}
+
+// keys reads the declared keys from the environment. A declaration that is
+// malformed, repeated or names an empty variable stops the server: a
+// collection naming the key would fail later, and less clearly.
+func (f secretFlag) keys() ([]engine.APIKey, error) {
+	var keys []engine.APIKey
+	for _, d := range f {
+		name, env, ok := strings.Cut(d, "=")
+		if !ok || name == "" || env == "" {
+			return nil, fmt.Errorf("--secret %q: want NAME=ENVVAR", d)
+		}
+		v := os.Getenv(env)
+		if v == "" {
+			return nil, fmt.Errorf("--secret %s: environment variable %s is empty", name, env)
+		}
+		keys = append(keys, engine.APIKey{Name: name, Env: env, Key: v})
+	}
+	if err := (engine.ProviderOptions{APIKeys: keys}).Validate(); err != nil {
+		return nil, fmt.Errorf("--secret: %w", err)
+	}
+	return keys, nil
 }
 
 func hashPassword() error {
