@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 )
 
 // docxMaxPartSize bounds the uncompressed size of one XML part read from a
-// DOCX archive, so that a zip bomb costs bounded work. Tests lower it.
+// DOCX archive (the document text is held in memory), within the limits
+// of archive.go. Tests lower it.
 var docxMaxPartSize int64 = 256 << 20
-
-// errDOCXTooLarge reports a part over docxMaxPartSize.
-var errDOCXTooLarge = errors.New("part too large")
 
 // The WordprocessingML namespaces (transitional and strict) and the
 // markup-compatibility namespace.
@@ -44,39 +41,58 @@ const (
 // Document.Title is the first Title paragraph, else the dc:title of
 // docProps/core.xml, which is then also prepended as a title section.
 // Archives without word/document.xml or with malformed XML return an error
-// wrapping ErrCorrupt.
+// wrapping ErrCorrupt; archives over the limits of archive.go, one wrapping
+// ErrTooLarge, even when the part is one whose errors are otherwise
+// ignored.
 func ParseDOCX(data []byte) (Document, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	z, err := openZip("docx", data)
 	if err != nil {
-		return Document{}, fmt.Errorf("parse docx: %w: %w", ErrCorrupt, err)
+		return Document{}, fmt.Errorf("parse %w", err)
 	}
-	files := make(map[string]*zip.File, len(zr.File))
-	for _, f := range zr.File {
+	z.lim.entry = docxMaxPartSize
+	files := make(map[string]*zip.File, len(z.files))
+	for _, f := range z.files {
 		files[strings.TrimPrefix(f.Name, "/")] = f
 	}
 	main := files["word/document.xml"]
 	if main == nil {
 		return Document{}, fmt.Errorf("parse docx: %w: no word/document.xml", ErrCorrupt)
 	}
+	var parts []*zip.File
+	for _, name := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml", "word/endnotes.xml", "docProps/core.xml"} {
+		if f := files[name]; f != nil {
+			parts = append(parts, f)
+		}
+	}
+	if err := z.reserve(parts...); err != nil {
+		return Document{}, fmt.Errorf("parse %w", err)
+	}
 	p := docxParser{styles: map[string]docxStyle{}}
 	if f := files["word/styles.xml"]; f != nil {
 		// Styles only refine section types: a broken styles part is ignored.
-		_ = docxReadPart(f, p.readStyles)
+		if err := docxReadPart(z, f, p.readStyles); errors.Is(err, ErrTooLarge) {
+			return Document{}, fmt.Errorf("parse %w", err)
+		}
 	}
-	if err := docxReadPart(main, func(d *xml.Decoder) error { return p.readBody(d, "") }); err != nil {
+	if err := docxReadPart(z, main, func(d *xmlReader) error { return p.readBody(d, "") }); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return Document{}, fmt.Errorf("parse %w", err)
+		}
 		return Document{}, fmt.Errorf("parse docx: document.xml: %w", err)
 	}
 	for _, name := range []string{"word/footnotes.xml", "word/endnotes.xml"} {
 		if f := files[name]; f != nil {
 			// Notes are extras: keep the body when a notes part is broken.
-			_ = docxReadPart(f, func(d *xml.Decoder) error { return p.readBody(d, "footnote") })
+			if err := docxReadPart(z, f, func(d *xmlReader) error { return p.readBody(d, "footnote") }); errors.Is(err, ErrTooLarge) {
+				return Document{}, fmt.Errorf("parse %w", err)
+			}
 		}
 	}
 	doc := p.b.doc
 	if doc.Title == "" {
 		if f := files["docProps/core.xml"]; f != nil {
 			var title string
-			_ = docxReadPart(f, func(d *xml.Decoder) error {
+			_ = docxReadPart(z, f, func(d *xmlReader) error {
 				title = docxCoreTitle(d)
 				return nil
 			})
@@ -90,45 +106,21 @@ func ParseDOCX(data []byte) (Document, error) {
 }
 
 // docxReadPart opens one archive member and hands an XML decoder over it
-// to read, bounding the bytes it may inflate.
-func docxReadPart(f *zip.File, read func(*xml.Decoder) error) error {
-	rc, err := f.Open()
+// to read, under the archive limits.
+func docxReadPart(z *zipFile, f *zip.File, read func(*xmlReader) error) error {
+	d, err := z.openXML(f)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return err
 	}
-	defer rc.Close()
-	lr := &docxLimitReader{r: rc, n: docxMaxPartSize}
-	d := xml.NewDecoder(lr)
+	defer d.Close()
 	d.Strict = false
 	if err := read(d); err != nil {
-		if errors.Is(err, errDOCXTooLarge) || lr.n <= 0 {
-			return fmt.Errorf("%w: %s %w", ErrCorrupt, f.Name, errDOCXTooLarge)
-		}
-		if errors.Is(err, ErrCorrupt) {
+		if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTooLarge) {
 			return err
 		}
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return nil
-}
-
-// docxLimitReader fails once more than n bytes have been read.
-type docxLimitReader struct {
-	r io.Reader
-	n int64
-}
-
-// Read implements io.Reader.
-func (l *docxLimitReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errDOCXTooLarge
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
 }
 
 // docxStyle is one paragraph style of styles.xml.
@@ -183,7 +175,7 @@ func docxAttr(se xml.StartElement, local string) string {
 }
 
 // readStyles reads the paragraph styles of styles.xml.
-func (p *docxParser) readStyles(d *xml.Decoder) error {
+func (p *docxParser) readStyles(d *xmlReader) error {
 	var id string
 	var cur docxStyle
 	in := false
@@ -323,7 +315,7 @@ func (p *docxParser) para() *docxFrame {
 
 // readBody reads the paragraphs and tables of a document, footnotes or
 // endnotes part. force, when not "", is the type of every paragraph.
-func (p *docxParser) readBody(d *xml.Decoder, force string) error {
+func (p *docxParser) readBody(d *xmlReader, force string) error {
 	p.stack = p.stack[:0]
 	skip := 0    // depth inside content to ignore (fallbacks, deleted text)
 	inT := false // inside w:t
@@ -476,7 +468,7 @@ func (p *docxParser) endFrame(kind int, force string) {
 }
 
 // docxCoreTitle returns dc:title of docProps/core.xml.
-func docxCoreTitle(d *xml.Decoder) string {
+func docxCoreTitle(d *xmlReader) string {
 	in := false
 	var sb strings.Builder
 	for {

@@ -157,7 +157,6 @@ func TestParseDOCXCorrupt(t *testing.T) {
 		{"not a zip", []byte("PK\x03\x04garbage")},
 		{"empty", nil},
 		{"no document part", docxBuild(t, map[string]string{"word/styles.xml": "<w:styles/>"})},
-		{"zip bomb", docxBuild(t, map[string]string{"word/document.xml": docxTestHead + string(bytes.Repeat([]byte(" "), 2<<20))})},
 		{"truncated xml", docxBuild(t, map[string]string{"word/document.xml": docxTestHead + "<w:p><w:r><w:t>sec"})},
 	}
 	for _, tt := range tests {
@@ -166,6 +165,11 @@ func TestParseDOCXCorrupt(t *testing.T) {
 				t.Errorf("err = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+	// A part over docxMaxPartSize is too large, not corrupt.
+	bomb := docxBuild(t, map[string]string{"word/document.xml": docxTestHead + string(bytes.Repeat([]byte(" "), 2<<20))})
+	if _, err := ParseDOCX(bomb); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+		t.Errorf("part over docxMaxPartSize: err = %v, want ErrTooLarge", err)
 	}
 }
 

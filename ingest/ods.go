@@ -2,8 +2,8 @@ package ingest
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,11 +15,6 @@ import (
 // into millions of records.
 const odsMaxRowRepeat = 1 << 16
 
-// odsMaxCells caps the cells a file may expand to through repeats, so that
-// a small file cannot make the reader build billions of values. A variable
-// so that tests can lower it.
-var odsMaxCells = 1 << 24
-
 // odsReader streams the sheets of an OpenDocument spreadsheet's content.xml.
 //
 // Cells are typed by office:value-type: float, percentage and currency give
@@ -29,14 +24,15 @@ var odsMaxCells = 1 << 24
 // time of day ("05:28:03"); boolean gives KindBool; anything else is the
 // cell's text (paragraphs joined by "\n"), null when empty. Repeated cells
 // and rows are expanded except for trailing empty runs; columns stop at
-// MaxSheetColumns, a non-empty row repeats at most 65536 times and a file
-// expands to at most 16M cells (then ErrTooLarge).
+// MaxSheetColumns and a non-empty row repeats at most 65536 times. The
+// archive and the cells it expands to are bounded by the limits of
+// archive.go, repeats charged when read (then ErrTooLarge).
 type odsReader struct {
-	dec     *xml.Decoder
+	dec     *xmlReader
 	row     []Value
 	repeat  int // copies of row still to return
 	inTable bool
-	cells   int // cells returned so far, against odsMaxCells
+	budget  sheetBudget
 }
 
 // newODSReader reads the whole ODS file (up to MaxSpreadsheetSize) and
@@ -46,12 +42,12 @@ func newODSReader(r io.Reader) (RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	z, err := openZip("ods", data)
 	if err != nil {
-		return nil, fmt.Errorf("ods: %w: %w", ErrCorrupt, err)
+		return nil, err
 	}
 	var content *zip.File
-	for _, f := range zr.File {
+	for _, f := range z.files {
 		if f.Name == "content.xml" {
 			content = f
 			break
@@ -60,12 +56,11 @@ func newODSReader(r io.Reader) (RecordReader, error) {
 	if content == nil {
 		return nil, fmt.Errorf("ods: no content.xml: %w", ErrCorrupt)
 	}
-	rc, err := content.Open()
+	dec, err := z.openXML(content)
 	if err != nil {
-		return nil, fmt.Errorf("ods: content.xml: %w: %w", ErrCorrupt, err)
+		return nil, err
 	}
-	dec := xml.NewDecoder(rc)
-	return &recTableReader{grid: &odsReader{dec: dec}}, nil
+	return &recTableReader{grid: &odsReader{dec: dec, budget: newSheetBudget("ods")}}, nil
 }
 
 // recReadAll reads r up to MaxSpreadsheetSize.
@@ -80,8 +75,12 @@ func recReadAll(r io.Reader, what string) ([]byte, error) {
 	return data, nil
 }
 
-// odsCorrupt wraps an XML error.
+// odsCorrupt wraps an XML error; the limits' errors and the archive's
+// come as they are.
 func odsCorrupt(err error) error {
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+		return err
+	}
 	return fmt.Errorf("ods: content.xml: %w: %w", ErrCorrupt, err)
 }
 
@@ -105,6 +104,7 @@ func (o *odsReader) nextSheet() (string, error) {
 		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "table" {
 			o.inTable, o.repeat = true, 0
+			o.budget.newSheet()
 			return odsAttr(se, "name"), nil
 		}
 	}
@@ -145,7 +145,7 @@ func odsRepeat(se xml.StartElement, local string) int {
 func (o *odsReader) nextRow() ([]Value, error) {
 	if o.repeat > 0 {
 		o.repeat--
-		return o.countRow()
+		return o.row, nil
 	}
 	if !o.inTable {
 		return nil, io.EOF
@@ -171,8 +171,13 @@ func (o *odsReader) nextRow() ([]Value, error) {
 				// Empty rows carry no data: one stands for the run.
 				return o.row, nil
 			}
-			o.repeat = min(rep, odsMaxRowRepeat) - 1
-			return o.countRow()
+			// The whole run is charged now, before its first copy.
+			rep = min(rep, odsMaxRowRepeat)
+			if err := o.budget.charge(o.row, rep); err != nil {
+				return nil, err
+			}
+			o.repeat = rep - 1
+			return o.row, nil
 		case xml.EndElement:
 			if t.Name.Local == "table" {
 				o.inTable = false
@@ -180,15 +185,6 @@ func (o *odsReader) nextRow() ([]Value, error) {
 			}
 		}
 	}
-}
-
-// countRow returns o.row after charging its cells to the budget.
-func (o *odsReader) countRow() ([]Value, error) {
-	o.cells += len(o.row)
-	if o.cells > odsMaxCells {
-		return nil, fmt.Errorf("ods: more than %d cells: %w", odsMaxCells, ErrTooLarge)
-	}
-	return o.row, nil
 }
 
 // readRow reads the cells of a table-row whose start was consumed into o.row.
@@ -318,6 +314,9 @@ func (o *odsReader) cellText() (string, error) {
 			if depth > 0 {
 				b.Write(t)
 			}
+		}
+		if b.Len() > limits.cell {
+			return "", cellTooLarge("ods")
 		}
 	}
 }

@@ -16,13 +16,13 @@ import (
 	"unicode/utf8"
 )
 
-// xlsxUnzipLimit caps the decompressed size of one part of an XLSX file
-// (a sheet, the shared strings), against zip bombs.
-const xlsxUnzipLimit = 1 << 30
-
-// xlsxMaxCells caps the cells a file may hold, like odsMaxCells. A
-// variable so that tests can lower it.
-var xlsxMaxCells = 1 << 24
+// xlsxMaxStyles caps the cell styles and the number formats read (Excel
+// allows 64,000 styles); more are ignored. xlsxMaxRels caps the
+// relationships of a .rels part (then ErrTooLarge).
+const (
+	xlsxMaxStyles = 1 << 16
+	xlsxMaxRels   = 1 << 16
+)
 
 // xlsxReader streams the worksheets of an XLSX (Office Open XML) workbook
 // in workbook order with encoding/xml: the shared strings and the cell
@@ -36,9 +36,11 @@ var xlsxMaxCells = 1 << 24
 // number format shows it ("1,234.50", "25%", "$3"), except that a number
 // formatted as a date or time is KindString with the ISO form of the date
 // ("2024-03-01", "2024-03-01 12:30", "12:30:05"), as ODS dates are. Empty
-// cells are null; columns stop at MaxSheetColumns and a file at 16M cells
-// (then ErrTooLarge).
+// cells are null; columns stop at MaxSheetColumns. The archive and the
+// cells it expands to are bounded by the limits of archive.go (then
+// ErrTooLarge).
 type xlsxReader struct {
+	z        *zipFile
 	files    map[string]*zip.File
 	sheets   []xlsxSheet
 	next     int
@@ -46,10 +48,11 @@ type xlsxReader struct {
 	styles   []xlsxStyle // by cell style index (the s attribute)
 	date1904 bool
 
-	rc    io.ReadCloser // the current sheet
-	dec   *xml.Decoder
-	row   []Value
-	cells int
+	rc         io.Closer // the current sheet
+	dec        *xmlReader
+	row        []Value
+	budget     sheetBudget
+	sharedSize int64 // bytes of x.shared, against MaxSharedStringsSize
 }
 
 type xlsxSheet struct{ name, path string }
@@ -61,12 +64,12 @@ func newXLSXReader(r io.Reader) (RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	z, err := openZip("xlsx", data)
 	if err != nil {
-		return nil, fmt.Errorf("xlsx: %w: %w", ErrCorrupt, err)
+		return nil, err
 	}
-	x := &xlsxReader{files: make(map[string]*zip.File, len(zr.File))}
-	for _, f := range zr.File {
+	x := &xlsxReader{z: z, files: make(map[string]*zip.File, len(z.files)), budget: newSheetBudget("xlsx")}
+	for _, f := range z.files {
 		x.files[strings.TrimPrefix(f.Name, "/")] = f
 	}
 	wb := x.workbookPath()
@@ -83,6 +86,19 @@ func newXLSXReader(r io.Reader) (RecordReader, error) {
 	if len(x.sheets) == 0 {
 		return nil, fmt.Errorf("xlsx: no worksheets: %w", ErrCorrupt)
 	}
+	// Check the declared sizes of everything left to read before reading.
+	var parts []*zip.File
+	for _, t := range []string{"sharedStrings", "styles"} {
+		if f := x.files[rels.byType(t)]; f != nil {
+			parts = append(parts, f)
+		}
+	}
+	for _, s := range x.sheets {
+		parts = append(parts, x.files[s.path])
+	}
+	if err := z.reserve(parts...); err != nil {
+		return nil, err
+	}
 	if p := rels.byType("sharedStrings"); p != "" && x.files[p] != nil {
 		if err := x.readSharedStrings(p); err != nil {
 			return nil, err
@@ -96,51 +112,32 @@ func newXLSXReader(r io.Reader) (RecordReader, error) {
 	return &recTableReader{grid: x}, nil
 }
 
-// xlsxCorrupt wraps an error reading part name.
+// xlsxCorrupt wraps an error reading part name; the limits' errors and
+// the archive's come as they are.
 func xlsxCorrupt(name string, err error) error {
-	if errors.Is(err, ErrTooLarge) {
-		return fmt.Errorf("xlsx: %s: %w", name, err)
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+		return err
 	}
 	return fmt.Errorf("xlsx: %s: %w: %w", name, ErrCorrupt, err)
 }
 
-// open returns a decoder over part name, its decompressed size capped.
-func (x *xlsxReader) open(name string) (io.ReadCloser, *xml.Decoder, error) {
+// open returns a decoder over part name, under the archive limits.
+func (x *xlsxReader) open(name string) (io.Closer, *xmlReader, error) {
 	f := x.files[name]
 	if f == nil {
 		return nil, nil, fmt.Errorf("xlsx: missing part %s: %w", name, ErrCorrupt)
 	}
-	rc, err := f.Open()
+	dec, err := x.z.openXML(f)
 	if err != nil {
 		return nil, nil, xlsxCorrupt(name, err)
 	}
-	lr := &limitedReader{r: rc, n: xlsxUnzipLimit}
-	dec := xml.NewDecoder(lr)
 	dec.Strict = false
-	return rc, dec, nil
-}
-
-// limitedReader fails with ErrTooLarge after n bytes.
-type limitedReader struct {
-	r io.Reader
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("decompressed part over %d bytes: %w", int64(xlsxUnzipLimit), ErrTooLarge)
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return dec, dec, nil
 }
 
 // walk calls fn for every start element of part name, with the decoder to
 // read the element's content if fn wants it.
-func (x *xlsxReader) walk(name string, fn func(dec *xml.Decoder, se xml.StartElement) error) error {
+func (x *xlsxReader) walk(name string, fn func(dec *xmlReader, se xml.StartElement) error) error {
 	rc, dec, err := x.open(name)
 	if err != nil {
 		return err
@@ -203,9 +200,12 @@ func (x *xlsxReader) relationships(name, dir string) (xlsxRels, error) {
 	if x.files[name] == nil {
 		return rels, fmt.Errorf("xlsx: missing part %s: %w", name, ErrCorrupt)
 	}
-	err := x.walk(name, func(_ *xml.Decoder, se xml.StartElement) error {
+	err := x.walk(name, func(_ *xmlReader, se xml.StartElement) error {
 		if se.Name.Local != "Relationship" {
 			return nil
+		}
+		if len(rels.target) >= xlsxMaxRels {
+			return fmt.Errorf("xlsx: %s: more than %d relationships: %w", name, xlsxMaxRels, ErrTooLarge)
 		}
 		id, _ := attr(se, "Id")
 		t, _ := attr(se, "Target")
@@ -227,7 +227,8 @@ func (x *xlsxReader) relationships(name, dir string) (xlsxRels, error) {
 
 // readWorkbook reads the sheet list and the date system.
 func (x *xlsxReader) readWorkbook(name string, rels xlsxRels) error {
-	return x.walk(name, func(_ *xml.Decoder, se xml.StartElement) error {
+	listed := map[string]bool{}
+	return x.walk(name, func(_ *xmlReader, se xml.StartElement) error {
 		switch se.Name.Local {
 		case "workbookPr":
 			if v, _ := attr(se, "date1904"); v == "1" || v == "true" {
@@ -241,8 +242,11 @@ func (x *xlsxReader) readWorkbook(name string, rels xlsxRels) error {
 					id = a.Value
 				}
 			}
-			if p, ok := rels.target[id]; ok && rels.types[id] == "worksheet" && x.files[p] != nil {
+			// A part listed twice is read once: each listing would
+			// parse it again.
+			if p, ok := rels.target[id]; ok && rels.types[id] == "worksheet" && x.files[p] != nil && !listed[p] {
 				x.sheets = append(x.sheets, xlsxSheet{name: sheetName, path: p})
+				listed[p] = true
 			}
 		}
 		return nil
@@ -252,7 +256,7 @@ func (x *xlsxReader) readWorkbook(name string, rels xlsxRels) error {
 // readSharedStrings reads the shared string table: the text of each si,
 // rich-text runs joined, phonetic runs (rPh) left out.
 func (x *xlsxReader) readSharedStrings(name string) error {
-	return x.walk(name, func(dec *xml.Decoder, se xml.StartElement) error {
+	return x.walk(name, func(dec *xmlReader, se xml.StartElement) error {
 		if se.Name.Local != "si" {
 			return nil
 		}
@@ -260,8 +264,8 @@ func (x *xlsxReader) readSharedStrings(name string) error {
 		if err != nil {
 			return xlsxCorrupt(name, err)
 		}
-		if len(x.shared) >= xlsxMaxCells {
-			return fmt.Errorf("xlsx: over %d shared strings: %w", xlsxMaxCells, ErrTooLarge)
+		if x.sharedSize += int64(len(s)) + 16; x.sharedSize > x.z.lim.sharedStrings {
+			return fmt.Errorf("xlsx: shared strings over %d bytes (the limit on the shared strings table): %w", x.z.lim.sharedStrings, ErrTooLarge)
 		}
 		x.shared = append(x.shared, s)
 		return nil
@@ -270,7 +274,7 @@ func (x *xlsxReader) readSharedStrings(name string) error {
 
 // xlsxText returns the text of the t elements inside the element that
 // ends with end (already started), skipping phonetic runs.
-func xlsxText(dec *xml.Decoder, end string) (string, error) {
+func xlsxText(dec *xmlReader, end string) (string, error) {
 	var sb strings.Builder
 	inT, skip := false, 0
 	for {
@@ -298,6 +302,9 @@ func xlsxText(dec *xml.Decoder, end string) (string, error) {
 		case xml.CharData:
 			if inT {
 				sb.Write(t)
+				if sb.Len() > limits.cell {
+					return "", cellTooLarge("xlsx")
+				}
 			}
 		}
 	}
@@ -326,7 +333,7 @@ func xlsxUnescape(s string) string {
 
 // xlsxCharData returns the character data up to the end of the element
 // end (already started).
-func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
+func xlsxCharData(dec *xmlReader, end string) (string, error) {
 	var sb strings.Builder
 	for {
 		tok, err := xlsxInner(dec)
@@ -336,6 +343,9 @@ func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
 		switch t := tok.(type) {
 		case xml.CharData:
 			sb.Write(t)
+			if sb.Len() > limits.cell {
+				return "", cellTooLarge("xlsx")
+			}
 		case xml.EndElement:
 			if t.Name.Local == end {
 				return sb.String(), nil
@@ -346,7 +356,7 @@ func xlsxCharData(dec *xml.Decoder, end string) (string, error) {
 
 // xlsxInner returns the next raw token inside an element already started:
 // the end of the input there is io.ErrUnexpectedEOF.
-func xlsxInner(dec *xml.Decoder) (xml.Token, error) {
+func xlsxInner(dec *xmlReader) (xml.Token, error) {
 	tok, err := dec.RawToken()
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
@@ -361,7 +371,7 @@ func (x *xlsxReader) sheetCorrupt(err error) error {
 
 // xlsxSkip skips the rest of an element already started, reading raw
 // tokens like the rest of the sheet reader.
-func xlsxSkip(dec *xml.Decoder) error {
+func xlsxSkip(dec *xmlReader) error {
 	for depth := 1; depth > 0; {
 		tok, err := xlsxInner(dec)
 		if err != nil {
@@ -393,12 +403,12 @@ type xlsxStyle struct {
 func (x *xlsxReader) readStyles(name string) error {
 	custom := map[int]string{}
 	inXfs := false
-	return x.walk(name, func(dec *xml.Decoder, se xml.StartElement) error {
+	return x.walk(name, func(dec *xmlReader, se xml.StartElement) error {
 		switch se.Name.Local {
 		case "numFmt":
 			id, _ := attr(se, "numFmtId")
 			code, _ := attr(se, "formatCode")
-			if n, err := strconv.Atoi(id); err == nil {
+			if n, err := strconv.Atoi(id); err == nil && len(custom) < xlsxMaxStyles {
 				custom[n] = code
 			}
 		case "cellXfs":
@@ -415,7 +425,7 @@ func (x *xlsxReader) readStyles(name string) error {
 			if !ok {
 				code = xlsxBuiltinFormat(n)
 			}
-			if len(x.styles) < xlsxMaxCells {
+			if len(x.styles) < xlsxMaxStyles {
 				x.styles = append(x.styles, parseNumFmt(code))
 			}
 		}
@@ -723,6 +733,7 @@ func (x *xlsxReader) nextSheet() (string, error) {
 	}
 	s := x.sheets[x.next]
 	x.next++
+	x.budget.newSheet()
 	rc, dec, err := x.open(s.path)
 	if err != nil {
 		return "", err
@@ -754,7 +765,11 @@ func (x *xlsxReader) nextRow() ([]Value, error) {
 			return nil, x.sheetCorrupt(err)
 		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "row" {
-			if err := x.readRow(); err != nil {
+			err := x.readRow()
+			if err == nil {
+				err = x.budget.charge(x.row, 1)
+			}
+			if err != nil {
 				x.closeSheet()
 				return nil, err
 			}
@@ -789,9 +804,6 @@ func (x *xlsxReader) readRow() error {
 			}
 			if col >= MaxSheetColumns || v.Kind == KindNull {
 				continue
-			}
-			if x.cells++; x.cells > xlsxMaxCells {
-				return fmt.Errorf("xlsx: over %d cells: %w", xlsxMaxCells, ErrTooLarge)
 			}
 			for len(x.row) < col {
 				x.row = append(x.row, Value{})

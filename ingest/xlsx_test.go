@@ -347,9 +347,9 @@ func TestXLSXHandMade(t *testing.T) {
 
 // TestXLSXLimits checks the cell cap and truncated sheets.
 func TestXLSXLimits(t *testing.T) {
-	old := xlsxMaxCells
-	xlsxMaxCells = 10
-	defer func() { xlsxMaxCells = old }()
+	old := limits
+	limits.cells = 10
+	defer func() { limits = old }()
 	var rows strings.Builder
 	for i := 1; i <= 20; i++ {
 		fmt.Fprintf(&rows, `<row r="%d"><c r="A%d"><v>%d</v></c></row>`, i, i, i)
@@ -362,7 +362,7 @@ func TestXLSXLimits(t *testing.T) {
 	if _, _, err := recAllErr(FormatXLSX, xlsxZip(t, parts), RecordOptions{}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("20 cells over a cap of 10: error %v, want ErrTooLarge", err)
 	}
-	xlsxMaxCells = old
+	limits = old
 	parts["xl/worksheets/sheet1.xml"] = `<worksheet><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2`
 	if _, _, err := recAllErr(FormatXLSX, xlsxZip(t, parts), RecordOptions{}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("truncated sheet XML: error %v, want ErrCorrupt", err)
