@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/najdi/najdi/internal/strictjson"
 )
@@ -280,14 +281,17 @@ func (c *CollectionConfig) Normalize() error {
 			return invalidField("embedding_config.model.model", "names the remote model and is required")
 		}
 	}
+	if len(c.Fields) > MaxFieldsPerCollection {
+		return invalidField("fields", "%d fields declared, more than the limit of %d fields per collection", len(c.Fields), MaxFieldsPerCollection)
+	}
 	names := make([]string, 0, len(c.Fields))
 	for n := range c.Fields {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if n == "" || len(n) > 128 {
-			return invalidField("fields", "field names must be 1-128 characters")
+		if n == "" || len(n) > 128 || !utf8.ValidString(n) {
+			return invalidField("fields", "field names must be 1-128 bytes of UTF-8, got %q", n)
 		}
 		switch c.Fields[n].Type {
 		case FieldEnum, FieldEnumText, FieldNumber, FieldText:

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -204,7 +205,15 @@ func (w *writer) upload(req IngestRequest) error {
 		if len(doc.Sections) == 0 {
 			return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("the %s file holds no text to index", f), Details: map[string]any{"format": string(f)}}
 		}
-		return w.add(pendingDoc{id: id, sections: doc.Sections})
+		d := pendingDoc{id: id, sections: doc.Sections}
+		if err := w.checkDoc(d); err != nil {
+			var tl *docTooLarge
+			if errors.As(err, &tl) {
+				return &Error{Kind: ErrTooLarge, Message: err.Error(), Details: map[string]any{"format": string(f), "limit_bytes": MaxDocumentBytes}}
+			}
+			return invalidf("%v", err)
+		}
+		return w.add(d)
 	}
 	if rd == nil {
 		rd = bytes.NewReader(req.Data)
@@ -244,6 +253,9 @@ func (w *writer) upload(req IngestRequest) error {
 		next, sheet = rec.Index+1, rec.Sheet
 		n++
 		d, perr := w.fromRecord(rec, req.IDField, stem)
+		if perr == nil {
+			perr = w.checkDoc(d)
+		}
 		if perr != nil {
 			idx := rec.Index
 			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, Sheet: rec.Sheet, DocumentID: d.id, Message: perr.Error()})
@@ -320,6 +332,12 @@ func sanitizeID(s string) string {
 
 func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc, error) {
 	d := pendingDoc{}
+	if len(rec.Props) > MaxColumnsPerRecord {
+		if rec.Key != "" {
+			d.id = sanitizeID(rec.Key)
+		}
+		return d, fmt.Errorf("the record has %d columns, more than the limit of %d per record", len(rec.Props), MaxColumnsPerRecord)
+	}
 	for _, p := range rec.Props {
 		vals := p.Values
 		if spec, ok := w.rec.Config.Fields[p.Name]; ok && spec.Multi {
@@ -327,7 +345,7 @@ func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc
 		}
 		if (idField != "" && p.Name == idField) || (idField == "" && d.id == "" && (p.Name == "id" || p.Name == "document_id" || p.Name == "_id")) {
 			if len(vals) == 1 && vals[0].Kind != ingest.KindNull {
-				d.id = vals[0].Str
+				d.id, d.idProp = vals[0].Str, p.Name
 			}
 		}
 		var parts []string
@@ -404,6 +422,10 @@ func (w *writer) envelope(docs []DocumentInput) error {
 			}
 			d.sections = append(d.sections, s)
 		}
+		if len(in.Fields) > MaxColumnsPerRecord {
+			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, DocumentID: in.DocumentID, Message: fmt.Sprintf("the document has %d fields, more than the limit of %d per document", len(in.Fields), MaxColumnsPerRecord)})
+			continue
+		}
 		names := make([]string, 0, len(in.Fields))
 		for n := range in.Fields {
 			names = append(names, n)
@@ -421,6 +443,9 @@ func (w *writer) envelope(docs []DocumentInput) error {
 		if bad == nil && len(d.sections) == 0 && len(d.fields) == 0 {
 			bad = fmt.Errorf("the document has no sections and no fields")
 		}
+		if bad == nil {
+			bad = w.checkDoc(d)
+		}
 		if bad != nil {
 			w.res.Errors = append(w.res.Errors, IngestError{Record: &idx, DocumentID: in.DocumentID, Message: bad.Error()})
 			continue
@@ -430,6 +455,139 @@ func (w *writer) envelope(docs []DocumentInput) error {
 		}
 	}
 	return nil
+}
+
+// docTooLarge is checkDoc's error for a document over MaxDocumentBytes.
+type docTooLarge struct{ n int }
+
+func (e *docTooLarge) Error() string {
+	return fmt.Sprintf("the document holds more than %d bytes of text, the limit per document is %d bytes (%d MiB)", e.n, MaxDocumentBytes, MaxDocumentBytes>>20)
+}
+
+// checkDoc validates a parsed document before it is buffered, against the
+// collection's field types and the limits of limits.go: its size, valid
+// UTF-8 section and field names, values of number fields that are numbers,
+// and the number of distinct fields of the collection. A value that is not
+// a number is an error for a settled number field (declared, or stored by
+// an earlier flush); a field this upload's unflushed documents inferred as
+// a number becomes enum_text instead, as the column holds text too. A
+// document it accepts has its new fields' types recorded in w.types, which
+// fields uses when it types them at the flush.
+func (w *writer) checkDoc(d pendingDoc) error {
+	size := 0
+	for _, s := range d.sections {
+		size += len(s.Content)
+		if !utf8.ValidString(s.Type) {
+			return fmt.Errorf("section type %q is not valid UTF-8", s.Type)
+		}
+	}
+	for _, f := range d.fields {
+		for _, v := range f.vals {
+			size += len(v.Str)
+		}
+	}
+	if size > MaxDocumentBytes {
+		return &docTooLarge{n: MaxDocumentBytes}
+	}
+	var added, demote map[string]string
+	for _, f := range d.fields {
+		if !utf8.ValidString(f.name) {
+			return fmt.Errorf("field name %q is not valid UTF-8", f.name)
+		}
+		// A type is settled when declared or stored by an earlier flush;
+		// one inferred by this upload's unflushed documents is not yet.
+		typ, settled := fieldTypeOf(&w.rec, f.name)
+		known := settled
+		if !known {
+			typ, known = w.types[f.name]
+		}
+		if !known {
+			typ, known = added[f.name]
+		}
+		// The property holding a record's id is exempt: ids inferred as
+		// numbers from one file (1, 2, 3) do not reject the records of
+		// another whose ids are not (a-1); the value stays text.
+		if typ == FieldNumber && f.name != d.idProp {
+			for _, v := range f.vals {
+				if v.Kind == ingest.KindNull || (v.Kind == ingest.KindString && strings.TrimSpace(v.Str) == "") {
+					continue // blank: no value
+				}
+				if _, ok := numberOf(v); ok {
+					continue
+				}
+				if settled {
+					return fmt.Errorf("field %q is a number field: %s is not a number", f.name, quoteValue(v))
+				}
+				// Not settled: the column holds text too (a CSV "Dial"
+				// column of 93 and 1-684), so it is not a number field.
+				if demote == nil {
+					demote = map[string]string{}
+				}
+				demote[f.name] = FieldEnumText
+				if f.enum {
+					demote[f.name] = FieldEnum
+				}
+				break
+			}
+		}
+		if known {
+			continue
+		}
+		t := inferType(f)
+		if t == "" {
+			continue // only nulls: typed by the first real value
+		}
+		if n := w.fieldCount() + len(added); n >= MaxFieldsPerCollection {
+			return fmt.Errorf("field %q would be field number %d of the collection, more than the limit of %d fields per collection", f.name, n+1, MaxFieldsPerCollection)
+		}
+		if added == nil {
+			added = map[string]string{}
+		}
+		added[f.name] = t
+	}
+	if len(added)+len(demote) > 0 {
+		if w.types == nil {
+			w.types = map[string]string{}
+		}
+		for n, t := range added {
+			w.types[n] = t
+		}
+		for n, t := range demote {
+			w.types[n] = t
+		}
+	}
+	return nil
+}
+
+// fieldCount counts the collection's distinct fields: declared, inferred,
+// and new in this ingest.
+func (w *writer) fieldCount() int {
+	n := len(w.rec.Config.Fields)
+	for name := range w.rec.Inferred {
+		if _, ok := w.rec.Config.Fields[name]; !ok {
+			n++
+		}
+	}
+	for name := range w.types {
+		if _, ok := fieldTypeOf(&w.rec, name); !ok {
+			n++
+		}
+	}
+	return n
+}
+
+func quoteValue(v ingest.Value) string {
+	switch v.Kind {
+	case ingest.KindBool:
+		return strconv.FormatBool(v.Bool)
+	case ingest.KindString:
+		s := v.Str
+		if len(s) > 64 {
+			s = s[:64] + "..."
+		}
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(v.Str)
 }
 
 func jsonValues(v any) ([]ingest.Value, error) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/google/uuid"
@@ -100,6 +101,9 @@ type ResultDoc struct {
 	Sections     []ingest.Section `json:"sections,omitempty"`
 	Fields       map[string]any   `json:"fields,omitempty"`
 	Passages     []Passage        `json:"passages,omitempty"`
+	// Truncated reports content or sections cut at the returned-content
+	// limits (MaxReturnedContentBytes, MaxResponseContentBytes).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Passage is a relevant span of one section: Text equals the section's
@@ -178,6 +182,9 @@ type plan struct {
 	stats []*segment.Segment
 	// terms caches each collection's analyzed, weighted query terms.
 	terms map[*collection]queryTerms
+	// returned counts the content bytes rendered so far (see
+	// MaxResponseContentBytes).
+	returned int
 }
 
 // queryTermsFor returns the collection's weighted query terms, computed once
@@ -253,6 +260,15 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 	}
 	if rs := req.SummaryConfig; rs != nil && rs.MaxTokens < 0 {
 		return nil, invalidField("summary_config.max_tokens", "must be positive, got %d", rs.MaxTokens)
+	}
+	if rs := req.SummaryConfig; rs != nil && rs.Tokenizer != "" {
+		// A bad tokenizer is a 400 before the search runs, not after it.
+		if _, err := e.summaryTokenizer(p, rs.Tokenizer); err != nil {
+			return nil, err
+		}
+	}
+	if n := utf8.RuneCountInString(p.query); n > MaxQueryChars {
+		return nil, invalidField("query", "%d characters, more than the limit of %d", n, MaxQueryChars)
 	}
 	if len(bytes.TrimSpace(req.Filter)) > 0 && string(bytes.TrimSpace(req.Filter)) != "null" {
 		q, err := filter.Parse(req.Filter)
@@ -710,15 +726,29 @@ func (e *Engine) render(p *plan, h *hit) ResultDoc {
 		inc = func(n string) bool { return p.fields[n] }
 	}
 	if p.full {
+		limit := min(MaxReturnedContentBytes, MaxResponseContentBytes-p.returned)
 		if p.sections {
 			rd.Sections = []ingest.Section{}
 			for _, s := range h.doc.Sections {
 				if inc == nil || inc(s.Type) {
+					if len(s.Content) > limit {
+						// Cut here; the sections after it are left out.
+						s.Content, rd.Truncated = cutUTF8(s.Content, limit), true
+						p.returned += len(s.Content)
+						rd.Sections = append(rd.Sections, s)
+						break
+					}
+					limit -= len(s.Content)
+					p.returned += len(s.Content)
 					rd.Sections = append(rd.Sections, s)
 				}
 			}
 		} else {
 			c := h.doc.Content(inc)
+			if len(c) > limit {
+				c, rd.Truncated = cutUTF8(c, limit), true
+			}
+			p.returned += len(c)
 			rd.Content = &c
 		}
 		rd.Fields = FieldsMap(h.doc.Fields, inc)
@@ -744,6 +774,21 @@ func (e *Engine) render(p *plan, h *hit) ResultDoc {
 		}
 	}
 	return rd
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that ends at
+// a character boundary.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func source(h *hit) string {

@@ -47,25 +47,36 @@ func (e *Engine) summaryConfig(p *plan) (summary.Config, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
+	t, err := e.summaryTokenizer(p, tok)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Tokenizer = t
+	cfg.Analyzer = analyzerFor(p.colls[0].config().SearchConfig.Language, p.query)
+	return cfg, nil
+}
+
+// summaryTokenizer resolves a summary tokenizer name for the plan's first
+// collection. plan calls it for a tokenizer named in the request, so that a
+// bad name is a 400 before any retrieval.
+func (e *Engine) summaryTokenizer(p *plan, tok string) (summary.Tokenizer, error) {
 	var embTok summary.Tokenizer
 	if tok == "embedding" {
 		emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
 		if err != nil {
-			return cfg, err
+			return nil, err
 		}
 		tc, ok := emb.(TokenCounter)
 		if emb == nil || !ok {
-			return cfg, invalidField("summary_config.tokenizer", "\"embedding\" needs a collection whose embedding model has a local tokenizer; use o200k_base or cl100k_base")
+			return nil, invalidField("summary_config.tokenizer", "\"embedding\" needs a collection whose embedding model has a local tokenizer; use o200k_base or cl100k_base")
 		}
 		embTok = summary.EmbeddingTokenizer(tc)
 	}
 	t, err := summary.NewTokenizer(tok, embTok)
 	if err != nil {
-		return cfg, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err}
+		return nil, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err, Details: map[string]any{"field": "summary_config.tokenizer"}}
 	}
-	cfg.Tokenizer = t
-	cfg.Analyzer = analyzerFor(p.colls[0].config().SearchConfig.Language, p.query)
-	return cfg, nil
+	return t, nil
 }
 
 // summaryDocs converts hits to the summary package's documents, with the

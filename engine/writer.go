@@ -22,6 +22,9 @@ type pendingDoc struct {
 	id       string
 	sections []ingest.Section
 	fields   []fieldInput
+	// idProp names the record property that gave the document id: its
+	// value is the id and is exempt from the number check (checkDoc).
+	idProp string
 }
 
 type fieldInput struct {
@@ -42,6 +45,11 @@ type writer struct {
 	rec      collRecord
 	recDirty bool
 	emb      Embedder
+
+	// types holds the types of fields new to the collection that
+	// documents accepted by this ingest will infer at their flush; see
+	// checkDoc.
+	types map[string]string
 
 	pending      []pendingDoc
 	pendingBytes int
@@ -356,7 +364,11 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 		for _, f := range d.fields {
 			typ, ok := fieldTypeOf(&w.rec, f.name)
 			if !ok {
-				typ = inferType(f)
+				// As checkDoc typed it over the documents read so far.
+				typ = w.types[f.name]
+				if typ == "" {
+					typ = inferType(f)
+				}
 				if typ == "" {
 					continue // only nulls so far: infer on the first real value
 				}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/najdi/najdi/internal/outbound"
 )
@@ -303,6 +304,16 @@ func normalizeAnnotator(m *Model) error {
 
 var builtinModels = []string{ModelIntent, ModelRegex, ModelBuiltinNER, ModelClosedNER}
 
+// Limits of an intent classifier's training data: training time grows with
+// them, and a model is trained on the request path (400 above).
+const (
+	// MaxIntentExamples bounds the example utterances of one classifier,
+	// over all its intents.
+	MaxIntentExamples = 10000
+	// MaxIntentExampleChars bounds one example utterance, in characters.
+	MaxIntentExampleChars = 1000
+)
+
 func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
 	var c IntentConfig
 	if len(raw) == 0 {
@@ -315,13 +326,23 @@ func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
 		return c, fmt.Errorf("%w: annotator.config.examples: required for intent-classifier ({\"intent\": [\"utterance\", ...]})", ErrInvalid)
 	}
 	names := make([]string, 0, len(c.Examples))
+	total := 0
 	for k := range c.Examples {
 		names = append(names, k)
+		total += len(c.Examples[k])
+	}
+	if total > MaxIntentExamples {
+		return c, fmt.Errorf("%w: annotator.config.examples: %d example utterances, more than the limit of %d per classifier", ErrInvalid, total, MaxIntentExamples)
 	}
 	sort.Strings(names)
 	for _, k := range names {
 		if k == "" {
 			return c, fmt.Errorf("%w: annotator.config.examples: empty intent name", ErrInvalid)
+		}
+		for i, u := range c.Examples[k] {
+			if n := utf8.RuneCountInString(u); n > MaxIntentExampleChars {
+				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: %d characters, more than the limit of %d per utterance", ErrInvalid, k, i, n, MaxIntentExampleChars)
+			}
 		}
 		n := 0
 		for _, u := range c.Examples[k] {

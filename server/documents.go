@@ -7,6 +7,8 @@ import (
 	"io"
 	"mime"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -231,4 +233,29 @@ func parseEnvelope(body []byte) ([]engine.DocumentInput, error) {
 		return nil, &engine.Error{Kind: engine.ErrInvalid, Message: "documents envelope: \"documents\" is empty"}
 	}
 	return env.Documents, nil
+}
+
+// jsonBody reports whether the request's body may be read as JSON: it is
+// empty, or its Content-Type is application/json or a +json type (with
+// parameters such as charset). Otherwise it answers 415 (400 for a body
+// that is not UTF-8) and returns false.
+// The search and answer endpoints are more lenient (see isJSON).
+func jsonBody(ctx *fasthttp.RequestCtx) bool {
+	if len(bytes.TrimSpace(ctx.PostBody())) == 0 {
+		return true
+	}
+	ct := string(ctx.Request.Header.ContentType())
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		if !utf8.Valid(ctx.PostBody()) {
+			writeErrorStatus(ctx, 400, "the JSON body is not valid UTF-8", nil)
+			return false
+		}
+		return true
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	writeErrorStatus(ctx, 415, fmt.Sprintf("send the body as Content-Type: application/json (got %s)", strconv.Quote(ct)), nil)
+	return false
 }

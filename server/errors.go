@@ -25,8 +25,9 @@ type apiErrorBody struct {
 // statusCodes maps HTTP statuses to the documented error codes.
 var statusCodes = map[int]string{
 	400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-	405: "method_not_allowed", 409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type",
-	429: "too_many_requests", 500: "internal", 502: "bad_gateway", 503: "unavailable", 504: "gateway_timeout",
+	405: "method_not_allowed", 408: "request_timeout", 409: "conflict", 413: "payload_too_large",
+	414: "uri_too_long", 415: "unsupported_media_type", 429: "too_many_requests",
+	431: "request_header_fields_too_large", 500: "internal", 502: "bad_gateway", 503: "unavailable", 504: "gateway_timeout",
 }
 
 // writeError writes err as a JSON error with the status of its kind.

@@ -26,6 +26,9 @@ func (s *Server) models(ctx *fasthttp.RequestCtx, u *User, method string, rest [
 			}
 			writeJSON(ctx, 200, map[string]any{"models": ms})
 		case "POST":
+			if !jsonBody(ctx) {
+				break
+			}
 			m, err := s.nlu.CreateModel(ctx, owner, ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)
@@ -50,6 +53,9 @@ func (s *Server) models(ctx *fasthttp.RequestCtx, u *User, method string, rest [
 			// A missing model answers 404 before its body is looked at.
 			if _, err := s.nlu.GetModel(ctx, owner, id); err != nil {
 				writeError(ctx, err)
+				break
+			}
+			if !jsonBody(ctx) {
 				break
 			}
 			m, err := s.nlu.UpdateModel(ctx, owner, id, ctx.PostBody())
@@ -82,6 +88,9 @@ func (s *Server) models(ctx *fasthttp.RequestCtx, u *User, method string, rest [
 		}
 		var req struct {
 			Text *string `json:"text"`
+		}
+		if !jsonBody(ctx) {
+			return "/models/{id}/analyze"
 		}
 		if err := decodeBody("analyze request", ctx.PostBody(), &req, strictjson.Options{}); err != nil {
 			writeError(ctx, err)
@@ -121,6 +130,9 @@ func (s *Server) phraseSets(ctx *fasthttp.RequestCtx, u *User, method string, re
 			}
 			writeJSON(ctx, 200, map[string]any{"phrase_sets": ps})
 		case "POST":
+			if !jsonBody(ctx) {
+				break
+			}
 			p, err := s.nlu.CreatePhraseSet(ctx, owner, ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)
@@ -145,6 +157,9 @@ func (s *Server) phraseSets(ctx *fasthttp.RequestCtx, u *User, method string, re
 			// A missing phrase set answers 404 before its body is looked at.
 			if _, err := s.nlu.GetPhraseSet(ctx, owner, id); err != nil {
 				writeError(ctx, err)
+				break
+			}
+			if !jsonBody(ctx) {
 				break
 			}
 			p, err := s.nlu.UpdatePhraseSet(ctx, owner, id, ctx.PostBody())

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"mime"
@@ -65,12 +64,11 @@ func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
 		ReadTimeout:        cfg.ReadTimeout,
 		WriteTimeout:       cfg.WriteTimeout,
 		StreamRequestBody:  false,
+		ReadBufferSize:     maxHeaderBytes,
+		// Requests fasthttp cannot read are answered in JSON, without
+		// echoing them (conn.go).
 		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
-			if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-				writeErrorStatus(ctx, 413, fmt.Sprintf("the request body is larger than the limit of %d bytes (server flag --max-body)", cfg.MaxBodyBytes), map[string]any{"limit_bytes": cfg.MaxBodyBytes})
-				return
-			}
-			writeErrorStatus(ctx, 400, "malformed HTTP request: "+err.Error(), nil)
+			requestError(ctx, err, cfg.MaxBodyBytes)
 		},
 	}
 	s.ready = true
@@ -78,7 +76,7 @@ func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
 }
 
 // Serve serves on the listener until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(lingerListener{ln}) }
 
 // Shutdown stops accepting connections and waits for handlers to finish.
 func (s *Server) Shutdown() error { return s.srv.Shutdown() }
@@ -165,6 +163,9 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 		id := rest[0]
 		switch method {
 		case "PUT":
+			if !jsonBody(ctx) {
+				break
+			}
 			cfg, err := engine.ParseCollectionConfig(ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)

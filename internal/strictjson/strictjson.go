@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"unicode/utf8"
 	"strconv"
 	"strings"
 )
@@ -90,6 +91,19 @@ func Decode(b []byte, v any) error { return Options{}.Decode(b, v) }
 // *Error values, except errors returned by a type's own UnmarshalJSON,
 // which are returned as they are.
 func (o Options) Decode(b []byte, v any) error {
+	// encoding/json would replace bytes that are not UTF-8 by U+FFFD and
+	// so silently change names and values: JSON is UTF-8.
+	if !utf8.Valid(b) {
+		at := 0
+		for at < len(b) {
+			r, n := utf8.DecodeRune(b[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		return &Error{kind: kindOther, detail: "the body is not valid UTF-8 at " + position(b, int64(at+1))}
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if o.UseNumber {

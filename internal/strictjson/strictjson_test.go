@@ -173,3 +173,13 @@ func TestDecodeOtherErrors(t *testing.T) {
 type failing struct{}
 
 func (failing) UnmarshalJSON([]byte) error { return fmt.Errorf("f: no") }
+
+// TestDecodeRejectsInvalidUTF8: bytes that are not UTF-8 are an error
+// naming their position, not U+FFFD in a name or value.
+func TestDecodeRejectsInvalidUTF8(t *testing.T) {
+	var v map[string]any
+	err := Decode([]byte("{\"a\": 1,\n \"b\xffc\": 2}"), &v)
+	if err == nil || !strings.Contains(err.Error(), "not valid UTF-8 at line 2, column 4") {
+		t.Fatalf("err = %v", err)
+	}
+}
