@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test model-long lint bench vectors bench-quality fuzz clean
+.PHONY: all build models dictionaries run test model-long lint bench vectors bench-quality fuzz schemathesis clean
 
 all: build
 
@@ -74,6 +74,10 @@ fuzz:
 		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 		done; done
+
+## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
+schemathesis:
+	@scripts/schemathesis.sh
 
 clean:
 	rm -rf bin

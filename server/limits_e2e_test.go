@@ -254,3 +254,24 @@ func TestLimitsPerRequestWork(t *testing.T) {
 		}
 	})
 }
+
+// TestLimitsUnknownQueryParameters: every endpoint rejects a query
+// parameter it does not take (a typo never passes silently), after a 404
+// for a missing resource of its path.
+func TestLimitsUnknownQueryParameters(t *testing.T) {
+	n := start(t, "", "--no-embeddings")
+	keywordCollection(t, n, "c", "")
+	must(t, n.do("POST", "/v1/collections/c/documents?document_id=d", "text/plain", []byte("alpha")), 200)
+	for _, path := range []string{"/v1/collections?x=1", "/v1/collections/c?limt=5", "/v1/collections/c/documents?limt=5",
+		"/v1/collections/c/documents/d?format=flat", "/models?x=", "/phrase-sets?x=1"} {
+		errorIs(t, n.getJSON(path), 400, "invalid_request", "unknown query parameter")
+	}
+	errorIs(t, n.postJSON("/v1/collections/c/search?max_results=3", `{"query": "alpha"}`), 400, "invalid_request", "max_results")
+	must(t, n.getJSON("/v1/collections/nope?x=1"), 404)
+	must(t, n.getJSON("/v1/collections/c/documents/nope?x=1"), 404)
+	must(t, n.getJSON("/v1/collections?owner="), 200)
+	must(t, n.getJSON("/v1/collections/c/documents?limit=1&cursor="), 200)
+	must(t, n.getJSON("/v1/collections/c/documents/d?result_format=flat"), 200)
+	must(t, n.do("DELETE", "/v1/collections/c?x=1", "", nil), 400)
+	must(t, n.getJSON("/v1/collections/c"), 200) // not deleted
+}

@@ -52,9 +52,12 @@ type openAPIDoc struct {
 }
 
 type openAPIParam struct {
-	Ref  string `json:"$ref"`
-	Name string `json:"name"`
-	In   string `json:"in"`
+	Ref    string `json:"$ref"`
+	Name   string `json:"name"`
+	In     string `json:"in"`
+	Schema struct {
+		Pattern string `json:"pattern"`
+	} `json:"schema"`
 }
 
 type openAPIOp struct {
@@ -244,6 +247,62 @@ func TestOpenAPIServedAndMethods(t *testing.T) {
 			}
 			if r.status >= 400 {
 				r.errorCode(t)
+			}
+		}
+	}
+}
+
+// TestOpenAPIRequestsAsServed checks the request side against what the
+// server accepts: request bodies list no property the server rejects
+// (ids and owners it assigns), every path id parameter carries the id
+// pattern, and no parameter is named with a placeholder (filter:{field}
+// is a family of names, described in prose).
+func TestOpenAPIRequestsAsServed(t *testing.T) {
+	_, doc := loadOpenAPI(t)
+	for name, rejected := range map[string][]string{
+		"ModelInput":     {"model_id", "owner"},
+		"PhraseSetInput": {"phrase_set_id", "owner"},
+		"SearchRequest":  {"owner"},
+	} {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(doc.Components.Schemas[name], &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range rejected {
+			if _, ok := s.Properties[p]; ok {
+				t.Errorf("schema %s lists %q, which the server rejects in a request body", name, p)
+			}
+		}
+	}
+	for name, raw := range doc.Components.Parameters {
+		var p struct {
+			In     string `json:"in"`
+			Schema struct {
+				Pattern string `json:"pattern"`
+			} `json:"schema"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.In == "path" && p.Schema.Pattern == "" {
+			t.Errorf("path parameter %s has no pattern", name)
+		}
+	}
+	for path, ops := range doc.Paths {
+		for method, raw := range ops {
+			var op openAPIOp
+			if method == "parameters" {
+				json.Unmarshal(raw, &op.Parameters)
+			} else {
+				json.Unmarshal(raw, &op)
+			}
+			for _, p := range op.Parameters {
+				if strings.ContainsAny(p.Name, "{}") {
+					t.Errorf("%s %s: parameter %q is not a literal name", method, path, p.Name)
+				}
+				if p.In == "path" && p.Ref == "" && p.Schema.Pattern == "" {
+					t.Errorf("%s %s: path parameter %q has no pattern", method, path, p.Name)
+				}
 			}
 		}
 	}

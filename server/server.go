@@ -123,6 +123,9 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 		s.metrics.write(ctx, s.eng)
 		return "/metrics"
 	}
+	if s.rejectUnknownParams(ctx, user, method, parts) {
+		return "unknown parameter"
+	}
 	switch {
 	case len(parts) >= 2 && parts[0] == "v1" && parts[1] == "collections":
 		return s.collections(ctx, user, method, parts[2:])

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# schemathesis.sh: property-based API testing of najdi against its own
+# OpenAPI document (/v1/openapi.json).
+#
+# Installs schemathesis from PyPI into a venv under $NAJDI_CACHE (once),
+# builds najdi, starts it on a free loopback port with --no-embeddings and
+# a fresh data directory, and runs schemathesis against it, bounded by
+# SCHEMATHESIS_MAX_EXAMPLES per operation (default 25) and
+# SCHEMATHESIS_TIME_LIMIT seconds overall (default 300). Extra arguments go
+# to `schemathesis run`. Exits with schemathesis's status.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+CACHE="${NAJDI_CACHE:-$HOME/.cache/najdi}"
+VERSION="${SCHEMATHESIS_VERSION:-4.32.5}"
+VENV="$CACHE/schemathesis-$VERSION"
+MAX_EXAMPLES="${SCHEMATHESIS_MAX_EXAMPLES:-25}"
+TIME_LIMIT="${SCHEMATHESIS_TIME_LIMIT:-300}"
+CHECKS="${SCHEMATHESIS_CHECKS:-all}"
+
+if [ ! -x "$VENV/bin/schemathesis" ]; then
+	echo "installing schemathesis $VERSION into $VENV" >&2
+	python3 -m venv "$VENV"
+	"$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$VERSION"
+fi
+
+GO="${GO:-go}"
+mkdir -p bin
+"$GO" build -o bin/najdi ./cmd/najdi
+
+# Authentication on, as in production: the document declares HTTP Basic
+# on every operation but /health and /v1/openapi.json.
+user=schemathesis
+pass="st-$RANDOM$RANDOM"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+data="$(mktemp -d)"
+log="$data.log"
+users="$data.users"
+printf '%s:%s:user\n' "$user" "$(printf '%s\n' "$pass" | ./bin/najdi hash-password)" >"$users"
+./bin/najdi serve --addr "127.0.0.1:$port" --data "$data" --no-embeddings --users "$users" >"$log" 2>&1 &
+pid=$!
+cleanup() {
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -rf "$data" "$users"
+}
+trap cleanup EXIT
+base="http://127.0.0.1:$port"
+for _ in $(seq 1 300); do
+	if curl -fsS "$base/health" >/dev/null 2>&1; then break; fi
+	if ! kill -0 "$pid" 2>/dev/null; then cat "$log" >&2; exit 1; fi
+	sleep 0.1
+done
+
+# A keyword-only collection for the search endpoints to find.
+curl -fsS -u "$user:$pass" -X PUT -H 'Content-Type: application/json' -d '{"embedding_config": {"model": "none"}}' "$base/v1/collections/c" >/dev/null
+
+set +e
+timeout --signal=INT "$((TIME_LIMIT + 60))" "$VENV/bin/schemathesis" run "$base/v1/openapi.json" \
+	--url "$base" \
+	--auth "$user:$pass" \
+	--checks "$CHECKS" \
+	--max-examples "$MAX_EXAMPLES" \
+	--max-time "$TIME_LIMIT" \
+	--workers 2 \
+	--request-timeout 30 \
+	--generation-database none \
+	--no-color \
+	"$@"
+status=$?
+set -e
+if [ "$status" -ne 0 ]; then
+	echo "schemathesis: status $status (server log: $log)" >&2
+fi
+exit "$status"
