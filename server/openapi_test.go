@@ -304,6 +304,10 @@ func TestOpenAPIRequestsAsServed(t *testing.T) {
 					t.Errorf("%s %s: path parameter %q has no pattern", method, path, p.Name)
 				}
 			}
+			// Every endpoint but these rejects unknown query parameters.
+			if _, ok := op.Responses["400"]; !ok && method != "parameters" && path != "/health" && path != "/metrics" && path != "/v1/openapi.json" {
+				t.Errorf("%s %s: no 400 response (unknown query parameters, bad ids)", method, path)
+			}
 		}
 	}
 }
