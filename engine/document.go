@@ -137,7 +137,12 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 	if err != nil {
 		return IngestResult{}, err
 	}
-	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID}
+	turn, err := e.ingestTurn(ctx, req.jobID != "")
+	if err != nil {
+		return IngestResult{}, err
+	}
+	defer turn.release()
+	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID, turn: turn}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/najdi/najdi/segment"
@@ -37,6 +38,18 @@ type Options struct {
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
+
+	// IngestWorkers is the number of ingests that parse, analyze and embed
+	// at once (default max(1, GOMAXPROCS-1), so that searches keep a CPU);
+	// other ingests wait for a turn, synchronous ones first.
+	IngestWorkers int
+	// MaxIngests bounds the synchronous ingests running or waiting for a
+	// turn (default 8); Ingest beyond it fails with ErrBusy.
+	MaxIngests int
+	// MaxIngestJobs bounds the asynchronous jobs queued or running (default
+	// 32) and MaxIngestJobsPerOwner those of one owner (default 8);
+	// StartIngest beyond either fails with ErrBusy.
+	MaxIngestJobs, MaxIngestJobsPerOwner int
 }
 
 func (o *Options) fill() error {
@@ -64,6 +77,21 @@ func (o *Options) fill() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.IngestWorkers < 0 || o.MaxIngests < 0 || o.MaxIngestJobs < 0 || o.MaxIngestJobsPerOwner < 0 {
+		return fmt.Errorf("engine: negative ingest bound (IngestWorkers %d, MaxIngests %d, MaxIngestJobs %d, MaxIngestJobsPerOwner %d)", o.IngestWorkers, o.MaxIngests, o.MaxIngestJobs, o.MaxIngestJobsPerOwner)
+	}
+	if o.IngestWorkers == 0 {
+		o.IngestWorkers = defaultIngestWorkers()
+	}
+	if o.MaxIngests == 0 {
+		o.MaxIngests = defaultMaxIngests
+	}
+	if o.MaxIngestJobs == 0 {
+		o.MaxIngestJobs = defaultMaxIngestJobs
+	}
+	if o.MaxIngestJobsPerOwner == 0 {
+		o.MaxIngestJobsPerOwner = defaultMaxIngestJobsPerOwner
+	}
 	return nil
 }
 
@@ -82,6 +110,9 @@ type Engine struct {
 
 	jobs *jobTable
 	kick chan struct{}
+
+	slots       *ingestSlots // ingest turns (backpressure.go)
+	syncIngests atomic.Int64 // synchronous ingests admitted
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -109,7 +140,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), kick: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{})}
 	err = st.Collections(func(owner, id string, raw []byte) error {
 		var rec collRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {

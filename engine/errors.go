@@ -28,6 +28,10 @@ var (
 	ErrUpstreamTimeout = errors.New("upstream service timed out")
 	// ErrClosed reports use of an engine after Close (503).
 	ErrClosed = errors.New("engine closed")
+	// ErrBusy reports work refused because a bound on concurrent or queued
+	// work is reached (429); the Error's Details hold "limit" (its name) and
+	// "retry_after_seconds".
+	ErrBusy = errors.New("too many requests")
 )
 
 // Error is an engine error with a machine-readable kind, a human message and

@@ -46,13 +46,20 @@ const (
 // crashed in runs again from the start when the engine opens (documents
 // without ids get the same generated ids again, so nothing is doubled),
 // and a finished job's status survives restarts for jobRetention.
+//
+// Unfinished jobs are counted, in total and per owner, against
+// Options.MaxIngestJobs and MaxIngestJobsPerOwner (see backpressure.go);
+// they run one ingest turn at a time like every ingest.
 type jobTable struct {
-	mu   sync.Mutex
-	jobs map[string]*job
+	mu       sync.Mutex
+	jobs     map[string]*job
+	active   int            // unfinished jobs counted by admit
+	perOwner map[string]int // active by owner
 }
 
 type job struct {
-	rec jobRecord
+	rec     jobRecord
+	counted bool // in jobTable.active (see admit)
 }
 
 // jobRecord is the stored form of a job: its status and the request
@@ -69,10 +76,12 @@ type jobRecord struct {
 	Envelope bool `json:"envelope,omitempty"`
 }
 
-func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}} }
+func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}, perOwner: map[string]int{}} }
 
 // StartIngest stores the upload durably, runs the ingest in the background
-// and returns its job id. A Reader is read to the end first.
+// and returns its job id. A Reader is read to the end first. When
+// MaxIngestJobs jobs, or MaxIngestJobsPerOwner jobs of the owner, are
+// queued or running, it fails with ErrBusy and stores nothing.
 func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, error) {
 	if _, err := e.collection(owner, coll); err != nil {
 		return "", err
@@ -89,6 +98,18 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 		DocumentID:  req.DocumentID,
 		IDField:     req.IDField,
 	}
+	j := &job{rec: rec}
+	if err := e.jobs.admit(j, e.opts.MaxIngestJobs, e.opts.MaxIngestJobsPerOwner, false); err != nil {
+		return "", err
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			e.jobs.mu.Lock()
+			e.jobs.leave(j)
+			e.jobs.mu.Unlock()
+		}
+	}()
 	data := req.Data
 	switch {
 	case req.Documents != nil:
@@ -96,7 +117,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 		if err != nil {
 			return "", fmt.Errorf("store job: %w", err)
 		}
-		data, rec.Envelope = raw, true
+		data, j.rec.Envelope = raw, true
 	case data == nil && req.Reader != nil:
 		raw, err := io.ReadAll(req.Reader)
 		if err != nil {
@@ -104,7 +125,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 		}
 		data = raw
 	}
-	raw, err := json.Marshal(rec)
+	raw, err := json.Marshal(j.rec)
 	if err != nil {
 		return "", fmt.Errorf("store job: %w", err)
 	}
@@ -114,7 +135,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	if err := b.Commit(); err != nil {
 		return "", fmt.Errorf("store job: %w", err)
 	}
-	j := &job{rec: rec}
+	stored = true
 	e.jobs.mu.Lock()
 	e.jobs.jobs[rec.Status.JobID] = j
 	e.jobs.mu.Unlock()
@@ -164,6 +185,7 @@ func (e *Engine) runJob(j *job, data []byte) {
 // its upload.
 func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 	e.jobs.mu.Lock()
+	e.jobs.leave(j)
 	st := &j.rec.Status
 	now := time.Now().UTC()
 	st.FinishedAt = &now
@@ -227,6 +249,9 @@ func (e *Engine) loadJobs() error {
 		}
 	}
 	for _, j := range resume {
+		// Accepted before the restart: counted even beyond the bounds, so
+		// that new jobs wait until the backlog drains.
+		_ = e.jobs.admit(j, 0, 0, true)
 		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
 		if err != nil {
 			if errors.Is(err, segment.ErrNotFound) {

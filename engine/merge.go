@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -35,7 +36,13 @@ func (e *Engine) mergeLoop() {
 			if e.closed() {
 				return
 			}
-			if err := e.mergeCollection(c); err != nil {
+			// Merging is ingest work: it takes a turn, before jobs.
+			if e.slots.acquire(context.Background(), e.done, prioMerge) != nil {
+				return
+			}
+			err := e.mergeCollection(c)
+			e.slots.release()
+			if err != nil {
 				e.log.Error("merge failed", "collection", c.id, "err", err)
 			}
 		}

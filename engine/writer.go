@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -41,6 +42,10 @@ type writer struct {
 	ctx      context.Context
 	progress func(int)
 	jobID    string // see IngestRequest.jobID
+	turn     *ingestTurn
+	// lastFlush is when the buffer was last emptied: a job flushes at
+	// least every jobFlushInterval (backpressure.go).
+	lastFlush time.Time
 
 	rec      collRecord
 	recDirty bool
@@ -64,6 +69,7 @@ func (w *writer) init() error {
 		return err
 	}
 	w.emb = emb
+	w.lastFlush = time.Now()
 	return nil
 }
 
@@ -72,8 +78,13 @@ func (w *writer) add(d pendingDoc) error {
 	for _, s := range d.sections {
 		w.pendingBytes += len(s.Content)
 	}
-	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes {
-		return w.flush()
+	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
+		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || time.Since(w.lastFlush) >= jobFlushInterval)) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		// Outside the collection's write lock, which flush held.
+		return w.turn.yield(w.ctx)
 	}
 	return nil
 }
@@ -97,6 +108,7 @@ func (w *writer) flush() error {
 	}
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
+	w.lastFlush = time.Now()
 
 	seg, err := w.prepare(docs)
 	if err != nil {

@@ -37,6 +37,9 @@ func writeError(ctx *fasthttp.RequestCtx, err error) {
 	if status == 500 {
 		msg = "internal error: " + msg
 	}
+	if status == 429 {
+		setRetryAfter(ctx, details)
+	}
 	writeErrorStatus(ctx, status, msg, details)
 }
 
@@ -70,6 +73,8 @@ func classify(err error) (int, map[string]any) {
 		return 502, details
 	case errors.Is(err, engine.ErrClosed):
 		return 503, details
+	case errors.Is(err, engine.ErrBusy):
+		return 429, details
 	}
 	return 500, details
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,13 @@ type Config struct {
 	ReadTimeout, WriteTimeout time.Duration
 	// Logger receives request errors (default slog.Default()).
 	Logger *slog.Logger
+	// LoginFailuresPerMinute limits failed logins per client address and
+	// per user name: that many in a burst, regained at that rate (default
+	// 10); beyond it 429 with Retry-After.
+	LoginFailuresPerMinute int
+	// BcryptWorkers bounds the password checks running at once (default
+	// max(1, GOMAXPROCS/2)).
+	BcryptWorkers int
 }
 
 // Server serves najdi's HTTP API over fasthttp. Handlers are thin: they
@@ -40,6 +48,8 @@ type Server struct {
 	metrics *metrics
 	ready   bool
 	srv     *fasthttp.Server
+	logins  *loginLimiter // failed logins (limit.go)
+	bcrypt  chan struct{} // bcrypt workers
 }
 
 // New returns a server over the engine and the NLU service.
@@ -56,7 +66,14 @@ func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{eng: eng, nlu: nluSvc, cfg: cfg, metrics: newMetrics()}
+	if cfg.LoginFailuresPerMinute <= 0 {
+		cfg.LoginFailuresPerMinute = defaultLoginFailuresPerMinute
+	}
+	if cfg.BcryptWorkers <= 0 {
+		cfg.BcryptWorkers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	s := &Server{eng: eng, nlu: nluSvc, cfg: cfg, metrics: newMetrics(),
+		logins: newLoginLimiter(cfg.LoginFailuresPerMinute, loginLimiterKeys), bcrypt: make(chan struct{}, cfg.BcryptWorkers)}
 	s.srv = &fasthttp.Server{
 		Handler:            s.Handle,
 		Name:               "najdi",

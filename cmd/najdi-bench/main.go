@@ -22,6 +22,7 @@ var commands = map[string]func(args []string) error{
 	"summary":    runSummary,
 	"search":     runSearch,
 	"latency":    runLatency,
+	"overload":   runOverload,
 }
 
 func main() {

@@ -71,6 +71,11 @@ func serve(args []string) error {
 	models := fs.String("models", modelsDir, "directory of installed embedding models")
 	ortLib := fs.String("ort-lib", libPath, "path of the ONNX Runtime shared library")
 	maxBody := fs.Int("max-body", 100<<20, "maximum request body in bytes")
+	ingestWorkers := fs.Int("ingest-workers", 0, "ingests that parse, analyze and embed at once (0: max(1, CPUs-1), leaving a CPU to searches)")
+	maxIngests := fs.Int("max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
+	maxJobs := fs.Int("max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
+	maxJobsOwner := fs.Int("max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
+	loginFailures := fs.Int("login-failures-per-minute", 10, "failed logins allowed per client address and per user name in a burst, regained at this rate per minute; beyond it 429")
 	llmURL := fs.String("llm-url", "", "OpenAI-compatible chat API base URL for generated answers (default: extractive answers)")
 	llmModel := fs.String("llm-model", "", "model name for --llm-url")
 	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
@@ -126,7 +131,10 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := engine.Options{Dir: *data, Logger: log}
+	if *ingestWorkers < 0 || *maxIngests < 1 || *maxJobs < 1 || *maxJobsOwner < 1 || *loginFailures < 1 {
+		return errors.New("--ingest-workers must be 0 or more; --max-ingests, --max-ingest-jobs, --max-ingest-jobs-per-owner and --login-failures-per-minute at least 1")
+	}
+	opts := engine.Options{Dir: *data, Logger: log, IngestWorkers: *ingestWorkers, MaxIngests: *maxIngests, MaxIngestJobs: *maxJobs, MaxIngestJobsPerOwner: *maxJobsOwner}
 	if !*noEmbed {
 		prov, err := engine.NewModelProviderOptions(*models, *ortLib, engine.ProviderOptions{AllowOutbound: allow, APIKeys: keys, Logger: log})
 		if err != nil {
@@ -166,7 +174,7 @@ func serve(args []string) error {
 	if err != nil {
 		return fmt.Errorf("nlu: %w", err)
 	}
-	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log})
+	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log, LoginFailuresPerMinute: *loginFailures})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

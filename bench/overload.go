@@ -1,0 +1,391 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/server"
+)
+
+// OverloadConfig configures RunOverload. Zero fields take the defaults
+// given.
+type OverloadConfig struct {
+	// Dir is the engine directory ("" = temporary, removed at the end).
+	Dir string
+	// SeedDocs is the size of the searched collection (default 5000).
+	SeedDocs int
+	// JobDocs is the documents of one submitted ingest job (default 2000).
+	JobDocs int
+	// Searchers is the number of concurrent searching clients (default 4).
+	Searchers int
+	// Submitters is the number of clients submitting jobs as fast as they
+	// are accepted (default 4), plus one client of synchronous ingests.
+	Submitters int
+	// Idle and Saturated are the durations of the two phases (default 10 s
+	// and 30 s).
+	Idle, Saturated time.Duration
+	// MaxSubmissions bounds the ingest requests sent (default 2000).
+	MaxSubmissions int
+	// Engine holds the server's bounds (IngestWorkers, MaxIngests,
+	// MaxIngestJobs, MaxIngestJobsPerOwner; zero = the defaults).
+	Engine engine.Options
+}
+
+// OverloadResult is what RunOverload measured.
+type OverloadResult struct {
+	IdleP50, IdleP99, SatP50, SatP99 time.Duration
+	IdleQueries, SatQueries          int
+	SearchErrors                     int
+	JobsAccepted, Jobs429            int
+	SyncOK, Sync429                  int
+	OtherStatus                      map[int]int
+	RetryAfter                       string // a Retry-After value seen
+	RSSBefore, RSSAfter, RSSPeak     int64  // bytes (this process: server and clients)
+	JobsDone, MaxProcessedSeen       int
+}
+
+// RunOverload serves an engine on a loopback port in this process, fills
+// a keyword collection, and measures search latency with cfg.Searchers
+// clients, first idle, then while cfg.Submitters clients submit
+// asynchronous ingest jobs as fast as the server accepts them and one
+// client sends synchronous ingests. It reports search p50/p99 idle and
+// saturated, the 202s and 429s, and the resident memory before and after
+// (of this process, which holds both the server and the clients). The run
+// is bounded in time (Idle + Saturated, then the server is shut down
+// without waiting for queued jobs) and in requests (MaxSubmissions).
+func RunOverload(cfg OverloadConfig, w io.Writer) error {
+	res, err := Overload(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s/%s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "search idle:      p50 %v  p99 %v  (%d queries)\n", res.IdleP50.Round(time.Microsecond), res.IdleP99.Round(time.Microsecond), res.IdleQueries)
+	fmt.Fprintf(w, "search saturated: p50 %v  p99 %v  (%d queries, %d errors)  p99 ratio %.2f\n", res.SatP50.Round(time.Microsecond), res.SatP99.Round(time.Microsecond), res.SatQueries, res.SearchErrors, float64(res.SatP99)/float64(max(res.IdleP99, 1)))
+	fmt.Fprintf(w, "async jobs: %d accepted (202), %d refused (429, Retry-After %s); %d done by the end, largest processed seen while running %d\n", res.JobsAccepted, res.Jobs429, res.RetryAfter, res.JobsDone, res.MaxProcessedSeen)
+	fmt.Fprintf(w, "sync ingests: %d answered 200, %d refused (429)\n", res.SyncOK, res.Sync429)
+	if len(res.OtherStatus) > 0 {
+		fmt.Fprintf(w, "other statuses: %v\n", res.OtherStatus)
+	}
+	fmt.Fprintf(w, "RSS: before %d MiB, after %d MiB, peak %d MiB\n", res.RSSBefore>>20, res.RSSAfter>>20, res.RSSPeak>>20)
+	return nil
+}
+
+// Overload runs the workload of RunOverload and returns its figures.
+func Overload(cfg OverloadConfig) (OverloadResult, error) {
+	if cfg.SeedDocs == 0 {
+		cfg.SeedDocs = 5000
+	}
+	if cfg.JobDocs == 0 {
+		cfg.JobDocs = 2000
+	}
+	if cfg.Searchers == 0 {
+		cfg.Searchers = 4
+	}
+	if cfg.Submitters == 0 {
+		cfg.Submitters = 4
+	}
+	if cfg.Idle == 0 {
+		cfg.Idle = 10 * time.Second
+	}
+	if cfg.Saturated == 0 {
+		cfg.Saturated = 30 * time.Second
+	}
+	if cfg.MaxSubmissions == 0 {
+		cfg.MaxSubmissions = 2000
+	}
+	res := OverloadResult{OtherStatus: map[int]int{}}
+	dir := cfg.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "najdi-overload")
+		if err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	opts := cfg.Engine
+	opts.Dir = dir
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.Open(opts)
+	if err != nil {
+		return res, err
+	}
+	defer eng.Close()
+	srv := server.New(eng, nil, server.Config{Logger: opts.Logger})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	go srv.Serve(ln)
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer func() {
+		// fasthttp's Shutdown waits for keep-alive connections to close.
+		client.CloseIdleConnections()
+		srv.Shutdown()
+	}()
+
+	do := func(method, path, ctype string, body []byte) (int, http.Header, []byte, error) {
+		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		r, err := client.Do(req)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		defer r.Body.Close()
+		b, err := io.ReadAll(r.Body)
+		return r.StatusCode, r.Header, b, err
+	}
+	// Searches go to "overload", ingests to "ingest": the searched
+	// collection keeps its size, so only the load differs between phases.
+	for _, c := range []string{"overload", "ingest"} {
+		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "none"}}`)); err != nil || st != 201 {
+			return res, fmt.Errorf("create collection: %d %s %v", st, b, err)
+		}
+	}
+	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, 1, "s")); err != nil || st != 200 {
+		return res, fmt.Errorf("seed: %d %.300s %v", st, b, err)
+	}
+	res.RSSBefore = rss("VmRSS")
+
+	// search runs the searchers until stop closes and returns latencies.
+	search := func(stop <-chan struct{}) ([]time.Duration, int) {
+		var mu sync.Mutex
+		var lat []time.Duration
+		errs := 0
+		var wg sync.WaitGroup
+		for s := range cfg.Searchers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(s), 99))
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					q := fmt.Sprintf(`{"query": "w%x w%x w%x", "max_results": 10}`, rng.IntN(overloadVocab), rng.IntN(overloadVocab), rng.IntN(overloadVocab))
+					t0 := time.Now()
+					st, _, _, err := do("POST", "/v1/collections/overload/search", "application/json", []byte(q))
+					d := time.Since(t0)
+					mu.Lock()
+					if err != nil || st != 200 {
+						errs++
+					} else {
+						lat = append(lat, d)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		return lat, errs
+	}
+	stop := make(chan struct{})
+	time.AfterFunc(cfg.Idle, func() { close(stop) })
+	idle, errs := search(stop)
+	res.SearchErrors += errs
+	res.IdleQueries = len(idle)
+	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
+
+	// Saturated phase. Job bodies are made up front (the clients share the
+	// CPUs with the server): each submitter cycles through its own.
+	bodies := make([][][]byte, cfg.Submitters)
+	for s := range bodies {
+		for i := range 3 {
+			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
+		}
+	}
+	small := make([][]byte, 10)
+	for i := range small {
+		small[i] = overloadCSV(50, uint64(5000+i), fmt.Sprintf("y%d-", i))
+	}
+	stop = make(chan struct{})
+	var sent atomic.Int64
+	var mu sync.Mutex
+	var jobIDs []string
+	var wg sync.WaitGroup
+	count := func(f func()) { mu.Lock(); f(); mu.Unlock() }
+	for s := range cfg.Submitters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if sent.Add(1) > int64(cfg.MaxSubmissions) {
+					return
+				}
+				st, h, b, err := do("POST", "/v1/collections/ingest/documents?async=true&id_field=id&format=csv", "text/csv", bodies[s][i%len(bodies[s])])
+				var wait time.Duration
+				count(func() {
+					switch {
+					case err != nil:
+						res.OtherStatus[0]++
+					case st == 202:
+						res.JobsAccepted++
+						var m struct {
+							JobID string `json:"job_id"`
+						}
+						if json.Unmarshal(b, &m) == nil {
+							jobIDs = append(jobIDs, m.JobID)
+						}
+					case st == 429:
+						res.Jobs429++
+						res.RetryAfter = h.Get("Retry-After")
+						sec, _ := strconv.Atoi(res.RetryAfter)
+						// Obey Retry-After, but keep knocking within the phase.
+						wait = min(time.Duration(sec)*time.Second, time.Second)
+					default:
+						res.OtherStatus[st]++
+					}
+				})
+				if wait > 0 {
+					select {
+					case <-stop:
+					case <-time.After(wait):
+					}
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() { // synchronous ingests
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if sent.Add(1) > int64(cfg.MaxSubmissions) {
+				return
+			}
+			st, _, _, err := do("POST", "/v1/collections/ingest/documents?id_field=id&format=csv", "text/csv", small[i%len(small)])
+			count(func() {
+				switch {
+				case err != nil:
+					res.OtherStatus[0]++
+				case st == 200:
+					res.SyncOK++
+				case st == 429:
+					res.Sync429++
+				default:
+					res.OtherStatus[st]++
+				}
+			})
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	wg.Add(1)
+	go func() { // job progress and memory
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+			res.RSSPeak = max(res.RSSPeak, rss("VmRSS"))
+			mu.Lock()
+			ids := append([]string(nil), jobIDs...)
+			mu.Unlock()
+			for _, id := range ids {
+				st, err := eng.Job("", "ingest", id)
+				if err == nil && st.Status == "running" && st.Processed > res.MaxProcessedSeen {
+					res.MaxProcessedSeen = st.Processed
+				}
+			}
+		}
+	}()
+	time.Sleep(time.Second) // let the queue fill before timing searches
+	stopSearch := make(chan struct{})
+	time.AfterFunc(cfg.Saturated, func() { close(stopSearch) })
+	sat, errs := search(stopSearch)
+	close(stop)
+	wg.Wait()
+	res.SearchErrors += errs
+	res.SatQueries = len(sat)
+	res.SatP50, res.SatP99 = percentile(sat, 0.50), percentile(sat, 0.99)
+	for _, id := range jobIDs {
+		if st, err := eng.Job("", "ingest", id); err == nil && st.Status == "done" {
+			res.JobsDone++
+		}
+	}
+	res.RSSAfter = rss("VmRSS")
+	res.RSSPeak = max(res.RSSPeak, res.RSSAfter)
+	return res, nil
+}
+
+// overloadVocab is the number of distinct words of the generated records.
+const overloadVocab = 50000
+
+// overloadCSV returns rows records "id,body" of 200 words each, ids
+// prefixed by prefix.
+func overloadCSV(rows int, seed uint64, prefix string) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var b bytes.Buffer
+	b.WriteString("id,body\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "%s%d,", prefix, i)
+		for j := range 200 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "w%x", rng.IntN(overloadVocab))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// rss reads a memory figure (VmRSS, VmHWM) of this process in bytes.
+func rss(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n << 10
+			}
+		}
+	}
+	return 0
+}

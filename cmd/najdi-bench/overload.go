@@ -1,0 +1,32 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"github.com/najdi/najdi/bench"
+)
+
+// runOverload measures search latency idle and while ingestion is
+// saturated, on a loopback server in this process, and counts the 429s.
+func runOverload(args []string) error {
+	fs := flag.NewFlagSet("overload", flag.ContinueOnError)
+	var cfg bench.OverloadConfig
+	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (default: a temporary one)")
+	fs.IntVar(&cfg.SeedDocs, "seed-docs", 5000, "documents of the searched collection")
+	fs.IntVar(&cfg.JobDocs, "job-docs", 2000, "documents per submitted async job")
+	fs.IntVar(&cfg.Searchers, "searchers", 4, "concurrent searching clients")
+	fs.IntVar(&cfg.Submitters, "submitters", 4, "clients submitting async jobs (plus one of sync ingests)")
+	fs.DurationVar(&cfg.Idle, "idle", 10*time.Second, "idle phase duration")
+	fs.DurationVar(&cfg.Saturated, "saturated", 30*time.Second, "saturated phase duration")
+	fs.IntVar(&cfg.MaxSubmissions, "max-submissions", 2000, "bound on the ingest requests sent")
+	fs.IntVar(&cfg.Engine.IngestWorkers, "ingest-workers", 0, "server --ingest-workers (0: default)")
+	fs.IntVar(&cfg.Engine.MaxIngests, "max-ingests", 0, "server --max-ingests (0: default)")
+	fs.IntVar(&cfg.Engine.MaxIngestJobs, "max-ingest-jobs", 0, "server --max-ingest-jobs (0: default)")
+	fs.IntVar(&cfg.Engine.MaxIngestJobsPerOwner, "max-ingest-jobs-per-owner", 0, "server --max-ingest-jobs-per-owner (0: default)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return bench.RunOverload(cfg, os.Stdout)
+}
