@@ -34,7 +34,7 @@ test: models dictionaries
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
 	@# The vector index on the kernel tiers this CPU would not pick (x/sys/cpu reads GODEBUG):
 	@# AVX2 on an AVX-512 machine, and the generic Go kernel everywhere.
-	GODEBUG=cpu.avx512=off $(GO) test -count=1 ./vector
+	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./vector
 	GODEBUG=cpu.avx2=off $(GO) test -count=1 -run 'Kernel|Exact|Filtered|Edges|Reuses|RealRecall|Merge|Concurrent' ./vector
 
 ## model-long: the engine's model-based test over MODEL_SEEDS seeds of MODEL_OPS operations (default 1,000,000 operations; NAJDI_MODEL_SEED picks the first seed)

@@ -30,7 +30,7 @@ func int8Kernels() []int8Kernel {
 }
 
 // TestKernelHonoursGODEBUG checks that GODEBUG=cpu.avx2=off and
-// cpu.avx512=off (read by x/sys/cpu) force the lower kernel tiers, which is
+// cpu.avx512f=off (read by x/sys/cpu) force the lower kernel tiers, which is
 // how `make test` runs the index tests on the kernels this CPU would not
 // pick: the generic one everywhere, and AVX2 on an AVX-512 machine.
 func TestKernelHonoursGODEBUG(t *testing.T) {
@@ -41,9 +41,9 @@ func TestKernelHonoursGODEBUG(t *testing.T) {
 		if Kernel() != "generic" {
 			t.Errorf("cpu.avx2=off: kernel %s, want generic", Kernel())
 		}
-	case strings.Contains(debug, "cpu.avx512=off"):
+	case strings.Contains(debug, "cpu.avx512f=off"):
 		if Kernel() != "avx2" && Kernel() != "generic" {
-			t.Errorf("cpu.avx512=off: kernel %s, want avx2", Kernel())
+			t.Errorf("cpu.avx512f=off: kernel %s, want avx2", Kernel())
 		}
 	}
 }
