@@ -153,6 +153,36 @@ func identifierTerms(an *text.Analyzer, q string) [][]string {
 	return out
 }
 
+// rareIdentifiers keeps the identifiers of a query of nterms distinct
+// terms that decide its ranking: identifiers rare in the corpus of n
+// documents (one of their terms is in at most max(rareMinDocs,
+// n/rareShare) documents), in a query that is mostly about them (their
+// terms are at least a third of the query's). A unique code names one
+// thing, and its exact matches belong first; a frequent one (a gene name
+// throughout a biomedical corpus), or one in a long sentence about
+// something else, is ranked by the fused score like any other word.
+func rareIdentifiers(ids [][]string, nterms int, n uint64, df func(term string) uint64) [][]string {
+	limit := max(rareMinDocs, n/rareShare)
+	var out [][]string
+	idTerms := 0
+	for _, terms := range ids {
+		if slices.ContainsFunc(terms, func(t string) bool { return df(t) <= limit }) {
+			out = append(out, terms)
+			idTerms += len(terms)
+		}
+	}
+	if 3*idTerms < nterms {
+		return nil
+	}
+	return out
+}
+
+// The rareness bound of rareIdentifiers.
+const (
+	rareMinDocs = 3
+	rareShare   = 1000
+)
+
 // exactDocs returns the documents of a text index that hold every term of
 // every identifier, nil when there are no identifiers.
 func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {

@@ -456,6 +456,13 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		qt.weights[t] = float64(idf)
 		qt.max += float64(w) * float64(rk.K1+1)
 	}
+	qt.ids = rareIdentifiers(qt.ids, len(order), n, func(t string) uint64 {
+		var df uint64
+		for _, s := range segs {
+			df += uint64(s.Text.DocFreq(t))
+		}
+		return df
+	})
 	return qt
 }
 
