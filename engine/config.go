@@ -210,23 +210,24 @@ func ParseCollectionConfig(body []byte) (CollectionConfig, error) {
 	if err := decodeRequest("collection configuration", body, &cfg); err != nil {
 		return cfg, err
 	}
-	var sent struct {
-		SummaryConfig struct {
-			MaxTokens *int `json:"max_tokens"`
-		} `json:"summary_config"`
-	}
-	_ = json.Unmarshal(body, &sent) // valid: decoded above
-	if err := checkMaxTokens(sent.SummaryConfig.MaxTokens); err != nil {
+	if err := checkMaxTokens(body); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
 }
 
-// checkMaxTokens rejects a summary_config.max_tokens sent with a value
-// below 1: omitting it selects the default, 0 is not a way to say so.
-func checkMaxTokens(n *int) error {
-	if n != nil && *n < 1 {
-		return invalidField("summary_config.max_tokens", "must be a positive integer, got %d (omit it for the default)", *n)
+// checkMaxTokens rejects a summary_config.max_tokens below 1 sent in a
+// JSON body that has been decoded already (an omitted value means the
+// default; the decoded struct cannot tell 0 from omitted).
+func checkMaxTokens(body []byte) error {
+	var sent struct {
+		SummaryConfig *struct {
+			MaxTokens *int `json:"max_tokens"`
+		} `json:"summary_config"`
+	}
+	_ = json.Unmarshal(body, &sent) // valid: decoded before
+	if sc := sent.SummaryConfig; sc != nil && sc.MaxTokens != nil && *sc.MaxTokens < 1 {
+		return invalidField("summary_config.max_tokens", "must be a positive integer, got %d (omit it for the default)", *sc.MaxTokens)
 	}
 	return nil
 }

@@ -65,16 +65,8 @@ func ParseSearchRequest(body []byte) (SearchRequest, error) {
 	if err := decodeRequest("search request", body, &r); err != nil {
 		return r, err
 	}
-	if r.SummaryConfig != nil {
-		var sent struct {
-			SummaryConfig struct {
-				MaxTokens *int `json:"max_tokens"`
-			} `json:"summary_config"`
-		}
-		_ = json.Unmarshal(body, &sent) // valid: decoded above
-		if err := checkMaxTokens(sent.SummaryConfig.MaxTokens); err != nil {
-			return r, err
-		}
+	if err := checkMaxTokens(body); err != nil {
+		return r, err
 	}
 	return r, nil
 }

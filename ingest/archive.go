@@ -347,9 +347,13 @@ func (d *xmlReader) RawToken() (xml.Token, error) {
 }
 
 // Skip is xml.Decoder's Skip through the metered Token.
-func (d *xmlReader) Skip() error {
+func (d *xmlReader) Skip() error { return skipElement(d.Token) }
+
+// skipElement reads tokens with next until the end of an element already
+// started.
+func skipElement(next func() (xml.Token, error)) error {
 	for depth := 1; depth > 0; {
-		tok, err := d.Token()
+		tok, err := next()
 		if err != nil {
 			return err
 		}

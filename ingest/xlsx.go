@@ -372,19 +372,7 @@ func (x *xlsxReader) sheetCorrupt(err error) error {
 // xlsxSkip skips the rest of an element already started, reading raw
 // tokens like the rest of the sheet reader.
 func xlsxSkip(dec *xmlReader) error {
-	for depth := 1; depth > 0; {
-		tok, err := xlsxInner(dec)
-		if err != nil {
-			return err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			depth--
-		}
-	}
-	return nil
+	return skipElement(func() (xml.Token, error) { return xlsxInner(dec) })
 }
 
 // xlsxStyle is how a cell style shows numbers.
