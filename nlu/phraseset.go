@@ -74,6 +74,11 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 		if strings.TrimSpace(p.Text) == "" {
 			return ps, fmt.Errorf("%w: phrases[%d].text: required", ErrInvalid, i)
 		}
+		for j, syn := range p.Synonyms {
+			if strings.TrimSpace(syn) == "" {
+				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: must be a non-blank string", ErrInvalid, i, j)
+			}
+		}
 		if len(p.Value) > 0 && !json.Valid(p.Value) {
 			return ps, fmt.Errorf("%w: phrases[%d].value: invalid JSON", ErrInvalid, i)
 		}

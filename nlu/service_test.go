@@ -288,6 +288,8 @@ func TestPhraseSetValidation(t *testing.T) {
 		{`{"name": "x", "language": "de", "phrases": [{"text": "a"}]}`, "language"},
 		{`{"name": "x", "phrase_set_id": "p", "phrases": [{"text": "a"}]}`, "phrase_set_id"},
 		{`{"name": "x", "phrases": [{"text": "a", "syn": []}]}`, `"syn"`},
+		{`{"name": "x", "phrases": [{"text": "a", "synonyms": [null]}]}`, "phrases[0].synonyms[0]"},
+		{`{"name": "x", "phrases": [{"text": "a"}, {"text": "b", "synonyms": ["c", " "]}]}`, "phrases[1].synonyms[1]"},
 	}
 	for _, tt := range tests {
 		_, err := s.CreatePhraseSet(context.Background(), "alice", []byte(tt.body))
