@@ -76,7 +76,7 @@ fuzz:
 		done; done
 
 ## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
-schemathesis:
+schemathesis: models
 	@scripts/schemathesis.sh
 
 clean:

@@ -3,7 +3,7 @@
 # OpenAPI document (/v1/openapi.json).
 #
 # Installs schemathesis from PyPI into a venv under $NAJDI_CACHE (once),
-# builds najdi, starts it on a free loopback port with --no-embeddings and
+# builds najdi, starts it on a free loopback port with the default model and
 # a fresh data directory, and runs schemathesis against it, bounded by
 # SCHEMATHESIS_MAX_EXAMPLES per operation (default 25) and
 # SCHEMATHESIS_TIME_LIMIT seconds overall (default 300). Extra arguments go
@@ -37,7 +37,12 @@ data="$(mktemp -d)"
 log="$data.log"
 users="$data.users"
 printf '%s:%s:user\n' "$user" "$(printf '%s\n' "$pass" | ./bin/najdi hash-password)" >"$users"
-./bin/najdi serve --addr "127.0.0.1:$port" --data "$data" --no-embeddings --users "$users" >"$log" 2>&1 &
+# With the default embedding model (make models), so that a collection
+# config with every default is valid. The failed-login limit is raised:
+# schemathesis checks that wrong credentials get 401, many times over,
+# while the limiter (tested in server/overload_e2e_test.go) would answer
+# 429 after ten.
+./bin/najdi serve --addr "127.0.0.1:$port" --data "$data" --users "$users" --login-failures-per-minute 1000000 >"$log" 2>&1 &
 pid=$!
 cleanup() {
 	kill "$pid" 2>/dev/null || true
