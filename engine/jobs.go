@@ -65,13 +65,17 @@ type job struct {
 // jobRecord is the stored form of a job: its status and the request
 // without its data (stored under jobDataKeyPrefix).
 type jobRecord struct {
-	Owner       string    `json:"owner"`
-	Status      JobStatus `json:"status"`
-	Format      string    `json:"format,omitempty"`
-	ContentType string    `json:"content_type,omitempty"`
-	FileName    string    `json:"file_name,omitempty"`
-	DocumentID  string    `json:"document_id,omitempty"`
-	IDField     string    `json:"id_field,omitempty"`
+	Owner  string    `json:"owner"`
+	Status JobStatus `json:"status"`
+	// CollectionNum is the internal number of the collection the job
+	// ingests into: a job of a deleted collection is not one of a new
+	// collection of the same id.
+	CollectionNum uint32 `json:"collection_num,omitempty"`
+	Format        string `json:"format,omitempty"`
+	ContentType   string `json:"content_type,omitempty"`
+	FileName      string `json:"file_name,omitempty"`
+	DocumentID    string `json:"document_id,omitempty"`
+	IDField       string `json:"id_field,omitempty"`
 	// Envelope marks data holding the JSON of IngestRequest.Documents.
 	Envelope bool `json:"envelope,omitempty"`
 }
@@ -83,20 +87,22 @@ func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}, perOwne
 // MaxIngestJobs jobs, or MaxIngestJobsPerOwner jobs of the owner, are
 // queued or running, it fails with ErrBusy and stores nothing.
 func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, error) {
-	if _, err := e.collection(owner, coll); err != nil {
+	c, err := e.collection(owner, coll)
+	if err != nil {
 		return "", err
 	}
 	if e.closed() {
 		return "", ErrClosed
 	}
 	rec := jobRecord{
-		Owner:       owner,
-		Status:      JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: time.Now().UTC()},
-		Format:      req.Format,
-		ContentType: req.ContentType,
-		FileName:    req.FileName,
-		DocumentID:  req.DocumentID,
-		IDField:     req.IDField,
+		Owner:         owner,
+		CollectionNum: c.num,
+		Status:        JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: time.Now().UTC()},
+		Format:        req.Format,
+		ContentType:   req.ContentType,
+		FileName:      req.FileName,
+		DocumentID:    req.DocumentID,
+		IDField:       req.IDField,
 	}
 	j := &job{rec: rec}
 	if err := e.jobs.admit(j, e.opts.MaxIngestJobs, e.opts.MaxIngestJobsPerOwner, false); err != nil {
@@ -275,10 +281,14 @@ func (e *Engine) loadJobs() error {
 
 // Job returns the status of an ingest job of the owner's collection.
 func (e *Engine) Job(owner, coll, id string) (JobStatus, error) {
+	c, err := e.collection(owner, coll)
+	if err != nil {
+		return JobStatus{}, err
+	}
 	e.jobs.mu.Lock()
 	defer e.jobs.mu.Unlock()
 	j, ok := e.jobs.jobs[id]
-	if !ok || j.rec.Owner != owner || j.rec.Status.CollectionID != coll {
+	if !ok || j.rec.Owner != owner || j.rec.Status.CollectionID != coll || (j.rec.CollectionNum != 0 && j.rec.CollectionNum != c.num) {
 		return JobStatus{}, notFoundf("job %q not found in collection %q", id, coll)
 	}
 	return j.rec.Status, nil
