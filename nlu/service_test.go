@@ -478,13 +478,13 @@ func TestMicroserviceErrors(t *testing.T) {
 // allowed answers analysis with the reason.
 func TestMicroserviceAllowList(t *testing.T) {
 	srv := echoService(t, nil)
-	s, st := newTestService(t, Options{})
+	s, _ := newTestService(t, Options{})
 	_, err := s.CreateModel(context.Background(), "alice", []byte(microBody("m", srv.URL)))
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--allow-outbound") {
 		t.Fatalf("no allow-list: err %v, want ErrInvalid naming --allow-outbound", err)
 	}
 	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
-	s, st = newTestService(t, Options{AllowOutbound: []string{"127.0.0.1:" + port, "*"}})
+	s, st := newTestService(t, Options{AllowOutbound: []string{"127.0.0.1:" + port, "*"}})
 	for _, u := range []string{
 		srv.URL + "/x?y=", srv.URL + "/x#", "http://u:p@127.0.0.1:" + port, "http://2130706433:" + port, "http://0x7f000001:" + port,
 		"http://127.0.0.1:1", "http://[::1]:" + port, "http://[::ffff:127.0.0.1]:" + port, "http://169.254.169.254", "http://10.0.0.1", "http://192.168.1.1",

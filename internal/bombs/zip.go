@@ -35,6 +35,7 @@ func buildZip(entries []entry) []byte {
 		case e.bomb != nil:
 			data := deflate(*e.bomb)
 			fh := &zip.FileHeader{
+				//lint:ignore SA1019 CreateRaw writes the MS-DOS date as given; Modified only fills the extended timestamp
 				Name: e.name, Method: zip.Deflate, Modified: modified, ModifiedDate: msdosDate,
 				CRC32: e.bomb.crc(), CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(e.bomb.size()),
 			}
@@ -58,6 +59,7 @@ func buildZip(entries []entry) []byte {
 			must(err)
 			must(fw.Close())
 			w, err := zw.CreateRaw(&zip.FileHeader{
+				//lint:ignore SA1019 CreateRaw writes the MS-DOS date as given; Modified only fills the extended timestamp
 				Name: e.name, Method: zip.Deflate, Modified: modified, ModifiedDate: msdosDate,
 				CRC32: crc32.ChecksumIEEE(e.body), CompressedSize64: uint64(c.Len()), UncompressedSize64: uint64(len(e.body)),
 			})

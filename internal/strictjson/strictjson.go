@@ -23,9 +23,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"unicode/utf8"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is a decoding error worded for API clients.
