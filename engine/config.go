@@ -110,6 +110,12 @@ type RemoteEmbedding struct {
 	// the older form, accepted only when it names a declared key's
 	// variable: no configuration reads an arbitrary environment variable.
 	APIKeyName string `json:"api_key_name,omitempty"`
+
+	// QueryPrefix and PassagePrefix are prepended to queries and to
+	// document chunks before they are sent (e5 models want "query: " and
+	// "passage: ", bge wants an instruction before queries).
+	QueryPrefix   string `json:"query_prefix,omitempty"`
+	PassagePrefix string `json:"passage_prefix,omitempty"`
 }
 
 // MarshalJSON writes {"model": "name"} or {"model": {remote...}}.
@@ -152,8 +158,13 @@ func (e EmbeddingConfig) Keyword() bool { return e.Remote == nil && e.Model == "
 // Key identifies the embedding method; collections with equal keys have
 // comparable semantic scores.
 func (e EmbeddingConfig) Key() string {
-	if e.Remote != nil {
-		return "remote:" + e.Remote.URL + "#" + e.Remote.Model
+	if r := e.Remote; r != nil {
+		k := "remote:" + r.URL + "#" + r.Model
+		if r.QueryPrefix != "" || r.PassagePrefix != "" {
+			// Other prefixes give other vectors.
+			k += fmt.Sprintf("#%q#%q", r.QueryPrefix, r.PassagePrefix)
+		}
+		return k
 	}
 	return e.Model
 }

@@ -156,14 +156,15 @@ func (p *ModelProvider) remoteEmbedder(r *RemoteEmbedding) (Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := fmt.Sprintf("%s|%s|%d|%s|%s|%d|%d", base, r.Model, r.Dims, r.APIKeyName, r.APIKeyEnv, r.TimeoutMS, r.BatchSize)
+	key := fmt.Sprintf("%s|%s|%d|%s|%s|%d|%d|%q|%q", base, r.Model, r.Dims, r.APIKeyName, r.APIKeyEnv, r.TimeoutMS, r.BatchSize, r.QueryPrefix, r.PassagePrefix)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if m, ok := p.remote[key]; ok {
 		return m, nil
 	}
 	m, err := embed.NewRemote(embed.RemoteConfig{URL: base.String(), Model: r.Model, Dims: r.Dims, APIKey: apiKey,
-		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, BatchSize: r.BatchSize, Client: p.client, Logger: p.opts.Logger})
+		Timeout: time.Duration(r.TimeoutMS) * time.Millisecond, BatchSize: r.BatchSize, Client: p.client, Logger: p.opts.Logger,
+		QueryPrefix: r.QueryPrefix, PassagePrefix: r.PassagePrefix})
 	if err != nil {
 		return nil, invalidField("embedding_config.model", "%v", err)
 	}

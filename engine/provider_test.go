@@ -106,3 +106,55 @@ func TestRemoteEmbeddingKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteEmbeddingPrefixes checks that query_prefix and passage_prefix
+// of a remote model reach the endpoint (they answered 400 before), parsed
+// from a collection configuration as a client sends it.
+func TestRemoteEmbeddingPrefixes(t *testing.T) {
+	var mu sync.Mutex
+	var inputs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		inputs = append(inputs, req.Input...)
+		mu.Unlock()
+		var data []any
+		for i := range req.Input {
+			data = append(data, map[string]any{"index": i, "embedding": []float32{1, 0}})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	cfg, err := ParseCollectionConfig([]byte(`{"embedding_config": {"model": {"url": "` + srv.URL + `", "model": "e5", "dims": 2,
+		"query_prefix": "query: ", "passage_prefix": "passage: "}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newModelProvider(nil, ProviderOptions{AllowOutbound: []string{strings.TrimPrefix(srv.URL, "http://")}})
+	emb, err := p.Embedder(cfg.EmbeddingConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := emb.EmbedQueries(ctx, []string{"where"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := emb.EmbedPassages(ctx, []string{"here"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(inputs, "|") != "query: where|passage: here" {
+		t.Errorf("the endpoint received %q", inputs)
+	}
+	plain := EmbeddingConfig{Remote: &RemoteEmbedding{URL: srv.URL, Model: "e5"}}
+	if cfg.EmbeddingConfig.Key() == plain.Key() {
+		t.Errorf("prefixes do not change the embedding key %q: vectors would be compared across them", plain.Key())
+	}
+}
