@@ -20,7 +20,7 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Fatalf("read the server's memory figures (Linux /proc): %v", err)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
