@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -218,6 +217,6 @@ func tier(hits []*hit) {
 		} else {
 			h.score /= 2
 		}
-		h.score = math.Round(h.score*1e6) / 1e6
+		h.score = round6(h.score)
 	}
 }

@@ -559,7 +559,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 			h.sem = rk.semanticScore(h.bestCh[0].cos)
 		}
 		h.score = rk.fuse(h.key, h.sem, keywordOn, qvec != nil)
-		h.score = math.Round(h.score*1e6) / 1e6
+		h.score = round6(h.score)
 		h.byKey = h.byKey || h.exact
 	}
 	keep := out[:0]

@@ -251,21 +251,29 @@ func searchable(rec *collRecord, typ string) bool {
 	return !ok || (t != FieldEnum && t != FieldNumber)
 }
 
+// fieldType returns the type field f takes in rec: declared or inferred
+// before, else as this ingest's documents typed it (checkDoc), else as
+// inferred from f itself ("" when f holds only nulls).
+func (w *writer) fieldType(rec *collRecord, f fieldInput) string {
+	if typ, ok := fieldTypeOf(rec, f.name); ok {
+		return typ
+	}
+	if typ := w.types[f.name]; typ != "" {
+		return typ
+	}
+	return inferType(f)
+}
+
 // fieldText returns the searchable text of field f of d: its string
-// values joined, when its type (declared, inferred before, or as it will
-// be inferred) is text or enum_text and d has no section of the same name
-// holding it already; "" otherwise.
-func fieldText(rec *collRecord, d pendingDoc, f fieldInput) string {
+// values joined, when its type is text or enum_text and d has no section
+// of the same name holding it already; "" otherwise.
+func (w *writer) fieldText(rec *collRecord, d pendingDoc, f fieldInput) string {
 	for _, s := range d.sections {
 		if s.Type == f.name {
 			return ""
 		}
 	}
-	typ, ok := fieldTypeOf(rec, f.name)
-	if !ok {
-		typ = inferType(f)
-	}
-	if typ != FieldText && typ != FieldEnumText {
+	if typ := w.fieldType(rec, f); typ != FieldText && typ != FieldEnumText {
 		return ""
 	}
 	var parts []string
@@ -321,7 +329,7 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 		// record's properties are sections already). Their chunks point
 		// past the sections: they give semantic evidence, not passages.
 		for fi, f := range d.fields {
-			content := fieldText(&rec, d, f)
+			content := w.fieldText(&rec, d, f)
 			if content == "" {
 				continue
 			}
@@ -374,13 +382,9 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 		local := uint32(i)
 		stored := storedDoc{Sections: d.sections}
 		for _, f := range d.fields {
-			typ, ok := fieldTypeOf(&w.rec, f.name)
-			if !ok {
-				// As checkDoc typed it over the documents read so far.
-				typ = w.types[f.name]
-				if typ == "" {
-					typ = inferType(f)
-				}
+			_, known := fieldTypeOf(&w.rec, f.name)
+			typ := w.fieldType(&w.rec, f)
+			if !known {
 				if typ == "" {
 					continue // only nulls so far: infer on the first real value
 				}
