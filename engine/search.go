@@ -434,11 +434,13 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		avg = float32(total / float64(n))
 	}
 	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: avg}
+	dfs := make(map[string]uint64, len(order))
 	for _, t := range order {
 		var df uint64
 		for _, s := range segs {
 			df += uint64(s.Text.DocFreq(t))
 		}
+		dfs[t] = df
 		idf := invindex.BM25IDF(max(n, 1), df)
 		if df == 0 {
 			idf = invindex.BM25IDF(max(n, 1), 0)
@@ -448,13 +450,8 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		qt.weights[t] = float64(idf)
 		qt.max += float64(w) * float64(rk.K1+1)
 	}
-	qt.ids = rareIdentifiers(qt.ids, len(order), n, func(t string) uint64 {
-		var df uint64
-		for _, s := range segs {
-			df += uint64(s.Text.DocFreq(t))
-		}
-		return df
-	})
+	// An identifier's terms are terms of the query (same analyzer).
+	qt.ids = rareIdentifiers(qt.ids, len(order), n, func(t string) uint64 { return dfs[t] })
 	return qt
 }
 
