@@ -21,6 +21,7 @@ func runOverload(args []string) error {
 	fs.DurationVar(&cfg.Idle, "idle", 10*time.Second, "idle phase duration")
 	fs.DurationVar(&cfg.Saturated, "saturated", 30*time.Second, "saturated phase duration")
 	fs.IntVar(&cfg.MaxSubmissions, "max-submissions", 2000, "bound on the ingest requests sent")
+	fs.StringVar(&cfg.ProfileDir, "profile", "", "directory for CPU, mutex, block profiles and an execution trace of the saturated phase")
 	fs.IntVar(&cfg.Engine.IngestWorkers, "ingest-workers", 0, "server --ingest-workers (0: default)")
 	fs.IntVar(&cfg.Engine.MaxIngests, "max-ingests", 0, "server --max-ingests (0: default)")
 	fs.IntVar(&cfg.Engine.MaxIngestJobs, "max-ingest-jobs", 0, "server --max-ingest-jobs (0: default)")
