@@ -50,6 +50,11 @@ type OverloadConfig struct {
 	// Engine holds the server's bounds (IngestWorkers, MaxIngests,
 	// MaxIngestJobs, MaxIngestJobsPerOwner; zero = the defaults).
 	Engine engine.Options
+	// Model is the embedding model of both collections ("" = none: keyword
+	// only), loaded from Models with the ONNX Runtime at ORTLib.
+	Model, Models, ORTLib string
+	// Words is the number of words of each generated record (default 200).
+	Words int
 	// ProfileDir, if set, receives profiles of the saturated phase:
 	// cpu.pprof (the whole phase), trace.out (its first 5 s), mutex.pprof
 	// and block.pprof.
@@ -79,6 +84,10 @@ type OverloadResult struct {
 	RSSBefore, RSSAfter, RSSPeak     int64  // bytes (this process: server and clients)
 	JobsDone, MaxProcessedSeen       int
 	Idle, Sat                        phaseStats
+	// RSSSamples and HeapSamples are the resident memory and the Go heap
+	// (live and garbage not yet collected) every second of the saturated
+	// phase, in bytes.
+	RSSSamples, HeapSamples []int64
 }
 
 // RunOverload serves an engine on a loopback port in this process, fills
@@ -112,6 +121,8 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		fmt.Fprintf(w, "other statuses: %v\n", res.OtherStatus)
 	}
 	fmt.Fprintf(w, "RSS: before %d MiB, after %d MiB, peak %d MiB\n", res.RSSBefore>>20, res.RSSAfter>>20, res.RSSPeak>>20)
+	fmt.Fprintf(w, "RSS every second while saturated (MiB): %s\n", mibs(res.RSSSamples))
+	fmt.Fprintf(w, "Go heap every second while saturated (MiB): %s\n", mibs(res.HeapSamples))
 	return nil
 }
 
@@ -138,6 +149,13 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	if cfg.MaxSubmissions == 0 {
 		cfg.MaxSubmissions = 2000
 	}
+	if cfg.Words == 0 {
+		cfg.Words = 200
+	}
+	model := cfg.Model
+	if model == "" {
+		model = "none"
+	}
 	res := OverloadResult{OtherStatus: map[int]int{}}
 	dir := cfg.Dir
 	if dir == "" {
@@ -151,6 +169,13 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	opts := cfg.Engine
 	opts.Dir = dir
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.Model != "" && opts.Embedders == nil {
+		prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+		if err != nil {
+			return res, err
+		}
+		opts.Embedders = prov
+	}
 	eng, err := engine.Open(opts)
 	if err != nil {
 		return res, err
@@ -189,11 +214,11 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	// Searches go to "overload", ingests to "ingest": the searched
 	// collection keeps its size, so only the load differs between phases.
 	for _, c := range []string{"overload", "ingest"} {
-		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "none"}}`)); err != nil || st != 201 {
+		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "`+model+`"}}`)); err != nil || st != 201 {
 			return res, fmt.Errorf("create collection: %d %s %v", st, b, err)
 		}
 	}
-	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, 1, "s")); err != nil || st != 200 {
+	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, cfg.Words, 1, "s")); err != nil || st != 200 {
 		return res, fmt.Errorf("seed: %d %.300s %v", st, b, err)
 	}
 	res.RSSBefore = rss("VmRSS")
@@ -255,12 +280,12 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	bodies := make([][][]byte, cfg.Submitters)
 	for s := range bodies {
 		for i := range 3 {
-			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
+			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
 		}
 	}
 	small := make([][]byte, 10)
 	for i := range small {
-		small[i] = overloadCSV(50, uint64(5000+i), fmt.Sprintf("y%d-", i))
+		small[i] = overloadCSV(50, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
 	}
 	stop = make(chan struct{})
 	var sent atomic.Int64
@@ -345,13 +370,22 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	wg.Add(1)
 	go func() { // job progress and memory
 		defer wg.Done()
+		last := time.Now()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-time.After(250 * time.Millisecond):
 			}
-			res.RSSPeak = max(res.RSSPeak, rss("VmRSS"))
+			r := rss("VmRSS")
+			res.RSSPeak = max(res.RSSPeak, r)
+			if time.Since(last) >= time.Second {
+				last = time.Now()
+				mu.Lock()
+				res.RSSSamples = append(res.RSSSamples, r)
+				res.HeapSamples = append(res.HeapSamples, heapBytes())
+				mu.Unlock()
+			}
 			mu.Lock()
 			ids := append([]string(nil), jobIDs...)
 			mu.Unlock()
@@ -394,15 +428,15 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 // overloadVocab is the number of distinct words of the generated records.
 const overloadVocab = 50000
 
-// overloadCSV returns rows records "id,body" of 200 words each, ids
+// overloadCSV returns rows records "id,body" of words words each, ids
 // prefixed by prefix.
-func overloadCSV(rows int, seed uint64, prefix string) []byte {
+func overloadCSV(rows, words int, seed uint64, prefix string) []byte {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var b bytes.Buffer
 	b.WriteString("id,body\n")
 	for i := range rows {
 		fmt.Fprintf(&b, "%s%d,", prefix, i)
-		for j := range 200 {
+		for j := range words {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
@@ -512,9 +546,29 @@ func processCPU() float64 {
 	return (u + k) / 100 // clock ticks (USER_HZ = 100 on Linux)
 }
 
+// heapBytes returns the bytes of the Go heap's objects (live and not yet
+// collected).
+func heapBytes() int64 {
+	ms := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(ms)
+	return int64(ms[0].Value.Uint64())
+}
+
+// mibs formats byte counts in MiB.
+func mibs(b []int64) string {
+	var sb strings.Builder
+	for i, x := range b {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%d", x>>20)
+	}
+	return sb.String()
+}
+
 // startProfiles starts a CPU profile and a 5 s execution trace in dir and
 // enables mutex and block profiling; the returned func writes the mutex
-// and block profiles and stops everything. An empty dir profiles nothing.
+// and block profiles and a heap profile and stops everything. An empty dir profiles nothing.
 func startProfiles(dir string) (func() error, error) {
 	if dir == "" {
 		return func() error { return nil }, nil
@@ -548,7 +602,7 @@ func startProfiles(dir string) (func() error, error) {
 		runtime.SetMutexProfileFraction(0)
 		runtime.SetBlockProfileRate(0)
 		errs := []error{cpu.Close(), tf.Close()}
-		for _, name := range []string{"mutex", "block"} {
+		for _, name := range []string{"mutex", "block", "heap"} {
 			f, err := os.Create(filepath.Join(dir, name+".pprof"))
 			if err != nil {
 				return fmt.Errorf("%s profile: %w", name, err)
