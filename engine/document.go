@@ -48,6 +48,9 @@ type IngestRequest struct {
 	// documents without one deterministic, so a resumed job replaces the
 	// documents it already stored instead of adding them again.
 	jobID string
+	// turn, set by a job that waited for its ingest turn before reading
+	// its upload, is used instead of waiting for one.
+	turn *ingestTurn
 }
 
 // DocumentInput is one document of the JSON envelope.
@@ -137,11 +140,13 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 	if err != nil {
 		return IngestResult{}, err
 	}
-	turn, err := e.ingestTurn(ctx, req.jobID != "")
-	if err != nil {
-		return IngestResult{}, err
+	turn := req.turn
+	if turn == nil {
+		if turn, err = e.ingestTurn(ctx, req.jobID != ""); err != nil {
+			return IngestResult{}, err
+		}
+		defer turn.release()
 	}
-	defer turn.release()
 	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID, turn: turn}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
