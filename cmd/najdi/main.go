@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -74,6 +75,7 @@ func serve(args []string) error {
 	ingestWorkers := fs.Int("ingest-workers", 0, "ingests that parse, analyze and embed at once (0: max(1, CPUs-1), leaving a CPU to searches)")
 	embedThreads := fs.Int("embed-threads", 0, "ONNX Runtime threads with which ingests embed passages (0: max(1, CPUs-1), leaving a CPU to searches)")
 	queryEmbedThreads := fs.Int("query-embed-threads", 0, "ONNX Runtime threads with which searches embed queries, in a session of their own (0: CPUs)")
+	memLimit := fs.String("memory-limit", "", "soft limit of the Go heap and runtime memory (e.g. 1GiB): the garbage collector works harder near it, so resident memory stays under it while the data fits (empty: the GOMEMLIMIT environment variable, else none)")
 	maxIngests := fs.Int("max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
 	maxJobs := fs.Int("max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
 	maxJobsOwner := fs.Int("max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
@@ -132,6 +134,16 @@ func serve(args []string) error {
 	keys, err := secrets.keys()
 	if err != nil {
 		return err
+	}
+	if *memLimit != "" {
+		n, err := parseSize(*memLimit)
+		if err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
+		if n == 0 {
+			return errors.New("--memory-limit: want a positive size such as 1GiB")
+		}
+		debug.SetMemoryLimit(n)
 	}
 	if *embedThreads < 0 || *queryEmbedThreads < 0 {
 		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
