@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/najdi/najdi/vector"
@@ -135,3 +136,49 @@ func tier(hits []*hit) {
 }
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+// scoreHits calibrates and fuses the evidence of each candidate (its best
+// chunk first) and drops the candidates scoring 0. keyword and semantic
+// tell which retrievers ran (see fuse).
+func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
+	for _, h := range hs {
+		if len(h.bestCh) > 0 {
+			slices.SortFunc(h.bestCh, func(a, b chunkHit) int {
+				if a.cos != b.cos {
+					if a.cos > b.cos {
+						return -1
+					}
+					return 1
+				}
+				return int(a.id) - int(b.id)
+			})
+			h.sem = r.semanticScore(h.bestCh[0].cos)
+		}
+		h.score = r.fuse(h.key, h.sem, keyword, semantic)
+		h.score = round6(h.score)
+		h.byKey = h.byKey || h.exact
+	}
+	keep := hs[:0]
+	for _, h := range hs {
+		if h.score > 0 {
+			keep = append(keep, h)
+		}
+	}
+	return keep
+}
+
+// rankHits orders the candidates of every collection: exact identifier
+// matches first (tier), then by score, collection id and document id.
+func rankHits(all []*hit) {
+	tier(all)
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.c.id != b.c.id {
+			return a.c.id < b.c.id
+		}
+		return a.docID < b.docID
+	})
+}

@@ -21,6 +21,33 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err := e.restoreQuery(p); err != nil {
 		return nil, err
 	}
+	qvec, err := e.queryVector(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	p.stats = nil
+	for _, c := range p.colls {
+		p.stats = append(p.stats, c.snapshot()...)
+	}
+	var all []*hit
+	for _, c := range p.colls {
+		hs, err := e.retrieveCollection(p, c, qvec)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, hs...)
+	}
+	rankHits(all)
+	if len(all) > p.max {
+		all = all[:p.max]
+	}
+	return all, nil
+}
+
+// queryVector embeds the query when the collections search semantically.
+// Collections searched together must share their embedding model, so that
+// their semantic scores are comparable; nil means keyword only.
+func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 	var semKey string
 	useSem := false
 	if p.query != "" {
@@ -36,45 +63,18 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 			}
 		}
 	}
-	var qvec []float32
-	if useSem {
-		emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
-		if err != nil {
-			return nil, err
-		}
-		vs, err := e.embedQueries(ctx, emb, []string{p.query})
-		if err != nil {
-			return nil, err
-		}
-		qvec = vs[0]
+	if !useSem {
+		return nil, nil
 	}
-	p.stats = nil
-	for _, c := range p.colls {
-		p.stats = append(p.stats, c.snapshot()...)
+	emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
+	if err != nil {
+		return nil, err
 	}
-	var all []*hit
-	for _, c := range p.colls {
-		hs, err := e.retrieveCollection(p, c, qvec)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, hs...)
+	vs, err := e.embedQueries(ctx, emb, []string{p.query})
+	if err != nil {
+		return nil, err
 	}
-	tier(all)
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		if a.c.id != b.c.id {
-			return a.c.id < b.c.id
-		}
-		return a.docID < b.docID
-	})
-	if len(all) > p.max {
-		all = all[:p.max]
-	}
-	return all, nil
+	return vs[0], nil
 }
 
 // hit is one candidate document during search.
@@ -105,117 +105,151 @@ type docKey struct {
 	local uint32
 }
 
+// retrieveCollection finds the candidates of one collection, in stage
+// order: the allowed documents, keyword candidates, semantic candidates,
+// exact identifier matches, then the evidence of the retriever that missed
+// a candidate. It returns them scored (rank.go), without those scoring 0.
 func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*hit, error) {
 	segs := c.snapshot()
+	allow, err := allowed(p.flt, segs)
+	if err != nil {
+		return nil, err
+	}
+	cs := newCandidates(c)
+	if p.query == "" {
+		return cs.filterOnly(segs, allow), nil
+	}
 	rk := e.opts.Ranker
 	cand := max(rk.Candidates, p.max)
-	byDoc := map[docKey]*hit{}
-	get := func(s *segment.Segment, local uint32) *hit {
-		k := docKey{s, local}
-		h := byDoc[k]
-		if h == nil {
-			h = &hit{c: c, seg: s, local: local, docID: s.Docs[local]}
-			byDoc[k] = h
-		}
-		return h
+	qt := e.queryTermsFor(p, c)
+	keywordOn := c.config().FulltextConfig.On() || qvec == nil
+	keyword := keywordOn && len(qt.terms) > 0 && qt.max > 0
+	if keyword {
+		e.keywordCandidates(cs, segs, allow, qt, cand)
 	}
-	// Allowed documents per segment: filter result minus deletes.
+	if qvec != nil {
+		e.semanticCandidates(cs, segs, allow, qvec, cand)
+	}
+	if keywordOn && len(qt.ids) > 0 {
+		e.markExact(cs, segs, allow, qt, qvec != nil, cand)
+	}
+	out := cs.list()
+	if qvec != nil {
+		e.complete(out, qt, qvec, keyword)
+	}
+	return rk.scoreHits(out, keywordOn, qvec != nil), nil
+}
+
+// candidates collects the candidate documents of one collection, one hit
+// per document of a segment.
+type candidates struct {
+	c     *collection
+	byDoc map[docKey]*hit
+}
+
+func newCandidates(c *collection) *candidates {
+	return &candidates{c: c, byDoc: map[docKey]*hit{}}
+}
+
+// get returns the hit of a document, added on first sight.
+func (cs *candidates) get(s *segment.Segment, local uint32) *hit {
+	k := docKey{s, local}
+	h := cs.byDoc[k]
+	if h == nil {
+		h = &hit{c: cs.c, seg: s, local: local, docID: s.Docs[local]}
+		cs.byDoc[k] = h
+	}
+	return h
+}
+
+// list returns the candidates in no particular order.
+func (cs *candidates) list() []*hit {
+	out := make([]*hit, 0, len(cs.byDoc))
+	for _, h := range cs.byDoc {
+		out = append(out, h)
+	}
+	return out
+}
+
+// allowed returns the documents each segment may return: the filter's
+// matches minus deletes; nil entries (every live document) without a
+// filter.
+func allowed(flt filter.Query, segs []*segment.Segment) ([]*roaring.Bitmap, error) {
 	allow := make([]*roaring.Bitmap, len(segs))
 	for i, s := range segs {
-		if p.flt == nil {
+		if flt == nil {
 			continue
 		}
 		bm := roaring.New()
-		if err := filter.Eval(p.flt, s.Fields, bm); err != nil {
+		if err := filter.Eval(flt, s.Fields, bm); err != nil {
 			return nil, kindError(ErrInvalid, err, "filter")
 		}
 		bm.AndNot(s.Deleted)
 		allow[i] = bm
 	}
-	if p.query == "" {
-		// Filter only: every matching document, in id order, score 1.
-		var out []*hit
-		for i, s := range segs {
-			it := allow[i].Iterator()
-			for it.HasNext() {
-				h := get(s, it.Next())
-				h.score, h.key, h.byKey = 1, 1, true
-				out = append(out, h)
-			}
+	return allow, nil
+}
+
+// filterOnly returns every allowed document, in id order, with score 1:
+// the result of a search with a filter and no query.
+func (cs *candidates) filterOnly(segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
+	var out []*hit
+	for i, s := range segs {
+		it := allow[i].Iterator()
+		for it.HasNext() {
+			h := cs.get(s, it.Next())
+			h.score, h.key, h.byKey = 1, 1, true
+			out = append(out, h)
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
-		return out, nil
 	}
-	qt := e.queryTermsFor(p, c)
-	cfg := c.config()
-	keywordOn := cfg.FulltextConfig.On() || qvec == nil
+	sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
+	return out
+}
+
+// keywordCandidates adds the cand best BM25 matches of each segment with
+// their calibrated keyword scores.
+func (e *Engine) keywordCandidates(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, cand int) {
+	rk := e.opts.Ranker
 	var buf []invindex.Hit
-	if keywordOn && len(qt.terms) > 0 && qt.max > 0 {
-		for i, s := range segs {
-			buf = s.Text.Search(qt.terms, qt.bm25, cand, allow[i], s.Deleted, 0, buf[:0])
-			for _, kh := range buf {
-				h := get(s, kh.Doc)
-				h.key = rk.keywordScore(float64(kh.Score) / qt.max)
-				h.byKey = true
-			}
+	for i, s := range segs {
+		buf = s.Text.Search(qt.terms, qt.bm25, cand, allow[i], s.Deleted, 0, buf[:0])
+		for _, kh := range buf {
+			h := cs.get(s, kh.Doc)
+			h.key = rk.keywordScore(float64(kh.Score) / qt.max)
+			h.byKey = true
 		}
 	}
-	if qvec != nil {
-		for i, s := range segs {
-			if s.Vectors == nil {
-				continue
-			}
-			for _, ch := range e.searchVectors(s, qvec, cand*3, allow[i]) {
-				ref := s.Chunks[ch.id]
-				h := get(s, ref.Doc)
-				h.bySem = true
-				h.bestCh = append(h.bestCh, ch)
-			}
+}
+
+// semanticCandidates adds the documents of each segment's 3·cand nearest
+// chunks, with those chunks as their semantic evidence.
+func (e *Engine) semanticCandidates(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
+	for i, s := range segs {
+		if s.Vectors == nil {
+			continue
+		}
+		for _, ch := range e.searchVectors(s, qvec, cand*3, allow[i]) {
+			ref := s.Chunks[ch.id]
+			h := cs.get(s, ref.Doc)
+			h.bySem = true
+			h.bestCh = append(h.bestCh, ch)
 		}
 	}
-	if keywordOn && len(qt.ids) > 0 {
-		e.markExact(segs, allow, qt, byDoc, get, qvec != nil, cand)
-	}
-	out := make([]*hit, 0, len(byDoc))
-	for _, h := range byDoc {
-		out = append(out, h)
-	}
-	// Complete the evidence of documents found by only one retriever, so
-	// every candidate is scored on both.
-	if qvec != nil {
-		for _, h := range out {
-			if !h.bySem && h.seg.Vectors != nil {
-				h.bestCh = e.docChunks(h.seg, h.local, qvec)
-			}
-		}
-		if keywordOn && len(qt.terms) > 0 && qt.max > 0 {
-			e.completeKeyword(out, qt)
+}
+
+// complete fills in the evidence of candidates found by only one
+// retriever, so that every candidate is scored on both: the chunks of
+// keyword-only candidates and, when keyword search runs, the BM25 scores
+// of semantic-only ones.
+func (e *Engine) complete(hs []*hit, qt queryTerms, qvec []float32, keyword bool) {
+	for _, h := range hs {
+		if !h.bySem && h.seg.Vectors != nil {
+			h.bestCh = e.docChunks(h.seg, h.local, qvec)
 		}
 	}
-	for _, h := range out {
-		if len(h.bestCh) > 0 {
-			slices.SortFunc(h.bestCh, func(a, b chunkHit) int {
-				if a.cos != b.cos {
-					if a.cos > b.cos {
-						return -1
-					}
-					return 1
-				}
-				return int(a.id) - int(b.id)
-			})
-			h.sem = rk.semanticScore(h.bestCh[0].cos)
-		}
-		h.score = rk.fuse(h.key, h.sem, keywordOn, qvec != nil)
-		h.score = round6(h.score)
-		h.byKey = h.byKey || h.exact
+	if keyword {
+		e.completeKeyword(hs, qt)
 	}
-	keep := out[:0]
-	for _, h := range out {
-		if h.score > 0 {
-			keep = append(keep, h)
-		}
-	}
-	return keep, nil
 }
 
 // queryTerms analyzes the query for a collection and computes BM25 term
@@ -399,8 +433,7 @@ func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }
 // found, when there are at most cand of them in a segment: an identifier
 // the embedding model cannot represent must not depend on the semantic
 // candidates.
-func (e *Engine) markExact(segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, byDoc map[docKey]*hit,
-	get func(*segment.Segment, uint32) *hit, add bool, cand int) {
+func (e *Engine) markExact(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, add bool, cand int) {
 	for i, s := range segs {
 		ex := exactDocs(s.Text, qt.ids)
 		if allow[i] != nil {
@@ -412,10 +445,10 @@ func (e *Engine) markExact(segs []*segment.Segment, allow []*roaring.Bitmap, qt 
 		it := ex.Iterator()
 		for it.HasNext() {
 			local := it.Next()
-			if h := byDoc[docKey{s, local}]; h != nil {
+			if h := cs.byDoc[docKey{s, local}]; h != nil {
 				h.exact = true
 			} else if add {
-				get(s, local).exact = true
+				cs.get(s, local).exact = true
 			}
 		}
 	}
