@@ -49,6 +49,7 @@ async function waitHealthy(url, ms) {
 }
 
 async function shot(name, opts = {}) {
+  await page.evaluate(() => { const s = document.getElementById('status'); while (s.firstChild) s.firstChild.remove(); });
   await page.screenshot({path: path.join(shots, name + '.png'), fullPage: opts.fullPage ?? false});
 }
 
@@ -293,7 +294,7 @@ test('NLU: phrase set, models, pipeline, full-replace edit, delete, analysis wit
   await page.click('#n-save');
   await page.waitForFunction(() => /Plzeň/.test((document.querySelector('tr[data-set="city"]') || {}).textContent || ''));
 
-  for (const tpl of ['nercs', 'closed', 'regex']) {
+  for (const tpl of ['intent', 'nercs', 'closed', 'regex']) {
     await page.click('#n-new-model');
     await page.selectOption('#n-template', tpl);
     await page.click('#n-save');
@@ -303,19 +304,20 @@ test('NLU: phrase set, models, pipeline, full-replace edit, delete, analysis wit
   await page.click('tr[data-model="codes"] button.danger');
   await page.waitForSelector('tr[data-model="codes"]', {state: 'detached'});
 
-  // A pipeline of the two remaining models.
+  // A pipeline of the three remaining models.
+  await page.check('label:has-text("travel") input');
   await page.check('label:has-text("builtin-ner") input');
   await page.check('label:has-text("closed-ner") input');
   await page.fill('#n-pipe-name', 'travel-cs');
   await page.click('#n-build');
   const pipe = JSON.parse(await page.inputValue('#n-json'));
-  assert.equal(pipe.pipeline.models.length, 2);
+  assert.equal(pipe.pipeline.models.length, 3);
   await page.click('#n-save');
   await page.waitForSelector('tr[data-model="travel-cs"]');
-  assert.match(await page.textContent('tr[data-model="travel-cs"]'), /builtin-ner → closed-ner/);
+  assert.match(await page.textContent('tr[data-model="travel-cs"]'), /travel → builtin-ner → closed-ner/);
 
   await page.click('tr[data-model="travel-cs"] button:has-text("Analyze")');
-  await page.fill('#n-text', 'Přijedu zítra v 8:30 do Prahy, zavolejte mi na 603 123 456 nebo napište na jan@example.cz.');
+  await page.fill('#n-text', 'Potřebuji letenku, přiletím zítra v 8:30 do Prahy. Zavolejte mi na 603 123 456 nebo napište na jan@example.cz.');
   await page.keyboard.press('Control+Enter');
   await page.waitForSelector('#n-annotated mark');
   const names = await page.$$eval('#n-annotated mark', (ms) => ms.map((m) => m.dataset.names + '=' + m.firstChild.textContent));
@@ -323,6 +325,8 @@ test('NLU: phrase set, models, pipeline, full-replace edit, delete, analysis wit
     assert.ok(names.some((n) => want.test(n)), `${want} in ${names.join(', ')}`);
   }
   assert.match(await page.textContent('#n-ann-table'), /"Prague"/);
+  const intents = await page.$$eval('#n-intents .badge', (bs) => bs.map((b) => b.textContent));
+  assert.ok(intents.length >= 1 && intents.every((i) => /^(book_flight|weather|out_of_scope) \d\.\d\d$/.test(i)), intents.join(', '));
   await shot('nlu', {fullPage: true});
 });
 

@@ -169,6 +169,7 @@ function toast(msg) {
   const box = document.getElementById('status');
   const el = h('div', {class: 'toast'}, msg);
   box.appendChild(el);
+  while (box.children.length > 3) box.firstChild.remove();
   setTimeout(() => el.remove(), 3500);
 }
 
@@ -273,7 +274,7 @@ async function pageCollections(rest) {
   if (rest[1] === 'edit') return collectionForm(await api('GET', '/v1/collections/' + enc(rest[0])));
   const list = await listCollections();
   const page = h('section', {},
-    h('div', {class: 'row'}, h('h1', {}, t('coll.title')),
+    h('div', {class: 'row head'}, h('h1', {}, t('coll.title')),
       h('button', {class: 'primary', id: 'new-collection', onclick: () => { location.hash = '#/collections/new'; }}, t('coll.new'))));
   if (!list.length) {
     page.appendChild(h('p', {class: 'card muted'}, t('coll.empty')));
@@ -443,8 +444,7 @@ async function pageUpload(rest, params) {
 function fileItem(file, collection, idField) {
   const upBar = h('progress', {class: 'up-bar', max: file.size || 1, value: 0});
   const upText = h('span', {class: 'up-text'}, t('up.waiting'));
-  const jobBar = h('progress', {class: 'job-bar', max: 1});
-  jobBar.removeAttribute('value');
+  const jobBar = h('progress', {class: 'job-bar', max: 1, value: 0});
   const jobText = h('span', {class: 'job-text'}, t('up.waiting'));
   const state = h('span', {class: 'badge state'}, t('up.waiting'));
   const details = h('div', {class: 'file-details'});
@@ -483,7 +483,8 @@ function fileItem(file, collection, idField) {
       let st;
       try { st = await api('GET', statusURL); } catch (e) { fail(e.message); return; }
       const total = typeof st.total === 'number' ? st.total : null;
-      if (total) { jobBar.max = total; jobBar.value = st.processed; } else if (st.status !== 'running') { jobBar.max = 1; jobBar.value = 1; }
+      // Without a total the bar runs (indeterminate) until the job ends.
+      if (st.status !== 'running') { jobBar.max = 1; jobBar.value = 1; } else if (total) { jobBar.max = total; jobBar.value = st.processed; } else jobBar.removeAttribute('value');
       let text = total ? t('up.processedOf', st.processed, total) : t('up.processed', st.processed);
       const rate = st.documents_per_second ?? st.docs_per_second ?? st.rate;
       const eta = st.eta_seconds ?? st.eta;
@@ -493,7 +494,7 @@ function fileItem(file, collection, idField) {
       if (st.status !== 'running') {
         const errs = st.errors || [];
         if (st.status === 'failed') fail(st.error || 'failed');
-        else setState(errs.length ? 'failed' : 'done', t('up.done', (st.documents || []).length, errs.length));
+        else setState(errs.length ? 'done warn' : 'done', t('up.done', (st.documents || []).length, errs.length));
         jobText.textContent = t('up.processed', st.processed);
         if (errs.length) details.appendChild(errorTable(errs));
         return;
@@ -764,7 +765,9 @@ function renderDoc(d, i, req) {
   const el = h('article', {class: 'result', 'data-doc': d.document_id}, head);
   const fields = Object.entries(d.fields || {});
   if (fields.length) {
-    el.appendChild(h('div', {class: 'fields'}, fields.slice(0, 24).map(([k, v]) => h('span', {}, k + ': ' + (Array.isArray(v) ? v.join(' | ') : v)))));
+    const chip = ([k, v]) => h('span', {}, k + ': ' + (Array.isArray(v) ? v.join(' | ') : v));
+    el.appendChild(h('div', {class: 'fields'}, fields.slice(0, 8).map(chip),
+      fields.length > 8 ? h('details', {}, h('summary', {}, '+' + (fields.length - 8)), fields.slice(8).map(chip)) : null));
   }
   const bySection = {};
   passages.forEach((p) => { (bySection[p.section_index] = bySection[p.section_index] || []).push({start: p.offsets[0], end: p.offsets[1], title: 'score ' + p.score}); });
@@ -806,9 +809,11 @@ function modelKind(m) {
 function templates(models, sets) {
   const annot = models.filter((m) => m.type !== 'pipeline').map((m) => m.model_id);
   return {
-    intent: {name: 'travel', type: 'annotator', annotator: {service: 'builtin', model: 'intent-classifier', language: 'en', config: {
-      examples: {book_flight: ['book a flight to London', 'I need a plane ticket', 'find me a flight to Paris'],
-        weather: ['will it rain tomorrow', 'weather forecast for Prague', 'is it going to be sunny']}, threshold: 0.5}}},
+    intent: {name: 'travel', type: 'annotator', annotator: {service: 'builtin', model: 'intent-classifier', config: {
+      examples: {book_flight: ['book a flight to London', 'I need a plane ticket', 'find me a flight to Paris',
+        'chci letenku do Londýna', 'potřebuji letět do Paříže', 'přiletím do Prahy'],
+      weather: ['will it rain tomorrow', 'weather forecast for Prague', 'is it going to be sunny',
+        'jaké bude zítra počasí', 'bude pršet v Brně', 'předpověď počasí na víkend']}, threshold: 0.5}}},
     regex: {name: 'codes', type: 'annotator', annotator: {service: 'builtin', model: 'regex', config: {patterns: {order: 'OBJ-[0-9]+'}}}},
     nercs: {name: 'builtin-ner', language: 'cs'},
     neren: {name: 'builtin-ner', language: 'en'},
@@ -920,10 +925,10 @@ async function pageNLU(rest, params) {
   append(page, [
     h('div', {class: 'grid-nlu'},
       h('div', {},
-        h('div', {class: 'card'}, h('div', {class: 'row'}, h('h2', {}, t('nlu.models')), h('button', {id: 'n-new-model', onclick: () => openEditor('model', null)}, t('nlu.newModel'))),
+        h('div', {class: 'card'}, h('div', {class: 'row head'}, h('h2', {}, t('nlu.models')), h('button', {id: 'n-new-model', onclick: () => openEditor('model', null)}, t('nlu.newModel'))),
           models.length ? h('table', {id: 'n-models'}, h('thead', {}, h('tr', {}, ['nlu.name', 'nlu.kind', 'nlu.lang', 'nlu.id', 'coll.actions'].map((k) => h('th', {}, t(k))))), h('tbody', {}, modelRows))
             : h('p', {class: 'muted'}, t('nlu.noModels'))),
-        h('div', {class: 'card'}, h('div', {class: 'row'}, h('h2', {}, t('nlu.phraseSets')), h('button', {id: 'n-new-set', onclick: () => openEditor('set', null)}, t('nlu.newSet'))),
+        h('div', {class: 'card'}, h('div', {class: 'row head'}, h('h2', {}, t('nlu.phraseSets')), h('button', {id: 'n-new-set', onclick: () => openEditor('set', null)}, t('nlu.newSet'))),
           sets.length ? h('table', {id: 'n-sets'}, h('thead', {}, h('tr', {}, ['nlu.name', 'nlu.lang', 'nlu.phrases', 'nlu.id', 'coll.actions'].map((k) => h('th', {}, t(k))))), h('tbody', {}, setRows))
             : h('p', {class: 'muted'}, t('nlu.noSets'))),
         models.length ? builder : null),
