@@ -180,6 +180,10 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
 
   await page.goto(base + '/ui/#/upload?c=papers');
   await page.waitForSelector('#drop');
+  // Keyboard: the drop zone is focusable and Enter opens the file chooser.
+  await page.focus('#drop');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  assert.ok(chooser.isMultiple());
   await drop([{path: path.join(shared, 'docs/tracemonkey.pdf'), name: 'tracemonkey.pdf', type: 'application/pdf'}]);
   await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''}]);
 
@@ -266,8 +270,11 @@ test('search: passages highlighted in their sections, a filter from the builder,
   await page.waitForSelector('#s-results .error');
   assert.match(await page.textContent('#s-results .error'), /^400/);
 
-  // Answer.
-  await page.fill('#s-filter', '');
+  assert.ok(await page.isVisible('#s-filter-hint'), 'a hand-edited filter says it is what is sent');
+
+  // Answer, with the documents it draws on.
+  await page.click('.cond button');
+  assert.equal(await page.inputValue('#s-filter'), '');
   await page.uncheck('#s-summaries');
   await page.uncheck('#s-summary');
   await page.fill('#s-max-tokens', '');
@@ -276,6 +283,8 @@ test('search: passages highlighted in their sections, a filter from the builder,
   await page.waitForSelector('#s-answer-box .answer');
   assert.ok((await page.textContent('#s-answer-box .answer')).length > 20);
   assert.match(await page.textContent('#s-answer-box'), /tracemonkey\.pdf/);
+  assert.match(await page.textContent('#s-curl'), /\/answer' .*"include_content": \[ "full" \]/s);
+  assert.equal(await page.getAttribute('#s-results article.result', 'data-doc'), 'tracemonkey.pdf');
   await shot('search-answer', {fullPage: true});
 });
 

@@ -39,12 +39,12 @@ const TEXTS = {
     'se.summary': 'summary string', 'se.highlight': 'passages', 'se.maxTokens': 'Token budget', 'se.maxTokensPh': 'collection default',
     'se.filter': 'Filter', 'se.addCond': 'Add condition', 'se.raw': 'Filter JSON (Elasticsearch DSL; written by the builder, editable)',
     'se.search': 'Search', 'se.answer': 'Answer', 'se.curl': 'The same request with curl', 'se.none': 'No documents match.',
-    'se.took': '{0} documents in {1} ms', 'se.effective': 'Searched as: {0}', 'se.answerTitle': 'Answer', 'se.sources': 'Sources',
+    'se.took': '{0} documents in {1} ms', 'se.tookOnly': '{0} ms', 'se.effective': 'Searched as: {0}', 'se.answerTitle': 'Answer', 'se.sources': 'Sources',
     'se.summaryTitle': 'Summary', 'se.summariesTitle': 'Summaries', 'se.tokens': 'Tokens used: {0} of {1}',
     'se.method': 'Method', 'se.message': 'How it fit', 'se.docsCount': 'Documents summarized', 'se.results': 'Results',
     'se.allSections': 'All {0} sections', 'se.docContent': 'Content', 'se.passages': 'Passages', 'se.truncated': 'content truncated',
     'se.pickCollection': 'Choose at least one collection.', 'se.needQuery': 'Write a query or a filter.',
-    'se.badFilter': 'The filter is not valid JSON: {0}', 'se.fieldPh': 'field', 'se.valuePh': 'value', 'se.section': 'section {0}',
+    'se.badFilter': 'The filter is not valid JSON: {0}', 'se.rawEdited': 'Edited by hand: the JSON is what is sent, not the conditions above.', 'se.fieldPh': 'field', 'se.valuePh': 'value', 'se.section': 'section {0}',
     'op.term': 'is', 'op.terms': 'is one of', 'op.prefix': 'starts with', 'op.regexp': 'matches regexp', 'op.range': 'between', 'op.exists': 'exists',
     'occ.must': 'must', 'occ.must_not': 'must not', 'occ.should': 'should',
     'nlu.title': 'NLU', 'nlu.models': 'Models', 'nlu.phraseSets': 'Phrase sets', 'nlu.newModel': 'New model', 'nlu.newSet': 'New phrase set',
@@ -57,7 +57,7 @@ const TEXTS = {
     'nlu.mode': 'Mode', 'nlu.build': 'Write pipeline JSON',
     'nlu.analyze': 'Analysis playground', 'nlu.model': 'Model', 'nlu.text': 'Text', 'nlu.run': 'Analyze', 'nlu.intents': 'Intents',
     'nlu.annotations': 'Annotations', 'nlu.noAnn': 'No annotations.', 'nlu.type': 'Type', 'nlu.value': 'Value', 'nlu.conf': 'Confidence',
-    'nlu.span': 'Span', 'nlu.source': 'Source', 'nlu.analyzeThis': 'Analyze',
+    'nlu.span': 'Span', 'nlu.source': 'Source', 'nlu.wholeText': '(the whole text)', 'nlu.analyzeThis': 'Analyze',
     'nlu.t.intent': 'intent classifier', 'nlu.t.regex': 'regex entities', 'nlu.t.nercs': 'built-in entities (Czech)', 'nlu.t.neren': 'built-in entities (English)',
     'nlu.t.closed': 'closed entities from phrase sets', 'nlu.t.pipeline': 'pipeline', 'nlu.t.set': 'phrase set',
     'keys': 'Keys: Alt+1…4 sections, / search box, Ctrl+Enter runs the form',
@@ -96,12 +96,12 @@ const TEXTS = {
     'se.summary': 'souhrnný text', 'se.highlight': 'pasáže', 'se.maxTokens': 'Rozpočet tokenů', 'se.maxTokensPh': 'podle kolekce',
     'se.filter': 'Filtr', 'se.addCond': 'Přidat podmínku', 'se.raw': 'Filtr v JSON (DSL Elasticsearch; píše ho sestavovač, lze upravit)',
     'se.search': 'Hledat', 'se.answer': 'Odpovědět', 'se.curl': 'Stejný požadavek přes curl', 'se.none': 'Nic nenalezeno.',
-    'se.took': '{0} dokumentů za {1} ms', 'se.effective': 'Hledáno jako: {0}', 'se.answerTitle': 'Odpověď', 'se.sources': 'Zdroje',
+    'se.took': '{0} dokumentů za {1} ms', 'se.tookOnly': '{0} ms', 'se.effective': 'Hledáno jako: {0}', 'se.answerTitle': 'Odpověď', 'se.sources': 'Zdroje',
     'se.summaryTitle': 'Souhrn', 'se.summariesTitle': 'Shrnutí', 'se.tokens': 'Použito tokenů: {0} z {1}',
     'se.method': 'Metoda', 'se.message': 'Jak se vešlo', 'se.docsCount': 'Shrnuté dokumenty', 'se.results': 'Výsledky',
     'se.allSections': 'Všech {0} oddílů', 'se.docContent': 'Obsah', 'se.passages': 'Pasáže', 'se.truncated': 'obsah zkrácen',
     'se.pickCollection': 'Vyberte aspoň jednu kolekci.', 'se.needQuery': 'Napište dotaz nebo filtr.',
-    'se.badFilter': 'Filtr není platný JSON: {0}', 'se.fieldPh': 'pole', 'se.valuePh': 'hodnota', 'se.section': 'oddíl {0}',
+    'se.badFilter': 'Filtr není platný JSON: {0}', 'se.rawEdited': 'Upraveno ručně: odešle se tento JSON, ne podmínky výše.', 'se.fieldPh': 'pole', 'se.valuePh': 'hodnota', 'se.section': 'oddíl {0}',
     'op.term': 'je', 'op.terms': 'je jedno z', 'op.prefix': 'začíná na', 'op.regexp': 'odpovídá regexpu', 'op.range': 'mezi', 'op.exists': 'existuje',
     'occ.must': 'musí', 'occ.must_not': 'nesmí', 'occ.should': 'může',
     'nlu.title': 'NLU', 'nlu.models': 'Modely', 'nlu.phraseSets': 'Sady frází', 'nlu.newModel': 'Nový model', 'nlu.newSet': 'Nová sada frází',
@@ -114,7 +114,7 @@ const TEXTS = {
     'nlu.mode': 'Režim', 'nlu.build': 'Napsat JSON pipeline',
     'nlu.analyze': 'Zkušební analýza', 'nlu.model': 'Model', 'nlu.text': 'Text', 'nlu.run': 'Analyzovat', 'nlu.intents': 'Záměry',
     'nlu.annotations': 'Anotace', 'nlu.noAnn': 'Žádné anotace.', 'nlu.type': 'Typ', 'nlu.value': 'Hodnota', 'nlu.conf': 'Jistota',
-    'nlu.span': 'Rozsah', 'nlu.source': 'Zdroj', 'nlu.analyzeThis': 'Analyzovat',
+    'nlu.span': 'Rozsah', 'nlu.source': 'Zdroj', 'nlu.wholeText': '(celý text)', 'nlu.analyzeThis': 'Analyzovat',
     'nlu.t.intent': 'klasifikátor záměrů', 'nlu.t.regex': 'entity z regulárních výrazů', 'nlu.t.nercs': 'vestavěné entity (čeština)', 'nlu.t.neren': 'vestavěné entity (angličtina)',
     'nlu.t.closed': 'uzavřené entity ze sad frází', 'nlu.t.pipeline': 'pipeline', 'nlu.t.set': 'sada frází',
     'keys': 'Klávesy: Alt+1…4 sekce, / pole dotazu, Ctrl+Enter spustí formulář',
@@ -560,14 +560,18 @@ async function pageSearch(rest, params) {
   const maxTokens = h('input', {type: 'number', id: 's-max-tokens', min: 1, placeholder: t('se.maxTokensPh')});
   const conds = h('div', {class: 'conds'});
   const raw = h('textarea', {class: 'json', id: 's-filter', spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
+  const rawHint = h('p', {class: 'small muted', id: 's-filter-hint', hidden: true}, t('se.rawEdited'));
   const fieldList = h('datalist', {id: 's-fields'});
   const curl = h('pre', {id: 's-curl'});
   const results = h('div', {id: 's-results'});
   const form = h('form', {class: 'card', id: 's-form', novalidate: true});
 
   function selected() { return picks.filter((p) => p.checked).map((p) => p.value); }
+  // Inferred field types are not part of a collection's configuration:
+  // fields seen in results are offered too (numbers as number).
+  const seen = {};
   function fieldTypes() {
-    const m = {};
+    const m = Object.assign({}, seen);
     for (const id of selected()) for (const [n, f] of Object.entries((byId[id] && byId[id].fields) || {})) m[n] = f.type;
     return m;
   }
@@ -631,10 +635,14 @@ async function pageSearch(rest, params) {
   function writeFilter() {
     const f = buildFilter();
     raw.value = f ? JSON.stringify(f, null, 2) : '';
+    rawHint.hidden = true;
     writeCurl();
   }
+  raw.addEventListener('input', () => { rawHint.hidden = !conds.querySelector('.cond'); });
 
-  function request() {
+  // request builds the body: only what differs from the API's defaults
+  // (answer leaves out documents unless include_content asks for them).
+  function request(op) {
     const req = {};
     if (query.value.trim()) req.query = query.value.trim();
     if (raw.value.trim()) {
@@ -647,7 +655,7 @@ async function pageSearch(rest, params) {
     if (incFull.checked) inc.push('full');
     if (incSummaries.checked) inc.push('summaries');
     if (incSummary.checked) inc.push('summary');
-    if (inc.length !== 1 || inc[0] !== 'full') req.include_content = inc;
+    if (inc.length !== 1 || inc[0] !== 'full' || op === 'answer') req.include_content = inc;
     if (!highlight.checked) req.highlight = false;
     if (maxTokens.value) req.summary_config = {max_tokens: Number(maxTokens.value)};
     return req;
@@ -655,7 +663,7 @@ async function pageSearch(rest, params) {
   function path(op) { return '/v1/collections/' + selected().map(enc).join(',') + '/' + op; }
   function writeCurl(op) {
     let req;
-    try { req = request(); } catch (_) { return; }
+    try { req = request(op); } catch (_) { return; }
     const q = (s) => "'" + s.replace(/'/g, "'\\''") + "'";
     curl.textContent = 'curl -s' + (session.auth ? ' -u ' + q(session.user) : '') + ' -X POST ' + q(location.origin + path(op || 'search')) +
       " \\\n  -H 'Content-Type: application/json' \\\n  -d " + q(JSON.stringify(req, null, 1).replace(/\n\s*/g, ' '));
@@ -665,12 +673,16 @@ async function pageSearch(rest, params) {
     showError(form, null);
     if (!selected().length) { showError(form, new Error(t('se.pickCollection'))); return; }
     let req;
-    try { req = request(); } catch (e) { showError(form, e); return; }
+    try { req = request(op); } catch (e) { showError(form, e); return; }
     if (!req.query && !req.filter) { showError(form, new Error(t('se.needQuery'))); return; }
     writeCurl(op);
     clear(results).appendChild(h('p', {class: 'muted'}, t('loading')));
     try {
       const resp = await api('POST', path(op), req);
+      for (const d of resp.documents || []) {
+        for (const [k, v] of Object.entries(d.fields || {})) if (!(k in seen)) seen[k] = typeof v === 'number' ? 'number' : 'enum_text';
+      }
+      refreshFields();
       const budget = (req.summary_config && req.summary_config.max_tokens) || ((byId[selected()[0]] || {}).summary_config || {}).max_tokens || 1000;
       clear(results).appendChild(renderResults(resp, req, budget));
     } catch (e) { clear(results).appendChild(errorBox(e)); }
@@ -692,7 +704,7 @@ async function pageSearch(rest, params) {
       check(t('se.summaries'), incSummaries), ' ', check(t('se.summary'), incSummary)),
     h('div', {class: 'filters'}, h('h3', {}, t('se.filter')), conds, fieldList,
       h('button', {type: 'button', id: 's-add-cond', onclick: () => { addCond().querySelector('.c-field').focus(); }}, t('se.addCond'))),
-    labeled(t('se.raw'), raw),
+    labeled(t('se.raw'), raw), rawHint,
     h('p', {class: 'actions'}, h('button', {class: 'primary', type: 'submit', id: 's-search'}, t('se.search')),
       h('button', {type: 'button', id: 's-answer', onclick: () => run('answer')}, t('se.answer'))),
     h('h3', {}, t('se.curl')),
@@ -730,7 +742,7 @@ function renderResults(resp, req, budget) {
   const out = h('div', {});
   const docs = resp.documents;
   const meta = resp.metadata || {};
-  out.appendChild(h('p', {class: 'muted small', id: 's-took'}, t('se.took', docs ? docs.length : 0, meta.took_ms ?? '')));
+  out.appendChild(h('p', {class: 'muted small', id: 's-took'}, docs ? t('se.took', docs.length, meta.took_ms ?? '') : t('se.tookOnly', meta.took_ms ?? '')));
   if (meta.effective_queries) out.appendChild(h('p', {class: 'small', id: 's-effective'}, t('se.effective', meta.effective_queries.join(' · '))));
   if (resp.answer !== undefined) {
     out.appendChild(h('section', {id: 's-answer-box'}, h('h3', {}, t('se.answerTitle')), h('div', {class: 'answer'}, resp.answer),
@@ -966,7 +978,7 @@ function renderAnalysis(r, names) {
   }
   const intents = h('div', {class: 'intents', id: 'n-intents'}, (r.intents || []).map((it) => h('span', {class: 'badge'}, it.intent + ' ' + it.confidence.toFixed(2))));
   const rows = (r.annotations || []).map((a) => h('tr', {},
-    h('td', {}, a.name), h('td', {}, a.type), h('td', {}, a.text), h('td', {class: 'mono small'}, a.value === undefined ? '' : JSON.stringify(a.value)),
+    h('td', {}, a.name), h('td', {}, a.type), h('td', {}, a.type === 'intent' ? h('span', {class: 'muted'}, t('nlu.wholeText')) : a.text), h('td', {class: 'mono small'}, a.value === undefined ? '' : JSON.stringify(a.value)),
     h('td', {class: 'num'}, a.confidence), h('td', {class: 'mono small'}, a.start + '–' + a.end), h('td', {class: 'small'}, names[a.source] || a.source)));
   return h('div', {},
     (r.intents || []).length ? [h('h3', {}, t('nlu.intents')), intents] : null,
