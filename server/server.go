@@ -112,7 +112,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	method := string(ctx.Method())
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	switch path {
-	case "/health", "/metrics", "/v1/openapi.json":
+	case "/health", "/metrics", "/v1/openapi.json", "/":
 		if method != "GET" && method != "HEAD" {
 			methodNotAllowed(ctx, "GET, HEAD")
 			return path

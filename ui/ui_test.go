@@ -172,6 +172,7 @@ func TestConsoleServesAssets(t *testing.T) {
 		{"GET", "/ui/missing.js", 404, "not_found"},
 		{"GET", "/ui/../v1/collections", 200, ""}, // cleaned by the client and server to /v1/collections
 		{"POST", "/ui/", 405, "method_not_allowed"},
+		{"POST", "/", 405, "method_not_allowed"},
 		{"DELETE", "/ui/app.js", 405, "method_not_allowed"},
 	} {
 		r := c.do(tt.method, tt.path, true, nil)

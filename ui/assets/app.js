@@ -280,6 +280,8 @@ async function pageCollections(rest) {
     page.appendChild(h('p', {class: 'card muted'}, t('coll.empty')));
     return page;
   }
+  // The size column appears when the API reports sizes (size_bytes).
+  const sized = list.some((c) => typeof c.size_bytes === 'number');
   const body = h('tbody');
   for (const c of list) {
     const model = c.embedding_config && c.embedding_config.model;
@@ -287,7 +289,7 @@ async function pageCollections(rest) {
     body.appendChild(h('tr', {'data-collection': c.collection_id},
       h('td', {}, h('a', {href: '#/search?c=' + enc(c.collection_id), class: 'id'}, c.collection_id), c.owner ? h('div', {class: 'small muted'}, c.owner) : null),
       h('td', {class: 'num docs'}, (c.document_count || 0).toLocaleString()),
-      h('td', {class: 'num'}, typeof c.size_bytes === 'number' ? fmtBytes(c.size_bytes) : t('none')),
+      sized ? h('td', {class: 'num size'}, typeof c.size_bytes === 'number' ? fmtBytes(c.size_bytes) : t('none')) : null,
       h('td', {}, c.search_config ? c.search_config.language : ''),
       h('td', {class: 'small'}, typeof model === 'string' ? model : (model && model.model) || ''),
       h('td', {class: 'small mono'}, fields || t('none')),
@@ -303,7 +305,7 @@ async function pageCollections(rest) {
   }
   page.appendChild(h('div', {class: 'card'}, h('table', {id: 'collections'},
     h('thead', {}, h('tr', {}, ['coll.id', 'coll.docs', 'coll.size', 'coll.lang', 'coll.embedding', 'coll.fields', 'coll.updated', 'coll.actions']
-      .map((k, i) => h('th', {class: i === 1 || i === 2 ? 'num' : ''}, t(k))))), body)));
+      .filter((k) => sized || k !== 'coll.size').map((k) => h('th', {class: k === 'coll.docs' || k === 'coll.size' ? 'num' : ''}, t(k))))), body)));
   return page;
 }
 
@@ -429,7 +431,7 @@ async function pageUpload(rest, params) {
   function enqueue(files) {
     for (const f of Array.from(files || [])) {
       const item = fileItem(f, coll.value, idField.value.trim());
-      queue.prepend(item.el);
+      queue.appendChild(item.el);
       chain = chain.then(() => item.run());
     }
   }
