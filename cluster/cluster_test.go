@@ -47,7 +47,7 @@ func basicDocs() []Document {
 	}
 }
 
-func mustTranslate(t *testing.T, js string, s filter.Schema) json.RawMessage {
+func mustTranslate(t *testing.T, c *Client, js string, s filter.Schema) json.RawMessage {
 	t.Helper()
 	q, err := filter.Parse([]byte(js))
 	if err != nil {
@@ -56,7 +56,7 @@ func mustTranslate(t *testing.T, js string, s filter.Schema) json.RawMessage {
 	if err := q.Validate(s); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Translate(q, s)
+	out, err := c.Translate(q, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestIngestSearchDelete(t *testing.T) {
 			t.Fatalf("score of a = %v, want ≈ %v", res.Hits[0].Score, want)
 		}
 		// Filtered keyword search.
-		flt := mustTranslate(t, `{"term":{"lang":"cs"}}`, filter.SchemaMap(basicSchema.Fields))
+		flt := mustTranslate(t, c, `{"term":{"lang":"cs"}}`, filter.SchemaMap(basicSchema.Fields))
 		res, err = c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, flt, 10)
 		if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "b" || res.Stats.DocFreq["cat"] != 2 {
 			t.Fatalf("filtered keyword: %+v %v", res, err)
@@ -141,7 +141,7 @@ func TestIngestSearchDelete(t *testing.T) {
 		if want := float64(q[0]); math.Abs(vh[0].Similarity-want) > 1e-3 {
 			t.Fatalf("similarity %v, want %v", vh[0].Similarity, want)
 		}
-		vflt := mustTranslate(t, `{"range":{"year":{"lt":2000}}}`, filter.SchemaMap(basicSchema.Fields))
+		vflt := mustTranslate(t, c, `{"range":{"year":{"lt":2000}}}`, filter.SchemaMap(basicSchema.Fields))
 		vh, err = c.Vector(ctx, []string{"pets"}, q, vflt, 5)
 		if err != nil || len(vh) != 1 || vh[0].ID != "b" {
 			t.Fatalf("filtered vector hits %+v %v", vh, err)
@@ -150,7 +150,7 @@ func TestIngestSearchDelete(t *testing.T) {
 		if n, err := c.Count(ctx, []string{"pets"}, nil); err != nil || n != 3 {
 			t.Fatalf("Count = %d, %v", n, err)
 		}
-		ids, err := c.FilterIDs(ctx, "pets", mustTranslate(t, `{"term":{"lang":"en"}}`, filter.SchemaMap(basicSchema.Fields)))
+		ids, err := c.FilterIDs(ctx, "pets", mustTranslate(t, c, `{"term":{"lang":"en"}}`, filter.SchemaMap(basicSchema.Fields)))
 		if err != nil || !slices.Equal(ids, []string{"a", "c/with:odd id"}) {
 			t.Fatalf("FilterIDs = %v, %v", ids, err)
 		}
