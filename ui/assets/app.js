@@ -847,7 +847,10 @@ async function pageNLU(rest, params) {
   // Editor: create (POST) or full replacement (PUT) of a model or a phrase set.
   const editor = h('div', {class: 'card', id: 'n-editor', hidden: true});
   function openEditor(kind, existing, text) {
+    // A new box per opening: its key handlers go with it.
+    const box = h('div', {});
     clear(editor).hidden = false;
+    editor.appendChild(box);
     const isModel = kind === 'model';
     const title = existing ? t(isModel ? 'nlu.editModel' : 'nlu.editSet', existing.name) : t(isModel ? 'nlu.createModel' : 'nlu.createSet');
     const json = h('textarea', {class: 'json', id: 'n-json', spellcheck: 'false'});
@@ -856,18 +859,18 @@ async function pageNLU(rest, params) {
     if (tplSel) tplSel.addEventListener('change', () => { json.value = JSON.stringify(tpl[tplSel.value], null, 2); });
     async function save() {
       let body;
-      try { body = JSON.parse(json.value); } catch (e) { showError(editor, new Error(t('coll.badJSON', e.message))); return; }
+      try { body = JSON.parse(json.value); } catch (e) { showError(box, new Error(t('coll.badJSON', e.message))); return; }
       const base = isModel ? '/models' : '/phrase-sets';
       const id = existing && (isModel ? existing.model_id : existing.phrase_set_id);
       try {
         const saved = await api(existing ? 'PUT' : 'POST', existing ? base + '/' + enc(id) : base, body);
         toast(t('nlu.saved', saved.name));
         render();
-      } catch (e) { showError(editor, e); }
+      } catch (e) { showError(box, e); }
     }
-    ctrlEnter(editor, save);
-    editor.addEventListener('keydown', (e) => { if (e.key === 'Escape') { editor.hidden = true; } });
-    append(editor, [h('h2', {}, title), tplSel ? labeled(t('nlu.template'), tplSel) : null, json,
+    ctrlEnter(box, save);
+    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') { editor.hidden = true; } });
+    append(box, [h('h2', {}, title), tplSel ? labeled(t('nlu.template'), tplSel) : null, json,
       h('p', {class: 'actions'}, h('button', {class: 'primary', id: 'n-save', onclick: save}, existing ? t('save') : t('create')),
         h('button', {onclick: () => { editor.hidden = true; }}, t('cancel')))]);
     editor.scrollIntoView({block: 'nearest'});
