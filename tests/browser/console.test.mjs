@@ -319,6 +319,10 @@ test('NLU: phrase set, models, pipeline, full-replace edit, delete, analysis wit
   await page.check('label:has-text("travel") input');
   await page.check('label:has-text("builtin-ner") input');
   await page.check('label:has-text("closed-ner") input');
+  // An editor opened and cancelled leaves nothing behind.
+  await page.click('#n-new-model');
+  await page.click('#n-editor button:has-text("Cancel")');
+  await page.waitForSelector('#n-editor', {state: 'hidden'});
   await page.fill('#n-pipe-name', 'travel-cs');
   await page.click('#n-build');
   const pipe = JSON.parse(await page.inputValue('#n-json'));
