@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean
+.PHONY: all build models dictionaries run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
 
 all: build
 
@@ -79,6 +79,15 @@ fuzz:
 		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 		done; done
+
+## cluster-up: start a local single-node CLUSTER (elasticsearch or opensearch) on loopback for najdi serve --cluster-url; prints its URL last (docs/cluster.md)
+CLUSTER ?= elasticsearch
+cluster-up:
+	@scripts/cluster.sh up $(CLUSTER)
+
+## cluster-down: stop the node cluster-up started
+cluster-down:
+	@scripts/cluster.sh down $(CLUSTER)
 
 ## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
 schemathesis: models

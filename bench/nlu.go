@@ -210,7 +210,7 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	}
 	perText := time.Since(start) / time.Duration(len(valid))
 	fmt.Fprintf(w, "== intent classifier: SNIPS, %d train utterances per intent, %d validation utterances (embeddings: %v)\n", cfg.PerIntent, len(valid), cfg.Embedder != nil)
-	fmt.Fprintf(w, "accuracy %.4f  (train %v, classify %v/utterance, temperature %.2f)\n", nluRatio(correct, len(valid)), trainTime.Round(time.Millisecond), perText.Round(time.Microsecond), c.Temperature())
+	fmt.Fprintf(w, "accuracy %.4f  (train %v, classify %v/utterance)\n", nluRatio(correct, len(valid)), trainTime.Round(time.Millisecond), perText.Round(time.Microsecond))
 	fmt.Fprintf(w, "mean top confidence: correct %.3f, wrong %.3f (%d wrong)\n", confOK/float64(max(correct, 1)), confBad/float64(max(nBad, 1)), nBad)
 	macro := 0.0
 	for _, in := range nluSnipsIntents {
