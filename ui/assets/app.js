@@ -29,13 +29,16 @@ const TEXTS = {
     'up.drop': 'Drop files here, or press Enter to choose files', 'up.formats': 'Text, Markdown, HTML, DOCX, PDF, JSON, JSONL, CSV, TSV, XLSX, ODS: one upload job per file.',
     'up.upload': 'Upload', 'up.ingest': 'Ingest', 'up.waiting': 'waiting', 'up.uploading': 'uploading {0} of {1}',
     'up.uploaded': 'uploaded {0}', 'up.job': 'job {0}', 'up.processed': '{0} documents stored', 'up.processedOf': '{0} of {1}',
-    'up.rate': '{0} documents/s', 'up.eta': 'ETA {0} s',
+    'up.rate': '{0} documents/s', 'up.eta': 'ETA {0} s', 'up.read': '{0} % read',
     'up.done': 'done: {0} documents, {1} errors', 'up.failed': 'failed: {0}', 'up.busy': 'server busy, retrying in {0} s',
+    'up.jobs': 'Ingest jobs of {0}', 'up.refresh': 'Refresh', 'up.jobId': 'Job', 'up.status': 'Status', 'up.started': 'Started', 'up.finished': 'Finished',
     'up.errors': 'Errors', 'up.record': 'Record', 'up.sheet': 'Sheet', 'up.docId': 'Document id', 'up.message': 'Message',
     'up.noCollection': 'Create a collection first.', 'up.pick': 'Choose a collection',
     'se.title': 'Search', 'se.collections': 'Collections', 'se.query': 'Query', 'se.queryPh': 'What are you looking for? (press / to focus)',
     'se.restore': 'Restore diacritics', 'se.restore.default': 'collection default', 'se.restore.on': 'yes', 'se.restore.off': 'no',
-    'se.max': 'Max results', 'se.format': 'Result format', 'se.content': 'Include', 'se.full': 'documents', 'se.summaries': 'summaries',
+    'se.max': 'Max results', 'se.offset': 'Offset', 'se.minScore': 'Min score', 'se.minScorePh': 'default',
+    'se.range': 'Results {0}–{1}', 'se.below': '{0} more documents scored below the relevance cut-off (min_score).', 'se.showAll': 'Show them (min_score 0)',
+    'se.prev': 'Previous page', 'se.next': 'Next page', 'se.format': 'Result format', 'se.content': 'Include', 'se.full': 'documents', 'se.summaries': 'summaries',
     'se.summary': 'summary string', 'se.highlight': 'passages', 'se.maxTokens': 'Token budget', 'se.maxTokensPh': 'collection default',
     'se.filter': 'Filter', 'se.addCond': 'Add condition', 'se.raw': 'Filter JSON (Elasticsearch DSL; written by the builder, editable)',
     'se.search': 'Search', 'se.answer': 'Answer', 'se.curl': 'The same request with curl', 'se.none': 'No documents match.',
@@ -86,13 +89,16 @@ const TEXTS = {
     'up.drop': 'Přetáhněte sem soubory, nebo stiskněte Enter a vyberte je', 'up.formats': 'Text, Markdown, HTML, DOCX, PDF, JSON, JSONL, CSV, TSV, XLSX, ODS: jedna úloha na soubor.',
     'up.upload': 'Nahrání', 'up.ingest': 'Zpracování', 'up.waiting': 'čeká', 'up.uploading': 'nahráno {0} z {1}',
     'up.uploaded': 'nahráno {0}', 'up.job': 'úloha {0}', 'up.processed': 'uloženo {0} dokumentů', 'up.processedOf': '{0} z {1}',
-    'up.rate': '{0} dokumentů/s', 'up.eta': 'zbývá {0} s',
+    'up.rate': '{0} dokumentů/s', 'up.eta': 'zbývá {0} s', 'up.read': 'přečteno {0} %',
     'up.done': 'hotovo: {0} dokumentů, {1} chyb', 'up.failed': 'selhalo: {0}', 'up.busy': 'server je vytížen, další pokus za {0} s',
+    'up.jobs': 'Úlohy zpracování kolekce {0}', 'up.refresh': 'Obnovit', 'up.jobId': 'Úloha', 'up.status': 'Stav', 'up.started': 'Začátek', 'up.finished': 'Konec',
     'up.errors': 'Chyby', 'up.record': 'Záznam', 'up.sheet': 'List', 'up.docId': 'Id dokumentu', 'up.message': 'Zpráva',
     'up.noCollection': 'Nejprve vytvořte kolekci.', 'up.pick': 'Vyberte kolekci',
     'se.title': 'Hledání', 'se.collections': 'Kolekce', 'se.query': 'Dotaz', 'se.queryPh': 'Co hledáte? (klávesa / sem přesune kurzor)',
     'se.restore': 'Doplnit diakritiku', 'se.restore.default': 'podle kolekce', 'se.restore.on': 'ano', 'se.restore.off': 'ne',
-    'se.max': 'Nejvýše výsledků', 'se.format': 'Formát výsledků', 'se.content': 'Zahrnout', 'se.full': 'dokumenty', 'se.summaries': 'shrnutí',
+    'se.max': 'Nejvýše výsledků', 'se.offset': 'Posun', 'se.minScore': 'Min. skóre', 'se.minScorePh': 'výchozí',
+    'se.range': 'Výsledky {0}–{1}', 'se.below': 'Dalších {0} dokumentů má skóre pod prahem relevance (min_score).', 'se.showAll': 'Ukázat je (min_score 0)',
+    'se.prev': 'Předchozí stránka', 'se.next': 'Další stránka', 'se.format': 'Formát výsledků', 'se.content': 'Zahrnout', 'se.full': 'dokumenty', 'se.summaries': 'shrnutí',
     'se.summary': 'souhrnný text', 'se.highlight': 'pasáže', 'se.maxTokens': 'Rozpočet tokenů', 'se.maxTokensPh': 'podle kolekce',
     'se.filter': 'Filtr', 'se.addCond': 'Přidat podmínku', 'se.raw': 'Filtr v JSON (DSL Elasticsearch; píše ho sestavovač, lze upravit)',
     'se.search': 'Hledat', 'se.answer': 'Odpovědět', 'se.curl': 'Stejný požadavek přes curl', 'se.none': 'Nic nenalezeno.',
@@ -427,16 +433,34 @@ async function pageUpload(rest, params) {
   drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); enqueue(e.dataTransfer.files); });
   input.addEventListener('change', () => { enqueue(input.files); input.value = ''; });
 
+  // The collection's jobs (GET /v1/collections/{id}/jobs), newest first.
+  const jobs = h('div', {class: 'card', id: 'u-jobs', hidden: true});
+  async function refreshJobs() {
+    let r;
+    try { r = await api('GET', '/v1/collections/' + enc(coll.value) + '/jobs'); } catch (_) { jobs.hidden = true; return; }
+    clear(jobs).hidden = false;
+    append(jobs, [h('div', {class: 'row head'}, h('h2', {}, t('up.jobs', coll.value)), h('button', {type: 'button', onclick: refreshJobs}, t('up.refresh'))),
+      (r.jobs || []).length ? h('table', {}, h('thead', {}, h('tr', {}, ['up.jobId', 'up.status', 'coll.docs', 'up.errors', 'up.started', 'up.finished'].map((k) => h('th', {}, t(k))))),
+        h('tbody', {}, r.jobs.slice(0, 50).map((j) => h('tr', {},
+          h('td', {class: 'mono small', title: j.job_id}, j.job_id.slice(0, 8)), h('td', {}, h('span', {class: 'badge ' + j.status}, j.status)),
+          h('td', {class: 'num'}, j.processed + (typeof j.total === 'number' ? ' / ' + j.total : '')),
+          h('td', {class: 'num'}, (j.errors || []).length), h('td', {class: 'small'}, fmtDate(j.started_at)), h('td', {class: 'small'}, fmtDate(j.finished_at))))))
+        : h('p', {class: 'muted'}, t('none'))]);
+  }
+  coll.addEventListener('change', refreshJobs);
+
   let chain = Promise.resolve();
   function enqueue(files) {
     for (const f of Array.from(files || [])) {
       const item = fileItem(f, coll.value, idField.value.trim());
       queue.appendChild(item.el);
-      chain = chain.then(() => item.run());
+      queue.parentElement.hidden = false;
+      chain = chain.then(() => item.run()).then(refreshJobs);
     }
   }
   append(page, [h('div', {class: 'card'}, h('div', {class: 'row'}, labeled(t('up.collection'), coll), labeled(t('up.idField'), idField)),
-    h('p'), drop, input), h('div', {class: 'card'}, queue)]);
+    h('p'), drop, input), h('div', {class: 'card', hidden: true}, queue), jobs]);
+  refreshJobs();
   return page;
 }
 
@@ -485,11 +509,17 @@ function fileItem(file, collection, idField) {
       let st;
       try { st = await api('GET', statusURL); } catch (e) { fail(e.message); return; }
       const total = typeof st.total === 'number' ? st.total : null;
-      // Without a total the bar runs (indeterminate) until the job ends.
-      if (st.status !== 'running') { jobBar.max = 1; jobBar.value = 1; } else if (total) { jobBar.max = total; jobBar.value = st.processed; } else jobBar.removeAttribute('value');
+      // The bar follows the documents stored of a known total, else the
+      // share of the upload the parser has read, else it runs
+      // (indeterminate) until the job ends.
+      if (st.status !== 'running') { jobBar.max = 1; jobBar.value = 1; }
+      else if (total && st.processed > 0) { jobBar.max = total; jobBar.value = st.processed; }
+      else if (st.bytes_total > 0 && st.bytes_read > 0) { jobBar.max = st.bytes_total; jobBar.value = st.bytes_read; }
+      else jobBar.removeAttribute('value');
       let text = total ? t('up.processedOf', st.processed, total) : t('up.processed', st.processed);
-      const rate = st.documents_per_second ?? st.docs_per_second ?? st.rate;
-      const eta = st.eta_seconds ?? st.eta;
+      if (st.status === 'running' && !total && st.bytes_total > 0) text += ' · ' + t('up.read', Math.round(100 * (st.bytes_read || 0) / st.bytes_total));
+      const rate = st.documents_per_second;
+      const eta = st.eta_seconds;
       if (st.status === 'running' && typeof rate === 'number') text += ' · ' + t('up.rate', rate.toFixed(1));
       if (st.status === 'running' && typeof eta === 'number') text += ' · ' + t('up.eta', Math.round(eta));
       jobText.textContent = text;
@@ -554,6 +584,8 @@ async function pageSearch(rest, params) {
   const query = h('input', {type: 'search', id: 's-query', placeholder: t('se.queryPh'), value: params.get('q') || '', autocomplete: 'off'});
   const restore = h('select', {id: 's-restore'}, options([['', t('se.restore.default')], ['true', t('se.restore.on')], ['false', t('se.restore.off')]], ''));
   const maxResults = h('input', {type: 'number', id: 's-max', min: 1, max: 1000, value: 10});
+  const offset = h('input', {type: 'number', id: 's-offset', min: 0, value: 0});
+  const minScore = h('input', {type: 'number', id: 's-min-score', min: 0, max: 1, step: 0.01, placeholder: t('se.minScorePh')});
   const format = h('select', {id: 's-format'}, options([['sections', 'sections'], ['flat', 'flat']], 'sections'));
   const incFull = h('input', {type: 'checkbox', id: 's-full', checked: true});
   const incSummaries = h('input', {type: 'checkbox', id: 's-summaries'});
@@ -652,6 +684,8 @@ async function pageSearch(rest, params) {
     }
     if (restore.value) req.restore_diacritics = restore.value === 'true';
     if (Number(maxResults.value) !== 10) req.max_results = Number(maxResults.value);
+    if (Number(offset.value) > 0) req.offset = Number(offset.value);
+    if (minScore.value !== '') req.min_score = Number(minScore.value);
     if (format.value !== 'flat') req.result_format = format.value;
     const inc = [];
     if (incFull.checked) inc.push('full');
@@ -686,11 +720,18 @@ async function pageSearch(rest, params) {
       }
       refreshFields();
       const budget = (req.summary_config && req.summary_config.max_tokens) || ((byId[selected()[0]] || {}).summary_config || {}).max_tokens || 1000;
-      clear(results).appendChild(renderResults(resp, req, budget));
+      clear(results).appendChild(renderResults(resp, req, budget, {
+        next: resp.metadata && typeof resp.metadata.next_offset === 'number' ? () => { offset.value = resp.metadata.next_offset; run(op); } : null,
+        prev: req.offset ? () => { offset.value = Math.max(0, req.offset - (req.max_results || 10)); run(op); } : null,
+        all: resp.metadata && resp.metadata.below_min_score > 0 ? () => { minScore.value = 0; run(op); } : null,
+      }));
     } catch (e) { clear(results).appendChild(errorBox(e)); }
   }
 
-  picks.forEach((p) => p.addEventListener('change', () => { refreshFields(); writeCurl(); }));
+  picks.forEach((p) => p.addEventListener('change', () => { offset.value = 0; refreshFields(); writeCurl(); }));
+  // A new query or filter starts from the first page.
+  query.addEventListener('input', () => { offset.value = 0; });
+  raw.addEventListener('input', () => { offset.value = 0; });
   form.addEventListener('input', (e) => { if (e.target.closest('.cond')) writeFilter(); else writeCurl(); });
   form.addEventListener('change', (e) => { if (e.target.closest('.cond')) writeFilter(); else writeCurl(); });
   form.addEventListener('submit', (e) => { e.preventDefault(); run('search'); });
@@ -701,7 +742,8 @@ async function pageSearch(rest, params) {
     h('fieldset', {class: 'plain'}, h('legend', {}, t('se.collections')),
       h('div', {class: 'collections-pick'}, list.map((c, i) => check(c.collection_id + ' (' + (c.document_count || 0) + ')', picks[i])))),
     labeled(t('se.query'), query),
-    h('div', {class: 'row'}, labeled(t('se.restore'), restore), labeled(t('se.max'), maxResults), labeled(t('se.format'), format), labeled(t('se.maxTokens'), maxTokens)),
+    h('div', {class: 'row'}, labeled(t('se.restore'), restore), labeled(t('se.max'), maxResults), labeled(t('se.offset'), offset),
+      labeled(t('se.minScore'), minScore), labeled(t('se.format'), format), labeled(t('se.maxTokens'), maxTokens)),
     h('p', {}, h('span', {class: 'muted small'}, t('se.content') + ': '), check(t('se.full'), incFull), ' ', check(t('se.highlight'), highlight), ' ',
       check(t('se.summaries'), incSummaries), ' ', check(t('se.summary'), incSummary)),
     h('div', {class: 'filters'}, h('h3', {}, t('se.filter')), conds, fieldList,
@@ -740,11 +782,19 @@ function scoreView(score) {
   return h('span', {class: 'score'}, h('meter', {min: 0, max: 1, value: score}), (score ?? 0).toFixed(3));
 }
 
-function renderResults(resp, req, budget) {
+function renderResults(resp, req, budget, paging) {
   const out = h('div', {});
   const docs = resp.documents;
   const meta = resp.metadata || {};
   out.appendChild(h('p', {class: 'muted small', id: 's-took'}, docs ? t('se.took', docs.length, meta.took_ms ?? '') : t('se.tookOnly', meta.took_ms ?? '')));
+  const first = (req.offset || 0) + 1;
+  if (docs && docs.length && (req.offset || meta.next_offset !== undefined)) {
+    out.appendChild(h('p', {class: 'small', id: 's-range'}, t('se.range', first, first + docs.length - 1)));
+  }
+  if (meta.below_min_score > 0) {
+    out.appendChild(h('p', {class: 'small', id: 's-below'}, t('se.below', meta.below_min_score), ' ',
+      paging.all ? h('button', {type: 'button', id: 's-show-all', onclick: paging.all}, t('se.showAll')) : null));
+  }
   if (meta.effective_queries) out.appendChild(h('p', {class: 'small', id: 's-effective'}, t('se.effective', meta.effective_queries.join(' · '))));
   if (resp.answer !== undefined) {
     out.appendChild(h('section', {id: 's-answer-box'}, h('h3', {}, t('se.answerTitle')), h('div', {class: 'answer'}, resp.answer),
@@ -766,7 +816,12 @@ function renderResults(resp, req, budget) {
   }
   if (docs) {
     if (!docs.length) out.appendChild(h('p', {}, t('se.none')));
-    docs.forEach((d, i) => out.appendChild(renderDoc(d, i, req)));
+    docs.forEach((d, i) => out.appendChild(renderDoc(d, (req.offset || 0) + i, req)));
+    if (paging.prev || paging.next) {
+      out.appendChild(h('p', {class: 'actions pager'},
+        h('button', {type: 'button', id: 's-prev', disabled: !paging.prev, onclick: paging.prev}, '← ' + t('se.prev')),
+        h('button', {type: 'button', id: 's-next', disabled: !paging.next, onclick: paging.next}, t('se.next') + ' →')));
+    }
   }
   return out;
 }
@@ -847,7 +902,10 @@ async function pageNLU(rest, params) {
   // Editor: create (POST) or full replacement (PUT) of a model or a phrase set.
   const editor = h('div', {class: 'card', id: 'n-editor', hidden: true});
   function openEditor(kind, existing, text) {
+    // A new box per opening: its key handlers go with it.
+    const box = h('div', {});
     clear(editor).hidden = false;
+    editor.appendChild(box);
     const isModel = kind === 'model';
     const title = existing ? t(isModel ? 'nlu.editModel' : 'nlu.editSet', existing.name) : t(isModel ? 'nlu.createModel' : 'nlu.createSet');
     const json = h('textarea', {class: 'json', id: 'n-json', spellcheck: 'false'});
@@ -856,18 +914,18 @@ async function pageNLU(rest, params) {
     if (tplSel) tplSel.addEventListener('change', () => { json.value = JSON.stringify(tpl[tplSel.value], null, 2); });
     async function save() {
       let body;
-      try { body = JSON.parse(json.value); } catch (e) { showError(editor, new Error(t('coll.badJSON', e.message))); return; }
+      try { body = JSON.parse(json.value); } catch (e) { showError(box, new Error(t('coll.badJSON', e.message))); return; }
       const base = isModel ? '/models' : '/phrase-sets';
       const id = existing && (isModel ? existing.model_id : existing.phrase_set_id);
       try {
         const saved = await api(existing ? 'PUT' : 'POST', existing ? base + '/' + enc(id) : base, body);
         toast(t('nlu.saved', saved.name));
         render();
-      } catch (e) { showError(editor, e); }
+      } catch (e) { showError(box, e); }
     }
-    ctrlEnter(editor, save);
-    editor.addEventListener('keydown', (e) => { if (e.key === 'Escape') { editor.hidden = true; } });
-    append(editor, [h('h2', {}, title), tplSel ? labeled(t('nlu.template'), tplSel) : null, json,
+    ctrlEnter(box, save);
+    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') { editor.hidden = true; } });
+    append(box, [h('h2', {}, title), tplSel ? labeled(t('nlu.template'), tplSel) : null, json,
       h('p', {class: 'actions'}, h('button', {class: 'primary', id: 'n-save', onclick: save}, existing ? t('save') : t('create')),
         h('button', {onclick: () => { editor.hidden = true; }}, t('cancel')))]);
     editor.scrollIntoView({block: 'nearest'});
