@@ -177,7 +177,7 @@ func TestKeywordAgreementSciFact(t *testing.T) {
 		exactTop1 := 0
 		for qi, q := range queries {
 			want, terms := embedded(q[1])
-			res, err := c.Keyword(ctx, []string{"scifact"}, terms, nil, 10)
+			res, err := c.Keyword(ctx, []string{"scifact"}, terms, Filter{}, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
