@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -33,7 +34,7 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 
 func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
 	raw, err := e.store.Document(c.num, id)
-	if errorsIsNotFound(err) {
+	if errors.Is(err, segment.ErrNotFound) {
 		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
 	}
 	if err != nil {

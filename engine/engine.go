@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -331,4 +330,3 @@ func (e *Engine) collection(owner, id string) (*collection, error) {
 }
 
 // errorsIsNotFound reports whether err is a store miss.
-func errorsIsNotFound(err error) bool { return errors.Is(err, segment.ErrNotFound) }
