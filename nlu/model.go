@@ -323,14 +323,13 @@ func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
 				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: %d characters, more than the limit of %d per utterance", ErrInvalid, k, i, n, MaxIntentExampleChars)
 			}
 		}
-		n := 0
-		for _, u := range c.Examples[k] {
-			if strings.TrimSpace(u) != "" {
-				n++
-			}
+		if len(c.Examples[k]) == 0 {
+			return c, fmt.Errorf("%w: annotator.config.examples.%s: no utterances", ErrInvalid, k)
 		}
-		if n == 0 {
-			return c, fmt.Errorf("%w: annotator.config.examples.%s: no non-empty utterances", ErrInvalid, k)
+		for i, u := range c.Examples[k] {
+			if strings.TrimSpace(u) == "" {
+				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: blank utterance", ErrInvalid, k, i)
+			}
 		}
 	}
 	if c.Threshold != nil && (*c.Threshold < 0 || *c.Threshold > 1) {
