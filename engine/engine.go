@@ -328,5 +328,3 @@ func (e *Engine) collection(owner, id string) (*collection, error) {
 	}
 	return c, nil
 }
-
-// errorsIsNotFound reports whether err is a store miss.
