@@ -13,7 +13,6 @@ import (
 const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 1000
-	defaultPassages   = 3
 )
 
 // SearchRequest is the body of search, query and answer requests.
