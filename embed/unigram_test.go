@@ -128,11 +128,13 @@ func TestLoadUnigramErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, body string }{
 		{"not json", "{"},
-		{"wrong type", `{"type":"bpe","pieces":[["a",0]]}`},
-		{"no pieces", `{"type":"unigram","pieces":[]}`},
-		{"special out of range", `{"type":"unigram","pieces":[["a",0]],"unk_id":5}`},
-		{"bad piece", `{"type":"unigram","pieces":[[1,2]]}`},
-		{"ascii to many", `{"type":"unigram","pieces":[["a",0]],"normalize":[[65,[66,67]]]}`},
+		{"wrong type", `{"type":"bpe","pieces":["a"],"scores":[0]}`},
+		{"no pieces", `{"type":"unigram","pieces":[],"scores":[]}`},
+		{"scores missing", `{"type":"unigram","pieces":["a","b"],"scores":[0]}`},
+		{"special out of range", `{"type":"unigram","pieces":["a"],"scores":[0],"unk_id":5}`},
+		{"bad piece", `{"type":"unigram","pieces":[1],"scores":[0]}`},
+		{"bad normalization", `{"type":"unigram","pieces":["a"],"scores":[0],"normalize":[["x",[66]]]}`},
+		{"ascii to many", `{"type":"unigram","pieces":["a"],"scores":[0],"normalize":[[65,[66,67]]]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, tc.name+".unigram.json")

@@ -27,7 +27,7 @@ Output (OUT_DIR):
                 word embedding stays 4-bit too and is dequantized after the
                 Gather with standard operators. Runs on ONNX Runtime ≥ 1.17.
   unigram.json  the SentencePiece-Unigram tokenizer read by package embed:
-                pieces with scores, special ids, the per-code-point
+                pieces and their scores, special ids, the per-code-point
                 normalization map.
   manifest.json pooling mean, 384 dims, 512 tokens, "query: "/"passage: ".
 
@@ -231,8 +231,9 @@ def main():
             "eos_id": tok["eos"],
             "pad_id": tok["pad"],
             "unk_id": tok["unk"],
-            # Each entry: [piece, score]; the index is the model's token id.
-            "pieces": [[p, float(s)] for p, s in zip(tok["pieces"], tok["scores"])],
+            # The index is the model's token id.
+            "pieces": tok["pieces"],
+            "scores": [float(s) for s in tok["scores"]],
             # Each entry: [code point, [replacement code points]].
             "normalize": tok["norm"],
         },
