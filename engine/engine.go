@@ -205,6 +205,15 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
 	}
+	if cfg.modelDefaulted {
+		// A configuration that names no model keeps an existing
+		// collection's model: its vectors were made with it.
+		e.mu.RLock()
+		if c, ok := e.colls[collKey{owner, id}]; ok {
+			cfg.EmbeddingConfig = c.config().EmbeddingConfig
+		}
+		e.mu.RUnlock()
+	}
 	if err := e.checkEmbedding(cfg.EmbeddingConfig); err != nil {
 		return Collection{}, false, err
 	}
