@@ -35,12 +35,20 @@ type SearchConfig struct {
 	// documents) and reports the top-10 overlap of a two-collection search
 	// with the one-collection search.
 	Split bool
+	// Model is the collection's embedding_config.model ("" for the
+	// language's default, see engine.LanguageModel).
+	Model string
+	// Language is the collection's search_config.language ("" for en).
+	Language string
+	// NoAnswers skips the extractive-answer evaluation.
+	NoAnswers bool
 }
 
 // SearchModeResult is the quality and latency of one ranking mode.
 type SearchModeResult struct {
 	Mode          string
 	NDCG10        float64
+	Recall10      float64
 	Recall100     float64
 	P50, P99, Avg time.Duration
 }
@@ -94,10 +102,13 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		if err == nil && c.DocumentCount > 0 {
 			continue
 		}
-		if _, _, err := e.PutCollection(ctx, "", name, engine.CollectionConfig{}); err != nil {
+		cc := engine.CollectionConfig{SearchConfig: engine.SearchConfig{Language: cfg.Language}, EmbeddingConfig: engine.EmbeddingConfig{Model: cfg.Model}}
+		info, _, err := e.PutCollection(ctx, "", name, cc)
+		if err != nil {
 			e.Close()
 			return err
 		}
+		fmt.Fprintf(w, "collection %s: language %s, model %s\n", name, info.Config.SearchConfig.Language, info.Config.EmbeddingConfig.Key())
 		start := time.Now()
 		var docs []engine.DocumentInput
 		n := 0
@@ -157,7 +168,7 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		{"dense", func(r engine.RankerConfig) engine.RankerConfig { r.KeywordWeight = 0; return r }},
 		{"hybrid", func(r engine.RankerConfig) engine.RankerConfig { return r }},
 	}
-	fmt.Fprintf(w, "%-8s %8s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@100", "p50", "p99", "mean")
+	fmt.Fprintf(w, "%-8s %8s %9s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@10", "recall@100", "p50", "p99", "mean")
 	var hybridTop map[string][]string
 	for _, m := range modes {
 		e, err := open(m.rk(engine.DefaultRanker()))
@@ -173,9 +184,9 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		if m.name == "hybrid" {
 			hybridTop = tops
 		}
-		fmt.Fprintf(w, "%-8s %8.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
+		fmt.Fprintf(w, "%-8s %8.4f %9.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
 	}
-	{
+	if !cfg.NoAnswers {
 		e, err := open(engine.DefaultRanker())
 		if err != nil {
 			return err
@@ -226,10 +237,12 @@ func evalMode(ctx context.Context, e *engine.Engine, b *BEIR, colls []string, de
 		}
 		tops[q.ID] = ranked
 		r.NDCG10 += NDCGAt(10, ranked, b.Qrels[q.ID])
+		r.Recall10 += RecallAt(10, ranked, b.Qrels[q.ID])
 		r.Recall100 += RecallAt(100, ranked, b.Qrels[q.ID])
 	}
 	n := float64(len(b.Queries))
 	r.NDCG10 /= n
+	r.Recall10 /= n
 	r.Recall100 /= n
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	var sum time.Duration

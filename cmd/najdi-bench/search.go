@@ -20,6 +20,9 @@ func runSearch(args []string) error {
 	fs.StringVar(&cfg.Qrels, "qrels", "test", "judgments to evaluate with: test or train (tune on train)")
 	fs.BoolVar(&cfg.Sweep, "sweep", false, "evaluate a grid of ranking constants (use with -qrels train)")
 	fs.BoolVar(&cfg.Split, "split", false, "also compare a two-collection search with the one-collection search")
+	fs.StringVar(&cfg.Model, "model", "", "embedding model of the collection (default: the language's default)")
+	fs.StringVar(&cfg.Language, "language", "", "search_config.language of the collection: en, cs or auto (default en)")
+	fs.BoolVar(&cfg.NoAnswers, "no-answers", false, "skip the extractive-answer evaluation")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
