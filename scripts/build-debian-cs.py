@@ -22,7 +22,7 @@ Description-md5 of the English original it translates, so
 Entries whose long description has fewer than 8 words, or whose Czech short
 and long descriptions are identical to the English ones (untranslated), are
 left out; descriptions shared by several packages count once (first package
-name in file order). Queries are split by a hash of the package name: 25 %
+name in file order). Document ids are the package names ('+' spelled "_p_"). Queries are split by a hash of the package name: 25 %
 "train" (qrels/train.tsv: tune on it) and 75 % "test" (qrels/test.tsv:
 report it); every document stays in the corpus.
 
@@ -95,6 +95,11 @@ def read_entries(path):
             yield pkg, md5, lang, short, "\n\n".join(paras)
 
 
+def doc_id(pkg):
+    """Returns a najdi document id for a package name: '+' (as in g++) becomes "_p_"."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "._:-") else "_p_" if c == "+" else "_" for c in pkg)
+
+
 def write_set(dirname, docs, queries, split):
     d = os.path.join(CACHE, "bench", dirname)
     os.makedirs(os.path.join(d, "qrels"), exist_ok=True)
@@ -139,9 +144,10 @@ def main():
             if en[0] == short or en[1] == long:
                 skipped["untranslated"] += 1
                 continue
-            docs.append((pkg, long))
-            cs_q.append((pkg, short))
-            en_q.append((pkg, en[0]))
+            pid = doc_id(pkg)
+            docs.append((pid, long))
+            cs_q.append((pid, short))
+            en_q.append((pid, en[0]))
 
     def split(pid):
         return "train" if hashlib.sha256(pid.encode()).digest()[0] < 64 else "test"
