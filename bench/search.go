@@ -42,6 +42,10 @@ type SearchConfig struct {
 	Language string
 	// NoAnswers skips the extractive-answer evaluation.
 	NoAnswers bool
+	// SweepWeights, SweepFloors and SweepCeilings are the grid of Sweep:
+	// keyword weights, semantic floors and ceilings (defaults 0.2–0.5,
+	// 0.45–0.65 and 0.90).
+	SweepWeights, SweepFloors, SweepCeilings []float64
 }
 
 // SearchModeResult is the quality and latency of one ranking mode.
@@ -158,7 +162,7 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	e.Close()
 
 	if cfg.Sweep {
-		return searchSweep(ctx, open, b, cfg.MaxResults, w)
+		return searchSweep(ctx, open, b, cfg, w)
 	}
 	modes := []struct {
 		name string
@@ -355,24 +359,38 @@ func searchUseQrels(b *BEIR, dir, split string) error {
 }
 
 // searchSweep reports hybrid nDCG@10 over a grid of ranking constants.
-func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, depth int, w io.Writer) error {
+func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, cfg SearchConfig, w io.Writer) error {
+	or := func(v, def []float64) []float64 {
+		if len(v) == 0 {
+			return def
+		}
+		return v
+	}
+	weights := or(cfg.SweepWeights, []float64{0.2, 0.3, 0.35, 0.4, 0.5})
+	floors := or(cfg.SweepFloors, []float64{0.45, 0.55, 0.65})
+	ceilings := or(cfg.SweepCeilings, []float64{0.90})
 	fmt.Fprintf(w, "%6s %6s %6s %6s %8s\n", "wkey", "floor", "ceil", "sat", "nDCG@10")
-	for _, wk := range []float64{0.2, 0.3, 0.35, 0.4, 0.5} {
-		for _, fl := range []float64{0.45, 0.55, 0.65} {
-			for _, sat := range []float64{0.3, 1} {
-				r := engine.DefaultRanker()
-				r.KeywordWeight, r.SemanticWeight = wk, 1-wk
-				r.SemanticFloor, r.KeywordSaturation = fl, sat
-				e, err := open(r)
-				if err != nil {
-					return err
+	for _, wk := range weights {
+		for _, fl := range floors {
+			for _, ce := range ceilings {
+				if ce <= fl {
+					continue
 				}
-				res, _, err := evalMode(ctx, e, b, []string{"all"}, depth)
-				e.Close()
-				if err != nil {
-					return err
+				for _, sat := range []float64{0.3, 1} {
+					r := engine.DefaultRanker()
+					r.KeywordWeight, r.SemanticWeight = wk, 1-wk
+					r.SemanticFloor, r.SemanticCeiling, r.KeywordSaturation = fl, ce, sat
+					e, err := open(r)
+					if err != nil {
+						return err
+					}
+					res, _, err := evalMode(ctx, e, b, []string{"all"}, cfg.MaxResults)
+					e.Close()
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(w, "%6.2f %6.2f %6.2f %6.2f %8.4f\n", wk, fl, r.SemanticCeiling, sat, res.NDCG10)
 				}
-				fmt.Fprintf(w, "%6.2f %6.2f %6.2f %6.2f %8.4f\n", wk, fl, r.SemanticCeiling, sat, res.NDCG10)
 			}
 		}
 	}
