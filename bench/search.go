@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,6 +43,9 @@ type SearchConfig struct {
 	Language string
 	// NoAnswers skips the extractive-answer evaluation.
 	NoAnswers bool
+	// MaxQueries, when positive, evaluates that many judged queries, evenly
+	// spaced over the file order, instead of all of them.
+	MaxQueries int
 	// SweepWeights, SweepFloors and SweepCeilings are the grid of Sweep:
 	// keyword weights, semantic floors and ceilings (defaults 0.2–0.5,
 	// 0.45–0.65 and 0.90).
@@ -76,6 +80,14 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 			return err
 		}
 	}
+	if n := len(b.Queries); cfg.MaxQueries > 0 && cfg.MaxQueries < n {
+		qs := make([]BEIRQuery, cfg.MaxQueries)
+		for i := range qs {
+			qs[i] = b.Queries[i*n/cfg.MaxQueries]
+		}
+		b.Queries = qs
+	}
+	fmt.Fprintf(w, "%d documents, %d queries (%s judgments)\n", len(b.Docs), len(b.Queries), cmp.Or(cfg.Qrels, "test"))
 	if cfg.Dir == "" {
 		d, err := os.MkdirTemp("", "najdi-bench-search")
 		if err != nil {

@@ -26,6 +26,7 @@ func runSearch(args []string) error {
 	fs.StringVar(&cfg.Model, "model", "", "embedding model of the collection (default: the language's default)")
 	fs.StringVar(&cfg.Language, "language", "", "search_config.language of the collection: en, cs or auto (default en)")
 	fs.BoolVar(&cfg.NoAnswers, "no-answers", false, "skip the extractive-answer evaluation")
+	fs.IntVar(&cfg.MaxQueries, "max-queries", 0, "evaluate this many judged queries, evenly spaced (default all)")
 	var weights, floors, ceilings string
 	fs.StringVar(&weights, "sweep-weights", "", "keyword weights of -sweep, comma-separated (default 0.2,0.3,0.35,0.4,0.5)")
 	fs.StringVar(&floors, "sweep-floors", "", "semantic floors of -sweep, comma-separated (default 0.45,0.55,0.65)")
