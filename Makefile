@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
+.PHONY: all build models dictionaries czech-set run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
 
 all: build
 
@@ -26,8 +26,12 @@ dictionaries:
 run: build models dictionaries
 	./bin/najdi serve --addr $(ADDR) --data $(DATA)
 
+## czech-set: build the Czech retrieval set from Debian's DDTP translations into $(NAJDI_CACHE)/bench (apt-get update with Czech descriptions)
+czech-set:
+	@scripts/build-debian-cs.py
+
 ## test: vet and run every test (real models, real files, real HTTP)
-test: models dictionaries
+test: models dictionaries czech-set
 	@scripts/install-models.sh bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...

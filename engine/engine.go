@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func (o *Options) fill() error {
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
 	}
-	if o.Ranker == (RankerConfig{}) {
+	if reflect.DeepEqual(o.Ranker, RankerConfig{}) {
 		o.Ranker = DefaultRanker()
 	}
 	if err := o.Ranker.Validate(); err != nil {
