@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -74,7 +75,7 @@ func (o *Options) fill() error {
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
 	}
-	if o.Ranker == (RankerConfig{}) {
+	if reflect.DeepEqual(o.Ranker, RankerConfig{}) {
 		o.Ranker = DefaultRanker()
 	}
 	if err := o.Ranker.Validate(); err != nil {
@@ -217,6 +218,15 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	}
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
+	}
+	if cfg.modelDefaulted {
+		// A configuration that names no model keeps an existing
+		// collection's model: its vectors were made with it.
+		e.mu.RLock()
+		if c, ok := e.colls[collKey{owner, id}]; ok {
+			cfg.EmbeddingConfig = c.config().EmbeddingConfig
+		}
+		e.mu.RUnlock()
 	}
 	if err := e.checkEmbedding(cfg.EmbeddingConfig); err != nil {
 		return Collection{}, false, err
