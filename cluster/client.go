@@ -16,6 +16,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,6 +90,8 @@ type Client struct {
 	base *url.URL
 	hc   *http.Client
 	info Info
+
+	metaReady atomic.Bool // the meta index exists
 }
 
 // New returns a client for cfg after detecting the cluster's flavour and

@@ -47,7 +47,7 @@ func basicDocs() []Document {
 	}
 }
 
-func mustTranslate(t *testing.T, c *Client, js string, s filter.Schema) json.RawMessage {
+func mustFilter(t *testing.T, js string, s filter.Schema) Filter {
 	t.Helper()
 	q, err := filter.Parse([]byte(js))
 	if err != nil {
@@ -56,11 +56,7 @@ func mustTranslate(t *testing.T, c *Client, js string, s filter.Schema) json.Raw
 	if err := q.Validate(s); err != nil {
 		t.Fatal(err)
 	}
-	out, err := c.Translate(q, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return Filter{Query: q, Schema: s}
 }
 
 func TestCollectionLifecycle(t *testing.T) {
@@ -85,7 +81,7 @@ func TestCollectionLifecycle(t *testing.T) {
 		if err := c.DropCollection(ctx, "films"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("second drop: %v, want ErrNotFound", err)
 		}
-		if _, err := c.Keyword(ctx, []string{"films"}, []QueryTerm{{"x", 1}}, nil, 10); !errors.Is(err, ErrNotFound) {
+		if _, err := c.Keyword(ctx, []string{"films"}, []QueryTerm{{"x", 1}}, Filter{}, 10); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("search of a dropped collection: %v, want ErrNotFound", err)
 		}
 		got, _ = c.Collections(ctx)
@@ -106,7 +102,7 @@ func TestIngestSearchDelete(t *testing.T) {
 			t.Fatalf("Ingest: %v %v", failed, err)
 		}
 		// Searchable as soon as Ingest returns.
-		res, err := c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, nil, 10)
+		res, err := c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, Filter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,14 +120,14 @@ func TestIngestSearchDelete(t *testing.T) {
 			t.Fatalf("score of a = %v, want ≈ %v", res.Hits[0].Score, want)
 		}
 		// Filtered keyword search.
-		flt := mustTranslate(t, c, `{"term":{"lang":"cs"}}`, filter.SchemaMap(basicSchema.Fields))
+		flt := mustFilter(t, `{"term":{"lang":"cs"}}`, filter.SchemaMap(basicSchema.Fields))
 		res, err = c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, flt, 10)
 		if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "b" || res.Stats.DocFreq["cat"] != 2 {
 			t.Fatalf("filtered keyword: %+v %v", res, err)
 		}
 		// Vector: best chunk per document, cosine similarity.
 		q := unit(0.9, 0.1, 0.3, 0)
-		vh, err := c.Vector(ctx, []string{"pets"}, q, nil, 2)
+		vh, err := c.Vector(ctx, []string{"pets"}, q, Filter{}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,16 +137,16 @@ func TestIngestSearchDelete(t *testing.T) {
 		if want := float64(q[0]); math.Abs(vh[0].Similarity-want) > 1e-3 {
 			t.Fatalf("similarity %v, want %v", vh[0].Similarity, want)
 		}
-		vflt := mustTranslate(t, c, `{"range":{"year":{"lt":2000}}}`, filter.SchemaMap(basicSchema.Fields))
+		vflt := mustFilter(t, `{"range":{"year":{"lt":2000}}}`, filter.SchemaMap(basicSchema.Fields))
 		vh, err = c.Vector(ctx, []string{"pets"}, q, vflt, 5)
 		if err != nil || len(vh) != 1 || vh[0].ID != "b" {
 			t.Fatalf("filtered vector hits %+v %v", vh, err)
 		}
 		// Count, filter ids, list, get.
-		if n, err := c.Count(ctx, []string{"pets"}, nil); err != nil || n != 3 {
+		if n, err := c.Count(ctx, []string{"pets"}, Filter{}); err != nil || n != 3 {
 			t.Fatalf("Count = %d, %v", n, err)
 		}
-		ids, err := c.FilterIDs(ctx, "pets", mustTranslate(t, c, `{"term":{"lang":"en"}}`, filter.SchemaMap(basicSchema.Fields)))
+		ids, err := c.FilterIDs(ctx, "pets", mustFilter(t, `{"term":{"lang":"en"}}`, filter.SchemaMap(basicSchema.Fields)))
 		if err != nil || !slices.Equal(ids, []string{"a", "c/with:odd id"}) {
 			t.Fatalf("FilterIDs = %v, %v", ids, err)
 		}
@@ -179,7 +175,7 @@ func TestIngestSearchDelete(t *testing.T) {
 		if n := c.countKind(t, "pets", "chunk"); n != 3 {
 			t.Fatalf("%d chunks after replacing a, want 3", n)
 		}
-		res, _ = c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, nil, 10)
+		res, _ = c.Keyword(ctx, []string{"pets"}, []QueryTerm{{"cat", 1}}, Filter{}, 10)
 		if len(res.Hits) != 1 || res.Hits[0].ID != "b" {
 			t.Fatalf("old terms of a still found: %+v", res.Hits)
 		}
@@ -194,7 +190,7 @@ func TestIngestSearchDelete(t *testing.T) {
 		if _, err := c.Get(ctx, "pets", "a"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("Get of a deleted document: %v", err)
 		}
-		vh, _ = c.Vector(ctx, []string{"pets"}, q, nil, 5)
+		vh, _ = c.Vector(ctx, []string{"pets"}, q, Filter{}, 5)
 		for _, h := range vh {
 			if h.ID == "a" {
 				t.Fatalf("deleted document found by vector search: %+v", vh)
@@ -206,7 +202,7 @@ func TestIngestSearchDelete(t *testing.T) {
 		if err != nil || len(failed) != 1 || failed[0].ID != "bad" || !errors.Is(failed[0].Err, ErrInvalid) {
 			t.Fatalf("Ingest with a bad document: %+v %v", failed, err)
 		}
-		if n, _ := c.Count(ctx, []string{"pets"}, nil); n != 3 {
+		if n, _ := c.Count(ctx, []string{"pets"}, Filter{}); n != 3 {
 			t.Fatalf("Count after partial ingest = %d, want 3", n)
 		}
 	})
@@ -240,7 +236,7 @@ func TestMultiCollectionKeyword(t *testing.T) {
 		if _, err := c.Ingest(ctx, "two", docs[1:]); err != nil {
 			t.Fatal(err)
 		}
-		res, err := c.Keyword(ctx, []string{"one", "two"}, []QueryTerm{{"cat", 1}}, nil, 10)
+		res, err := c.Keyword(ctx, []string{"one", "two"}, []QueryTerm{{"cat", 1}}, Filter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,13 +266,13 @@ func TestAliasSwap(t *testing.T) {
 		if failed, err := c.IngestInto(ctx, idx, basicDocs()[2:]); err != nil || len(failed) > 0 {
 			t.Fatal(failed, err)
 		}
-		if n, _ := c.Count(ctx, []string{"gen"}, nil); n != 3 {
+		if n, _ := c.Count(ctx, []string{"gen"}, Filter{}); n != 3 {
 			t.Fatalf("Count before swap = %d, want 3 (old generation)", n)
 		}
 		if err := c.SwapGeneration(ctx, "gen", idx); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := c.Count(ctx, []string{"gen"}, nil); n != 1 {
+		if n, _ := c.Count(ctx, []string{"gen"}, Filter{}); n != 1 {
 			t.Fatalf("Count after swap = %d, want 1", n)
 		}
 		gens, err := c.generations(ctx, "gen")
@@ -287,7 +283,7 @@ func TestAliasSwap(t *testing.T) {
 		if _, err := c.Ingest(ctx, "gen", basicDocs()[:1]); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := c.Count(ctx, []string{"gen"}, nil); n != 2 {
+		if n, _ := c.Count(ctx, []string{"gen"}, Filter{}); n != 2 {
 			t.Fatalf("Count after ingest = %d, want 2", n)
 		}
 		if err := c.SwapGeneration(ctx, "other", idx); !errors.Is(err, ErrInvalid) {
@@ -365,7 +361,7 @@ func TestNodeDown(t *testing.T) {
 			t.Fatalf("reporting the node down took %s", d)
 		}
 		t.Logf("node down: %v", err)
-		if _, err := c.Keyword(ctx, []string{"down"}, []QueryTerm{{"cat", 1}}, nil, 10); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Keyword(ctx, []string{"down"}, []QueryTerm{{"cat", 1}}, Filter{}, 10); !errors.Is(err, ErrUnavailable) {
 			t.Fatalf("search with the node down: %v", err)
 		}
 		if _, err := New(ctx, cfg); !errors.Is(err, ErrUnavailable) {

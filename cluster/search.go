@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+
 	"encoding/json"
 	"fmt"
+	"github.com/najdi/najdi/filter"
 	"net/url"
 	"strconv"
 	"strings"
@@ -53,14 +55,30 @@ func (c *Client) indices(colls []string) (string, error) {
 	return strings.Join(parts, ","), nil
 }
 
-// docFilter returns the bool filter clauses selecting documents (kind) and
-// the caller's filter (a translated filter, see Translate; nil for none).
-func docFilter(kind string, flt json.RawMessage) []any {
+// Filter is a parsed najdi filter (package filter) that the caller has
+// validated against Schema, the field types of the searched collections.
+// The zero Filter matches every document.
+type Filter struct {
+	Query  filter.Query
+	Schema filter.Schema
+}
+
+// docFilter returns the bool filter clauses selecting entries of a kind
+// ("doc" or "chunk") that match flt, translated for the cluster.
+func (c *Client) docFilter(kind string, flt Filter) ([]any, error) {
 	out := []any{map[string]any{"term": map[string]any{fKind: kind}}}
-	if len(flt) > 0 {
-		out = append(out, flt)
+	if flt.Query == nil {
+		return out, nil
 	}
-	return out
+	schema := flt.Schema
+	if schema == nil {
+		schema = filter.SchemaMap{}
+	}
+	js, err := c.Translate(flt.Query, schema)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, js), nil
 }
 
 // searchResp is the part of a search answer najdi reads.
@@ -85,7 +103,7 @@ type searchResp struct {
 // matching flt (a Translate result, nil for all), with the collection-wide
 // statistics of the terms. Term statistics are global across the searched
 // collections (dfs_query_then_fetch), as on the embedded engine.
-func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm, flt json.RawMessage, k int) (*KeywordResult, error) {
+func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm, flt Filter, k int) (*KeywordResult, error) {
 	idx, err := c.indices(colls)
 	if err != nil {
 		return nil, err
@@ -98,6 +116,10 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 		}
 		should = append(should, map[string]any{"term": map[string]any{fTerms: map[string]any{"value": t.Term, "boost": t.Count}}})
 		perTerm[t.Term] = map[string]any{"term": map[string]any{fTerms: t.Term}}
+	}
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, err
 	}
 	res := &KeywordResult{Stats: Stats{DocFreq: map[string]int64{}}}
 	if len(should) == 0 {
@@ -114,7 +136,7 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 	body := map[string]any{
 		"size": k, "_source": false, "track_total_hits": false, "aggs": aggs,
 		"query": map[string]any{"bool": map[string]any{
-			"should": should, "minimum_should_match": 1, "filter": docFilter("doc", flt)}},
+			"should": should, "minimum_should_match": 1, "filter": df}},
 	}
 	if len(should) == 0 || k <= 0 {
 		body["size"] = 0
@@ -181,13 +203,17 @@ type VectorHit struct {
 // Vector returns up to k documents of collections whose chunks are nearest
 // to vec by cosine similarity (approximate, HNSW), best chunk per
 // document, among the documents matching flt (nil for all).
-func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt json.RawMessage, k int) ([]VectorHit, error) {
+func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
 	idx, err := c.indices(colls)
 	if err != nil {
 		return nil, err
 	}
 	if k <= 0 {
 		return nil, nil
+	}
+	cf, err := c.docFilter("chunk", flt)
+	if err != nil {
+		return nil, err
 	}
 	kc := min(4*k, 10000) // chunks asked for: documents hold several
 	cand := max(kc, 100)
@@ -197,11 +223,11 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	case OpenSearch:
 		body = map[string]any{"size": kc, "_source": src, "query": map[string]any{"knn": map[string]any{
 			fVec: map[string]any{"vector": vec, "k": kc,
-				"filter": map[string]any{"bool": map[string]any{"filter": docFilter("chunk", flt)}}}}}}
+				"filter": map[string]any{"bool": map[string]any{"filter": cf}}}}}}
 	default:
 		body = map[string]any{"size": kc, "_source": src, "knn": map[string]any{
 			"field": fVec, "query_vector": vec, "k": kc, "num_candidates": cand,
-			"filter": docFilter("chunk", flt)}}
+			"filter": cf}}
 	}
 	var r searchResp
 	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
@@ -236,15 +262,19 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 
 // Count returns the number of documents of collections matching flt (nil
 // for all).
-func (c *Client) Count(ctx context.Context, colls []string, flt json.RawMessage) (int64, error) {
+func (c *Client) Count(ctx context.Context, colls []string, flt Filter) (int64, error) {
 	idx, err := c.indices(colls)
+	if err != nil {
+		return 0, err
+	}
+	df, err := c.docFilter("doc", flt)
 	if err != nil {
 		return 0, err
 	}
 	var r struct {
 		Count int64 `json:"count"`
 	}
-	body := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": docFilter("doc", flt)}}}
+	body := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": df}}}
 	if err := c.doJSON(ctx, "POST", "/"+idx+"/_count", nil, body, &r); err != nil {
 		return 0, fmt.Errorf("cluster: count: %w", err)
 	}
@@ -253,7 +283,7 @@ func (c *Client) Count(ctx context.Context, colls []string, flt json.RawMessage)
 
 // FilterIDs returns the ids of the documents of a collection matching flt
 // (nil for all), in ascending byte order.
-func (c *Client) FilterIDs(ctx context.Context, coll string, flt json.RawMessage) ([]string, error) {
+func (c *Client) FilterIDs(ctx context.Context, coll string, flt Filter) ([]string, error) {
 	var out []string
 	after := ""
 	for {
@@ -273,14 +303,18 @@ func (c *Client) FilterIDs(ctx context.Context, coll string, flt json.RawMessage
 // ("" for the first page), ascending, and the cursor of the next page (""
 // when this is the last).
 func (c *Client) List(ctx context.Context, coll, after string, n int) ([]string, string, error) {
-	return c.page(ctx, coll, nil, after, n)
+	return c.page(ctx, coll, Filter{}, after, n)
 }
 
-func (c *Client) page(ctx context.Context, coll string, flt json.RawMessage, after string, n int) ([]string, string, error) {
+func (c *Client) page(ctx context.Context, coll string, flt Filter, after string, n int) ([]string, string, error) {
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, "", err
+	}
 	body := map[string]any{
 		"size": n, "_source": false, "track_total_hits": false,
 		"sort":  []any{map[string]any{fDoc: "asc"}},
-		"query": map[string]any{"bool": map[string]any{"filter": docFilter("doc", flt)}},
+		"query": map[string]any{"bool": map[string]any{"filter": df}},
 	}
 	if after != "" {
 		body["search_after"] = []any{after}

@@ -357,9 +357,9 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 				}
 			}
 		case key == "highlight", key == "restore_diacritics":
-			b, e := strconv.ParseBool(val)
+			b, e := parseBoolParam(key, val)
 			if e != nil {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("%s: %q is not a boolean", key, val)}
+				err = e
 				return
 			}
 			if key == "highlight" {

@@ -35,7 +35,7 @@ const (
 	// DefaultOutOfScopePrior is the weight of the pseudo out-of-scope
 	// examples against the in-scope ones when the confidence is
 	// calibrated (see the package documentation).
-	DefaultOutOfScopePrior = 1
+	DefaultOutOfScopePrior = 0.25
 )
 
 // Options configures training. Zero fields take the documented defaults.
