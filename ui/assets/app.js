@@ -593,7 +593,7 @@ async function pageSearch(rest, params) {
   const highlight = h('input', {type: 'checkbox', id: 's-highlight', checked: true});
   const maxTokens = h('input', {type: 'number', id: 's-max-tokens', min: 1, placeholder: t('se.maxTokensPh')});
   const conds = h('div', {class: 'conds'});
-  const raw = h('textarea', {class: 'json', id: 's-filter', spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
+  const raw = h('textarea', {class: 'json', id: 's-filter', rows: 4, spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
   const rawHint = h('p', {class: 'small muted', id: 's-filter-hint', hidden: true}, t('se.rawEdited'));
   const fieldList = h('datalist', {id: 's-fields'});
   const curl = h('pre', {id: 's-curl'});
@@ -669,6 +669,7 @@ async function pageSearch(rest, params) {
   function writeFilter() {
     const f = buildFilter();
     raw.value = f ? JSON.stringify(f, null, 2) : '';
+    raw.rows = Math.min(18, Math.max(4, raw.value.split('\n').length));
     rawHint.hidden = true;
     writeCurl();
   }
