@@ -437,6 +437,29 @@ func englishWords(toks []token.Token) []word {
 	var out []word
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		// "1996-08-29", "4-1/2", "81-3", "2,960,000": one word, as in
+		// CoNLL-2003.
+		if startsDigit(t.Text) {
+			j := i
+			for k := i + 1; k < len(toks) && toks[k].ByteStart == toks[k-1].ByteEnd; k++ {
+				if startsDigit(toks[k].Text) {
+					j = k
+				} else if !strings.Contains("-/.,:", toks[k].Text) || len(toks[k].Text) != 1 {
+					break
+				}
+			}
+			if j > i {
+				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
+				i = j
+				continue
+			}
+		}
+		// "Lord 's": the possessive written apart.
+		if t.Text == "'" && i+1 < len(toks) && toks[i+1].Text == "s" && toks[i+1].ByteStart == t.ByteEnd {
+			out = append(out, word{text: "'s", start: t.Start, end: toks[i+1].End, bstart: t.ByteStart, bend: toks[i+1].ByteEnd})
+			i++
+			continue
+		}
 		// U . S . → "U.S."
 		if len(t.Text) == 1 && t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
 			j := i
@@ -449,7 +472,10 @@ func englishWords(toks []token.Token) []word {
 				}
 				break
 			}
-			if j > i+1 {
+			// "P. Simmons": a lone initial before a capitalized word is one
+			// word too, as in CoNLL-2003.
+			initial := j == i+1 && j+1 < len(toks) && toks[j+1].Word() && isCap(toks[j+1].Text)
+			if j > i+1 || initial {
 				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
 				i = j
 				continue
@@ -470,6 +496,8 @@ func englishWords(toks []token.Token) []word {
 	}
 	return out
 }
+
+func startsDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 func joinText(toks []token.Token) string {
 	var b strings.Builder
