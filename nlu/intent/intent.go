@@ -25,7 +25,7 @@ const (
 	DefaultLambda = 0.3
 	// DefaultNgramWeight is the weight of the character n-gram kernel
 	// when sentence embeddings are used (their kernel has weight 1).
-	DefaultNgramWeight = 0.7
+	DefaultNgramWeight = 0.5
 	// DefaultMaxFit bounds the examples the kernel head is fitted on.
 	DefaultMaxFit = 4000
 	// DefaultOutOfScopeQuantile is the share of held-out in-scope

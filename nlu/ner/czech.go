@@ -137,6 +137,20 @@ var czechOrgSuffixes = map[string]bool{
 	"pharma": true, "electric": true, "transportation": true, "services": true, "logistics": true, "solutions": true,
 }
 
+// czechSaying holds folded verbs of saying (and "podle", "according
+// to") that a lone surname stands next to in news text.
+var czechSaying = func() map[string]bool {
+	m := map[string]bool{"podle": true}
+	for _, v := range []string{"uvedl", "rekl", "prohlasil", "dodal", "sdelil", "napsal", "upozornil", "vysvetlil", "potvrdil",
+		"oznamil", "zduraznil", "konstatoval", "poznamenal", "odmitl", "pripustil", "varoval", "ocenil", "kritizoval", "navrhl", "uvadi", "rika", "tvrdi", "mini"} {
+		m[v] = true
+		if strings.HasSuffix(v, "l") {
+			m[v+"a"] = true
+		}
+	}
+	return m
+}()
+
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
 // surname ("předseda Kučera", "s ředitelem Tomkou").
@@ -376,6 +390,18 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		i = j - 1
 	}
 	places(false)
+	// A lone capitalized word next to a verb of saying is a surname:
+	// "uvedl Novák", "Dvořák řekl", "podle Kučery".
+	for i := 0; i < n; i++ {
+		if taken[i] || !capAt(i) || acronym(i) || c.strong[token.Fold(toks[i].Text)] {
+			continue
+		}
+		before := i > 0 && czechSaying[token.Fold(toks[i-1].Text)]
+		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !sentenceStart(i)
+		if (before || after) && !capAt(i+1) {
+			add(i, i+1, "person", 0.6)
+		}
+	}
 	// A capitalized surname right after a person span's first name was
 	// handled above; a lone capitalized word after "pan" too. Sort by start.
 	sortSpans(out)
