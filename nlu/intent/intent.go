@@ -78,6 +78,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// maxConfidence caps every confidence.
+const maxConfidence = 0.999
+
 // Scored is one intent with its probability.
 type Scored struct {
 	Intent      string
@@ -555,7 +558,7 @@ func (c *Classifier) scores(ctx context.Context, text string) ([]float64, float6
 // Classify returns the intents with their calibrated confidences, most
 // confident first. Each confidence estimates the probability that the
 // intent is the right one and that the text is in scope at all; they are
-// computed one intent at a time and need not sum to 1.
+// computed one intent at a time, need not sum to 1 and are at most 0.999.
 func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error) {
 	s, sim, err := c.scores(ctx, text)
 	if err != nil {
@@ -568,7 +571,9 @@ func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Probability > out[b].Probability })
 	for j := range out {
-		out[j].Probability = math.Min(in, out[j].Probability)
+		// Never certain: a confidence of exactly 1 would pass every
+		// threshold, even 1.
+		out[j].Probability = math.Min(maxConfidence, math.Min(in, out[j].Probability))
 	}
 	return out, nil
 }
