@@ -540,15 +540,18 @@ func (c *Classifier) scores(ctx context.Context, text string) ([]float64, float6
 		}
 	}
 	if len(x) > 0 {
-		dsim := map[int32]float32{}
+		dsim := make([]float32, c.n)
 		for _, f := range x {
 			for _, p := range c.postings[f.i] {
 				dsim[p.doc] += f.v * p.v
 			}
 		}
 		for doc, s := range dsim {
+			if s == 0 {
+				continue
+			}
 			s *= c.wNg
-			row := c.alpha[int(doc)*k : int(doc)*k+k]
+			row := c.alpha[doc*k : doc*k+k]
 			for j := range row {
 				out[j] += float64(s * row[j])
 			}
