@@ -593,7 +593,7 @@ async function pageSearch(rest, params) {
   const highlight = h('input', {type: 'checkbox', id: 's-highlight', checked: true});
   const maxTokens = h('input', {type: 'number', id: 's-max-tokens', min: 1, placeholder: t('se.maxTokensPh')});
   const conds = h('div', {class: 'conds'});
-  const raw = h('textarea', {class: 'json', id: 's-filter', spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
+  const raw = h('textarea', {class: 'json', id: 's-filter', rows: 4, spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
   const rawHint = h('p', {class: 'small muted', id: 's-filter-hint', hidden: true}, t('se.rawEdited'));
   const fieldList = h('datalist', {id: 's-fields'});
   const curl = h('pre', {id: 's-curl'});
@@ -669,6 +669,7 @@ async function pageSearch(rest, params) {
   function writeFilter() {
     const f = buildFilter();
     raw.value = f ? JSON.stringify(f, null, 2) : '';
+    raw.rows = Math.min(18, Math.max(4, raw.value.split('\n').length));
     rawHint.hidden = true;
     writeCurl();
   }
@@ -705,6 +706,7 @@ async function pageSearch(rest, params) {
       " \\\n  -H 'Content-Type: application/json' \\\n  -d " + q(JSON.stringify(req, null, 1).replace(/\n\s*/g, ' '));
   }
 
+  const top = () => results.parentElement.scrollIntoView({block: 'start'});
   async function run(op) {
     showError(form, null);
     if (!selected().length) { showError(form, new Error(t('se.pickCollection'))); return; }
@@ -721,8 +723,8 @@ async function pageSearch(rest, params) {
       refreshFields();
       const budget = (req.summary_config && req.summary_config.max_tokens) || ((byId[selected()[0]] || {}).summary_config || {}).max_tokens || 1000;
       clear(results).appendChild(renderResults(resp, req, budget, {
-        next: resp.metadata && typeof resp.metadata.next_offset === 'number' ? () => { offset.value = resp.metadata.next_offset; run(op); } : null,
-        prev: req.offset ? () => { offset.value = Math.max(0, req.offset - (req.max_results || 10)); run(op); } : null,
+        next: resp.metadata && typeof resp.metadata.next_offset === 'number' ? () => { offset.value = resp.metadata.next_offset; run(op).then(top); } : null,
+        prev: req.offset ? () => { offset.value = Math.max(0, req.offset - (req.max_results || 10)); run(op).then(top); } : null,
         all: resp.metadata && resp.metadata.below_min_score > 0 ? () => { minScore.value = 0; run(op); } : null,
       }));
     } catch (e) { clear(results).appendChild(errorBox(e)); }
