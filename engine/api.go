@@ -13,7 +13,6 @@ import (
 const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 1000
-	defaultPassages   = 3
 )
 
 // SearchRequest is the body of search, query and answer requests.
@@ -146,6 +145,9 @@ type IngestRequest struct {
 	// documents without one deterministic, so a resumed job replaces the
 	// documents it already stored instead of adding them again.
 	jobID string
+	// turn, set by a job that waited for its ingest turn before reading
+	// its upload, is used instead of waiting for one.
+	turn *ingestTurn
 }
 
 // DocumentInput is one document of the JSON envelope.

@@ -317,4 +317,3 @@ func ddSearch(t *testing.T, ctx context.Context, e *engine.Engine, owner string,
 	}
 	return sb.String()
 }
-

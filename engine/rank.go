@@ -39,6 +39,21 @@ type RankerConfig struct {
 	ChunkTokens int
 	// NProbe is the number of IVF lists probed (0 = the vector index default).
 	NProbe int
+	// ModelSimilarity replaces SemanticFloor and SemanticCeiling for the
+	// collections of an embedding model (by embedding_config.model): each
+	// model has its own similarity distribution. DefaultRanker sets it for
+	// multilingual-e5-small; nil uses the two constants for every model.
+	ModelSimilarity map[string][2]float64
+}
+
+// ForModel returns the constants for a collection of the embedding model
+// named model (EmbeddingConfig.Key): its ModelSimilarity floor and
+// ceiling, if any.
+func (r RankerConfig) ForModel(model string) RankerConfig {
+	if fc, ok := r.ModelSimilarity[model]; ok {
+		r.SemanticFloor, r.SemanticCeiling = fc[0], fc[1]
+	}
+	return r
 }
 
 // DefaultRanker returns the default ranking constants.

@@ -29,7 +29,8 @@ type fieldInput struct {
 }
 
 // writer buffers the documents of one ingest and flushes them as segments.
-// It runs with the collection's write lock held.
+// It parses, analyzes and embeds without locks; flush takes the
+// collection's wmu only to type fields and commit.
 type writer struct {
 	e        *Engine
 	c        *collection
@@ -64,11 +65,13 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 	if err != nil {
 		return IngestResult{}, err
 	}
-	turn, err := e.ingestTurn(ctx, req.jobID != "")
-	if err != nil {
-		return IngestResult{}, err
+	turn := req.turn
+	if turn == nil {
+		if turn, err = e.ingestTurn(ctx, req.jobID != ""); err != nil {
+			return IngestResult{}, err
+		}
+		defer turn.release()
 	}
-	defer turn.release()
 	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID, turn: turn}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
@@ -102,7 +105,7 @@ func (w *writer) init() error {
 		return err
 	}
 	w.emb = emb
-	w.lastFlush = time.Now()
+	w.lastFlush = w.e.opts.Now()
 	return nil
 }
 
@@ -112,7 +115,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || time.Since(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -141,7 +144,7 @@ func (w *writer) flush() error {
 	}
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
-	w.lastFlush = time.Now()
+	w.lastFlush = w.e.opts.Now()
 
 	seg, err := w.prepare(docs)
 	if err != nil {
@@ -159,10 +162,10 @@ func (w *writer) flush() error {
 		return err
 	}
 	c.mu.RLock()
-	segs := c.segs
+	segs := c.mu.segs
 	replaced := map[uint64][]uint32{}
 	for _, d := range docs {
-		if l, ok := c.loc[d.id]; ok {
+		if l, ok := c.mu.loc[d.id]; ok {
 			replaced[l.seg] = append(replaced[l.seg], l.local)
 		}
 	}
@@ -170,7 +173,7 @@ func (w *writer) flush() error {
 	inBatch := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		status[i] = DocStatus{DocumentID: id, Status: "created"}
-		if _, ok := c.loc[id]; ok || inBatch[id] {
+		if _, ok := c.mu.loc[id]; ok || inBatch[id] {
 			status[i].Status = "replaced"
 		}
 		inBatch[id] = true
@@ -202,17 +205,17 @@ func (w *writer) flush() error {
 	c.mu.Lock()
 	// Segment ids are taken before the lock, so concurrent writers may
 	// commit out of id order: keep the list sorted (segByID searches it).
-	c.segs = append(replaceSegs(c.segs, changed), seg)
-	slices.SortFunc(c.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
+	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
+	slices.SortFunc(c.mu.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	for i, d := range docs {
-		c.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
+		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
 	}
 	c.invalidateVocabulary()
 	if w.recDirty {
-		c.rec = w.rec
+		c.mu.rec = w.rec
 		w.recDirty = false
 	}
-	nsegs := len(c.segs)
+	nsegs := len(c.mu.segs)
 	c.mu.Unlock()
 	w.res.Documents = append(w.res.Documents, status...)
 	w.processed += len(ids)

@@ -121,6 +121,8 @@ func TestExtract(t *testing.T) {
 		{"en", "John Smith works for Microsoft in Seattle.", "location", `Seattle="Seattle"`},
 		{"en", "Microsoft's chief met U.S. officials in London.", "organization", `Microsoft="Microsoft"`},
 		{"en", "Microsoft's chief met U.S. officials in London.", "location", `U.S.="U.S."; London="London"`},
+		// initials and hyphenated scores tokenized as in CoNLL-2003
+		{"en", "Somerset 83 and 174 (P. Simmons 4-38), Leicestershire 296.", "person", `P. Simmons="P. Simmons"`},
 		{"cs", "Petr Novák a Jana Dvořáková přijeli do Brna.", "person", `Petr Novák="Petr Novák"; Jana Dvořáková="Jana Dvořáková"`},
 		{"cs", "Petr Novák a Jana Dvořáková přijeli do Brna.", "location", `Brna="Brna"`},
 		{"cs", "Univerzita Karlova a Komerční banka sídlí v Praze.", "organization", `Univerzita Karlova="Univerzita Karlova"; Komerční banka="Komerční banka"`},

@@ -137,6 +137,20 @@ var czechOrgSuffixes = map[string]bool{
 	"pharma": true, "electric": true, "transportation": true, "services": true, "logistics": true, "solutions": true,
 }
 
+// czechSaying holds folded verbs of saying (and "podle", "according
+// to") that a lone surname stands next to in news text.
+var czechSaying = func() map[string]bool {
+	m := map[string]bool{"podle": true}
+	for _, v := range []string{"uvedl", "rekl", "prohlasil", "dodal", "sdelil", "napsal", "upozornil", "vysvetlil", "potvrdil",
+		"oznamil", "zduraznil", "konstatoval", "poznamenal", "odmitl", "pripustil", "varoval", "ocenil", "kritizoval", "navrhl", "uvadi", "rika", "tvrdi", "mini"} {
+		m[v] = true
+		if strings.HasSuffix(v, "l") {
+			m[v+"a"] = true
+		}
+	}
+	return m
+}()
+
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
 // surname ("předseda Kučera", "s ředitelem Tomkou").
@@ -376,6 +390,18 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		i = j - 1
 	}
 	places(false)
+	// A lone capitalized word next to a verb of saying is a surname:
+	// "uvedl Novák", "Dvořák řekl", "podle Kučery".
+	for i := 0; i < n; i++ {
+		if taken[i] || !capAt(i) || acronym(i) || c.strong[token.Fold(toks[i].Text)] {
+			continue
+		}
+		before := i > 0 && czechSaying[token.Fold(toks[i-1].Text)]
+		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !sentenceStart(i)
+		if (before || after) && !capAt(i+1) {
+			add(i, i+1, "person", 0.6)
+		}
+	}
 	// A capitalized surname right after a person span's first name was
 	// handled above; a lone capitalized word after "pan" too. Sort by start.
 	sortSpans(out)
@@ -437,6 +463,29 @@ func englishWords(toks []token.Token) []word {
 	var out []word
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		// "1996-08-29", "4-1/2", "81-3", "2,960,000": one word, as in
+		// CoNLL-2003.
+		if startsDigit(t.Text) {
+			j := i
+			for k := i + 1; k < len(toks) && toks[k].ByteStart == toks[k-1].ByteEnd; k++ {
+				if startsDigit(toks[k].Text) {
+					j = k
+				} else if !strings.Contains("-/.,:", toks[k].Text) || len(toks[k].Text) != 1 {
+					break
+				}
+			}
+			if j > i {
+				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
+				i = j
+				continue
+			}
+		}
+		// "Lord 's": the possessive written apart.
+		if t.Text == "'" && i+1 < len(toks) && toks[i+1].Text == "s" && toks[i+1].ByteStart == t.ByteEnd {
+			out = append(out, word{text: "'s", start: t.Start, end: toks[i+1].End, bstart: t.ByteStart, bend: toks[i+1].ByteEnd})
+			i++
+			continue
+		}
 		// U . S . → "U.S."
 		if len(t.Text) == 1 && t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
 			j := i
@@ -449,7 +498,10 @@ func englishWords(toks []token.Token) []word {
 				}
 				break
 			}
-			if j > i+1 {
+			// "P. Simmons": a lone initial before a capitalized word is one
+			// word too, as in CoNLL-2003.
+			initial := j == i+1 && j+1 < len(toks) && toks[j+1].Word() && isCap(toks[j+1].Text)
+			if j > i+1 || initial {
 				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
 				i = j
 				continue
@@ -470,6 +522,8 @@ func englishWords(toks []token.Token) []word {
 	}
 	return out
 }
+
+func startsDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 func joinText(toks []token.Token) string {
 	var b strings.Builder

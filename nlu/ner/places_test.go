@@ -58,6 +58,9 @@ func TestCzechTaggerCases(t *testing.T) {
 		{"Škodě Auto se daří.", "organization:Škodě Auto"},
 		{"Investovala do ní PPF Group.", "organization:PPF Group"},
 		{"Škoda, že nepřišel.", ""},
+		{"Situace se zlepšila, uvedl Dvořák.", "person:Dvořák"},
+		{"Podle Kučery je to chyba, řekl včera.", "person:Kučery"},
+		{"Podle Prahy je to chyba.", "location:Prahy"},
 	} {
 		toks := token.Tokenize(tc.text)
 		var got []string
