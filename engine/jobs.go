@@ -145,7 +145,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	e.jobs.mu.Lock()
 	e.jobs.jobs[rec.Status.JobID] = j
 	e.jobs.mu.Unlock()
-	e.runJob(j, data)
+	e.runJob(j)
 	return rec.Status.JobID, nil
 }
 
@@ -162,23 +162,39 @@ func (r *jobRecord) request(data []byte) (IngestRequest, error) {
 	return req, nil
 }
 
-// runJob ingests data for j in the background and stores the outcome. An
-// ingest cut short by Close leaves the job stored as running, to be
-// resumed by the next Open.
-func (e *Engine) runJob(j *job, data []byte) {
-	req, err := j.rec.request(data)
-	if err != nil {
-		e.finishJob(j, IngestResult{}, err)
-		return
-	}
-	req.Progress = func(n int) {
-		e.jobs.mu.Lock()
-		j.rec.Status.Processed = n
-		e.jobs.mu.Unlock()
-	}
+// runJob ingests the stored upload of j in the background and stores the
+// outcome. The job waits for its ingest turn before it reads its upload
+// from the store, so that queued jobs hold no upload in memory. An ingest
+// cut short by Close leaves the job stored as running, to be resumed by
+// the next Open.
+func (e *Engine) runJob(j *job) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		turn, err := e.ingestTurn(context.Background(), true)
+		if err != nil {
+			return // closed: resumed by the next Open
+		}
+		defer turn.release()
+		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
+		if errors.Is(err, segment.ErrNotFound) {
+			err = fmt.Errorf("the upload of job %s is missing", j.rec.Status.JobID)
+		}
+		if err != nil {
+			e.finishJob(j, IngestResult{}, err)
+			return
+		}
+		req, err := j.rec.request(data)
+		if err != nil {
+			e.finishJob(j, IngestResult{}, err)
+			return
+		}
+		req.Progress = func(n int) {
+			e.jobs.mu.Lock()
+			j.rec.Status.Processed = n
+			e.jobs.mu.Unlock()
+		}
+		req.turn = turn
 		res, err := e.Ingest(context.Background(), j.rec.Owner, j.rec.Status.CollectionID, req)
 		if errors.Is(err, ErrClosed) || (err != nil && e.closed()) {
 			return
@@ -258,7 +274,7 @@ func (e *Engine) loadJobs() error {
 		// Accepted before the restart: counted even beyond the bounds, so
 		// that new jobs wait until the backlog drains.
 		_ = e.jobs.admit(j, 0, 0, true)
-		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
+		_, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
 		if err != nil {
 			if errors.Is(err, segment.ErrNotFound) {
 				err = fmt.Errorf("the upload of job %s is missing", j.rec.Status.JobID)
@@ -274,7 +290,7 @@ func (e *Engine) loadJobs() error {
 			}
 		}
 		e.log.Info("resuming ingest job", "job", j.rec.Status.JobID, "collection", j.rec.Status.CollectionID, "restarts", j.rec.Status.Restarts)
-		e.runJob(j, data)
+		e.runJob(j)
 	}
 	return nil
 }

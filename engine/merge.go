@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,6 +13,16 @@ import (
 	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/vector"
 )
+
+// kickMerge asks the merger to look for work now.
+func (e *Engine) kickMerge() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) mergeKick() <-chan struct{} { return e.kick }
 
 // mergeLoop merges segments in the background: when a collection has more
 // than Options.MaxSegments segments, or a segment is mostly deleted.
@@ -92,7 +103,7 @@ func (e *Engine) mergeCollection(c *collection) error {
 // locks, then commits it under the write lock, carrying over deletes that
 // happened meanwhile.
 func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
-	slices.SortFunc(parts, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
+	slices.SortFunc(parts, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	merged := &segment.Segment{ID: e.store.NextID(), Deleted: roaring.New()}
 	remap := make([][]int32, len(parts))
 	var chunkRemap [][]int32
@@ -167,30 +178,20 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		return err
 	}
 	c.mu.Lock()
-	out := make([]*segment.Segment, 0, len(c.segs))
-	for _, s := range c.segs {
+	out := make([]*segment.Segment, 0, len(c.mu.segs))
+	for _, s := range c.mu.segs {
 		if !slices.ContainsFunc(parts, func(p *segment.Segment) bool { return p.ID == s.ID }) {
 			out = append(out, s)
 		}
 	}
 	out = append(out, merged)
-	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
-	c.segs = out
+	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
+	c.mu.segs = out
 	for local, doc := range merged.Docs {
 		if !merged.Deleted.Contains(uint32(local)) {
-			c.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
+			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
 		}
 	}
 	c.mu.Unlock()
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/nlu/intent"
 )
 
 func newTestService(t *testing.T, opts Options) (*Service, *MemStore) {
@@ -226,8 +228,8 @@ func TestInlineMembersAndPhraseSets(t *testing.T) {
 			t.Errorf("annotation %+v: offsets do not match text", an)
 		}
 		if an.Name == "city" {
-			if an.Source != closed.ModelID || an.Type != AnnotationEntity {
-				t.Errorf("city annotation %+v: want source %s, type entity", an, closed.ModelID)
+			if an.SourceID != closed.ModelID || an.Source != closed.Name || an.Type != AnnotationEntity {
+				t.Errorf("city annotation %+v: want source %s (id %s), type entity", an, closed.Name, closed.ModelID)
 			}
 			found = append(found, fmt.Sprintf("%s=%v", an.Text, an.Value))
 		}
@@ -246,7 +248,7 @@ func TestInlineMembersAndPhraseSets(t *testing.T) {
 	a, _ = s.Analyze(ctx, "alice", p.ModelID, "v Praze a v Brně")
 	var names []string
 	for _, an := range a.Annotations {
-		if an.Source == closed.ModelID {
+		if an.SourceID == closed.ModelID {
 			names = append(names, an.Name+":"+an.Text)
 		}
 	}
@@ -287,7 +289,7 @@ func TestPhraseSetValidation(t *testing.T) {
 		{`{"name": "x", "phrases": [{"text": ""}]}`, "phrases[0].text"},
 		{`{"name": "x", "language": "de", "phrases": [{"text": "a"}]}`, "language"},
 		{`{"name": "x", "phrase_set_id": "p", "phrases": [{"text": "a"}]}`, "phrase_set_id"},
-		{`{"name": "x", "phrases": [{"text": "a", "syn": []}]}`, `"syn"`},
+		{`{"name": "x", "phrases": [{"text": "a", "syn": []}]}`, `unknown field "phrases[0].syn"`},
 		{`{"name": "x", "phrases": [{"text": "a", "synonyms": [null]}]}`, "phrases[0].synonyms[0]"},
 		{`{"name": "x", "phrases": [{"text": "a"}, {"text": "b", "synonyms": ["c", " "]}]}`, "phrases[1].synonyms[1]"},
 	}
@@ -359,7 +361,7 @@ func TestSequentialMembersSeeEarlierAnnotations(t *testing.T) {
 	seen := map[string]any{}
 	for _, an := range a.Annotations {
 		if an.Name == "seen" {
-			seen[an.Source] = an.Value
+			seen[an.SourceID] = an.Value
 		}
 	}
 	// m1 saw nothing; m2 saw m1's two caps, its seen and its intent annotation.
@@ -545,7 +547,7 @@ func TestIntentClassifierModel(t *testing.T) {
 		for _, an := range a.Annotations {
 			if an.Type == AnnotationIntent {
 				n++
-				if an.Source != m.ModelID || an.Start != 0 || an.End != utf8.RuneCountInString(tt.text) {
+				if an.SourceID != m.ModelID || an.Source != m.Name || an.Start != 0 || an.End != utf8.RuneCountInString(tt.text) {
 					t.Errorf("intent annotation %+v", an)
 				}
 			}
@@ -589,7 +591,7 @@ func TestNestedPipelinesAndInlineCleanup(t *testing.T) {
 	}
 	sources := map[string]bool{}
 	for _, an := range a.Annotations {
-		sources[an.Source] = true
+		sources[an.SourceID] = true
 	}
 	if !sources[r.ModelID] || !sources[inner.Pipeline.Models[1]] || len(sources) != 2 {
 		t.Errorf("sources %v, want the regex model and the inline builtin-ner", sources)
@@ -611,5 +613,39 @@ func TestNestedPipelinesAndInlineCleanup(t *testing.T) {
 	up, err := s.UpdateModel(ctx, "alice", outer.ModelID, body)
 	if err != nil || up.Pipeline.Models[0] != inner.ModelID || up.Mode != ModeParallel {
 		t.Errorf("echoed update = %+v, %v", up, err)
+	}
+}
+
+// TestEmbedderForLanguage checks that an intent classifier embeds with the
+// embedder of its language and falls back to Options.Embedder.
+func TestEmbedderForLanguage(t *testing.T) {
+	calls := map[string]int{}
+	counting := func(name string) intent.Embedder {
+		return func(ctx context.Context, texts []string) ([][]float32, error) {
+			calls[name] += len(texts)
+			out := make([][]float32, len(texts))
+			for i, s := range texts {
+				out[i] = []float32{float32(len(s)), 1, float32(strings.Count(s, "a"))}
+			}
+			return out, nil
+		}
+	}
+	s, err := NewService(&MemStore{}, Options{Embedder: counting("default"), EmbedderFor: func(lang string) intent.Embedder {
+		if lang == "cs" {
+			return counting("cs")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"name": "%s", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", %s "config": {"examples": {"a": ["ahoj", "nazdar"], "b": ["sbohem", "nashle"]}}}}`
+	mustCreate(t, s, "alice", fmt.Sprintf(body, "cs", `"language": "cs",`))
+	if calls["cs"] != 4 || calls["default"] != 0 {
+		t.Fatalf("a cs classifier embedded %v, want 4 texts with the cs embedder", calls)
+	}
+	mustCreate(t, s, "alice", fmt.Sprintf(body, "any", ""))
+	if calls["default"] != 4 {
+		t.Fatalf("a classifier without language embedded %v, want 4 texts with the default embedder", calls)
 	}
 }

@@ -29,6 +29,7 @@ var czechGazetteer string
 // form ("a.s.", "s.r.o.") or an all-capital acronym.
 type Czech struct {
 	places *phrase.Matcher
+	orgs   *phrase.Matcher // czechKnownOrgs
 	first  map[string]bool // CzechStem(Fold(name))
 	strong map[string]bool // folded places safe even at a sentence start
 }
@@ -72,7 +73,16 @@ func CzechTagger() *Czech {
 				c.strong[token.Fold(name)] = true
 			}
 		}
+		for _, name := range czechExtraPlaces {
+			places = append(places, phrase.Entry{Text: name, Ref: len(places)})
+			c.strong[token.Fold(name)] = true
+		}
 		c.places, _ = phrase.Compile(places, phrase.Options{Language: "cs"})
+		var orgs []phrase.Entry
+		for _, name := range czechKnownOrgs {
+			orgs = append(orgs, phrase.Entry{Text: name, Ref: len(orgs)})
+		}
+		c.orgs, _ = phrase.Compile(orgs, phrase.Options{Language: "cs"})
 		czechTagger = c
 	})
 	return czechTagger
@@ -95,6 +105,51 @@ func CzechPlaceNames() []string {
 	}
 	return out
 }
+
+// czechExtraPlaces are states and regions whose names the gazetteer's
+// sources lack, matched in every case form like the gazetteer's places
+// ("České republiky", "Slovenskou republikou").
+var czechExtraPlaces = []string{
+	"Česká republika", "Slovenská republika", "Československo", "Československá republika", "Velká Británie",
+	"Sovětský svaz", "Ruská federace", "Spolková republika Německo", "Evropská unie", "Spojené království",
+	"Jižní Morava", "Severní Morava", "Střední Čechy", "Jižní Čechy", "Severní Čechy", "Východní Čechy", "Západní Čechy",
+	"Střední Evropa", "Západní Evropa", "Východní Evropa", "Blízký východ", "Dálný východ",
+}
+
+// czechKnownOrgs are well-known Czech organizations whose names carry no
+// head word or legal form ("Škoda Auto", "ČEZ", "Sparta Praha"), matched
+// in every case form.
+var czechKnownOrgs = []string{
+	"Škoda Auto", "Škoda Transportation", "Agrofert", "Seznam.cz", "Avast", "Kofola", "Budvar", "Plzeňský Prazdroj",
+	"Česká spořitelna", "Komerční banka", "Česká národní banka", "Raiffeisenbank", "Moneta Money Bank", "Air Bank", "Fio banka",
+	"Česká televize", "Český rozhlas", "České dráhy", "Česká pošta", "Správa železnic", "Ředitelství silnic a dálnic",
+	"Národní divadlo", "Národní muzeum", "Národní galerie", "Akademie věd", "Univerzita Karlova", "Masarykova univerzita",
+	"Sparta Praha", "Slavia Praha", "Baník Ostrava", "Viktoria Plzeň", "Kometa Brno", "Dukla Praha", "Bohemians",
+	"Poslanecká sněmovna", "Senát", "Ústavní soud", "Nejvyšší soud", "Evropská komise", "Evropský parlament",
+	"Tatra", "Zetor", "Jawa", "Petrof", "Bata", "Baťa", "Vodafone", "Telefónica", "Unipetrol", "Orlen", "Metrostav",
+}
+
+// czechOrgSuffixes are capitalized words that, after a capitalized word,
+// make an organization name ("Škoda Auto", "PPF Group").
+var czechOrgSuffixes = map[string]bool{
+	"auto": true, "group": true, "holding": true, "bank": true, "energy": true, "media": true, "invest": true,
+	"capital": true, "systems": true, "software": true, "technologies": true, "motors": true, "airlines": true,
+	"pharma": true, "electric": true, "transportation": true, "services": true, "logistics": true, "solutions": true,
+}
+
+// czechSaying holds folded verbs of saying (and "podle", "according
+// to") that a lone surname stands next to in news text.
+var czechSaying = func() map[string]bool {
+	m := map[string]bool{"podle": true}
+	for _, v := range []string{"uvedl", "rekl", "prohlasil", "dodal", "sdelil", "napsal", "upozornil", "vysvetlil", "potvrdil",
+		"oznamil", "zduraznil", "konstatoval", "poznamenal", "odmitl", "pripustil", "varoval", "ocenil", "kritizoval", "navrhl", "uvadi", "rika", "tvrdi", "mini"} {
+		m[v] = true
+		if strings.HasSuffix(v, "l") {
+			m[v+"a"] = true
+		}
+	}
+	return m
+}()
 
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
@@ -167,6 +222,20 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		}
 		return strings.Trim(t, "IVXLCDM") != ""
 	}
+	// Known organizations, then capitalized runs ending in an
+	// organization suffix word ("PPF Group").
+	for _, m := range c.orgs.MatchTokens(toks) {
+		i := tokenAt(toks, m.ByteStart)
+		j := tokenAt(toks, m.ByteEnd-1) + 1
+		if i >= 0 && capAt(i) {
+			add(i, j, "organization", 0.85)
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !taken[i] && capAt(i) && capAt(i-1) && !taken[i-1] && czechOrgSuffixes[token.Fold(toks[i].Text)] {
+			add(i-1, i+1, "organization", 0.75)
+		}
+	}
 	// Organizations with a legal form: capitalized run before "a.s." etc.
 	for i := 0; i < n; i++ {
 		for _, lf := range legalForms {
@@ -209,7 +278,7 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		}
 		if head {
 			j := i + 1
-			for j < n && capAt(j) && !taken[j] {
+			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
 				j++
 			}
 			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.
@@ -321,6 +390,18 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		i = j - 1
 	}
 	places(false)
+	// A lone capitalized word next to a verb of saying is a surname:
+	// "uvedl Novák", "Dvořák řekl", "podle Kučery".
+	for i := 0; i < n; i++ {
+		if taken[i] || !capAt(i) || acronym(i) || c.strong[token.Fold(toks[i].Text)] {
+			continue
+		}
+		before := i > 0 && czechSaying[token.Fold(toks[i-1].Text)]
+		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !sentenceStart(i)
+		if (before || after) && !capAt(i+1) {
+			add(i, i+1, "person", 0.6)
+		}
+	}
 	// A capitalized surname right after a person span's first name was
 	// handled above; a lone capitalized word after "pan" too. Sort by start.
 	sortSpans(out)
@@ -382,6 +463,29 @@ func englishWords(toks []token.Token) []word {
 	var out []word
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		// "1996-08-29", "4-1/2", "81-3", "2,960,000": one word, as in
+		// CoNLL-2003.
+		if startsDigit(t.Text) {
+			j := i
+			for k := i + 1; k < len(toks) && toks[k].ByteStart == toks[k-1].ByteEnd; k++ {
+				if startsDigit(toks[k].Text) {
+					j = k
+				} else if !strings.Contains("-/.,:", toks[k].Text) || len(toks[k].Text) != 1 {
+					break
+				}
+			}
+			if j > i {
+				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
+				i = j
+				continue
+			}
+		}
+		// "Lord 's": the possessive written apart.
+		if t.Text == "'" && i+1 < len(toks) && toks[i+1].Text == "s" && toks[i+1].ByteStart == t.ByteEnd {
+			out = append(out, word{text: "'s", start: t.Start, end: toks[i+1].End, bstart: t.ByteStart, bend: toks[i+1].ByteEnd})
+			i++
+			continue
+		}
 		// U . S . → "U.S."
 		if len(t.Text) == 1 && t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
 			j := i
@@ -394,7 +498,10 @@ func englishWords(toks []token.Token) []word {
 				}
 				break
 			}
-			if j > i+1 {
+			// "P. Simmons": a lone initial before a capitalized word is one
+			// word too, as in CoNLL-2003.
+			initial := j == i+1 && j+1 < len(toks) && toks[j+1].Word() && isCap(toks[j+1].Text)
+			if j > i+1 || initial {
 				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
 				i = j
 				continue
@@ -415,6 +522,8 @@ func englishWords(toks []token.Token) []word {
 	}
 	return out
 }
+
+func startsDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 func joinText(toks []token.Token) string {
 	var b strings.Builder
