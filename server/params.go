@@ -54,7 +54,7 @@ func (s *Server) rejectUnknownParams(ctx *fasthttp.RequestCtx, u *User, method s
 	if known == nil {
 		return false
 	}
-	bad, found := "", false
+	bad, found := "", emptyParamName(ctx)
 	for k := range ctx.QueryArgs().All() {
 		if key := string(k); key != "owner" && !slices.Contains(known, key) && !found {
 			bad, found = key, true
@@ -103,4 +103,17 @@ func (s *Server) rejectUnknownParams(ctx *fasthttp.RequestCtx, u *User, method s
 	}
 	writeErrorStatus(ctx, 400, msg+")", map[string]any{"parameter": bad})
 	return true
+}
+
+// emptyParamName reports whether the query string holds a parameter
+// without a name ("?=" or "?a=1&=x"), which fasthttp's argument parser
+// drops when its value is empty too: such a parameter is unknown, not
+// absent.
+func emptyParamName(ctx *fasthttp.RequestCtx) bool {
+	for _, seg := range strings.Split(string(ctx.URI().QueryString()), "&") {
+		if strings.HasPrefix(seg, "=") {
+			return true
+		}
+	}
+	return false
 }

@@ -275,6 +275,9 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []st
 			return route
 		}
 		req, err = queryRequest(ctx.QueryArgs())
+		if err == nil && emptyParamName(ctx) {
+			err = &engine.Error{Kind: engine.ErrInvalid, Message: `unknown query parameter "" (a parameter without a name)`, Details: map[string]any{"parameter": ""}}
+		}
 	} else {
 		if method != "POST" {
 			methodNotAllowed(ctx, "POST")
