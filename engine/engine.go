@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -69,7 +68,7 @@ func (o *Options) fill() error {
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
 	}
-	if reflect.DeepEqual(o.Ranker, RankerConfig{}) {
+	if o.Ranker == (RankerConfig{}) {
 		o.Ranker = DefaultRanker()
 	}
 	if err := o.Ranker.Validate(); err != nil {
