@@ -119,7 +119,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if p.query == "" {
 		return cs.filterOnly(c, segs, allow), nil
 	}
-	rk := e.opts.Ranker.ForModel(c.config().EmbeddingConfig.Key())
+	rk := e.opts.Ranker
 	cand := max(rk.Candidates, p.max)
 	qt := e.queryTermsFor(p, c)
 	keywordOn := c.config().FulltextConfig.On() || qvec == nil
