@@ -24,7 +24,7 @@ import (
 func main() {
 	train := flag.String("train", "../shared/data/ner/conll2003/train.txt", "CoNLL-2003 training file")
 	out := flag.String("out", "nlu/ner/en.model.gz", "model file to write")
-	epochs := flag.Int("epochs", 10, "training epochs")
+	epochs := flag.Int("epochs", 15, "training epochs (15: +0.13 F1 over 10 on CoNLL valid)")
 	minWeight := flag.Float64("min-weight", 0.05, "drop features whose weights are all smaller")
 	flag.Parse()
 	if err := run(*train, *out, *epochs, float32(*minWeight)); err != nil {

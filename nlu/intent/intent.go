@@ -430,10 +430,25 @@ func (c *Classifier) calibrate(loo []float64, labels []int, k int) {
 			data = append(data, sample{row[other], 0, c.opts.OutOfScopePrior})
 		}
 	}
-	// Newton's method on the weighted logistic loss with a small ridge.
-	a, b := 5.0, -2.0
-	for range 50 {
-		var gA, gB, hAA, hAB, hBB float64
+	// Newton's method on the weighted logistic loss with a ridge towards
+	// the curve sigmoid(10 s - 5) (0.5 at score 0.5), halving steps that do
+	// not lower the loss. The ridge keeps the curve finite and sensible on
+	// separable evidence (few examples, all left-out predictions right).
+	const reg, a0, b0 = 0.05, 10.0, -5.0
+	loss := func(a, b float64) float64 {
+		l := reg / 2 * ((a-a0)*(a-a0) + (b-b0)*(b-b0))
+		for _, d := range data {
+			z := a*d.s + b
+			// log(1+e^z) - y z, computed stably
+			l += d.w * (math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z))) - d.y*z)
+		}
+		return l
+	}
+	a, b := a0, b0
+	cur := loss(a, b)
+	for range 100 {
+		gA, gB := reg*(a-a0), reg*(b-b0)
+		hAA, hAB, hBB := reg, 0.0, reg
 		for _, d := range data {
 			p := sigmoid(a*d.s + b)
 			r := d.w * (p - d.y)
@@ -444,18 +459,20 @@ func (c *Classifier) calibrate(loo []float64, labels []int, k int) {
 			hAB += ww * d.s
 			hBB += ww
 		}
-		const reg = 1e-3
-		gA += reg * a
-		hAA += reg
-		hBB += reg
 		det := hAA*hBB - hAB*hAB
-		if math.Abs(det) < 1e-12 {
+		if !(det > 1e-12) {
 			break
 		}
 		dA := (hBB*gA - hAB*gB) / det
 		dB := (hAA*gB - hAB*gA) / det
-		a, b = a-dA, b-dB
-		if math.Abs(dA)+math.Abs(dB) < 1e-7 {
+		step := 1.0
+		for ; step > 1e-6; step /= 2 {
+			if l := loss(a-step*dA, b-step*dB); l < cur {
+				a, b, cur = a-step*dA, b-step*dB, l
+				break
+			}
+		}
+		if step <= 1e-6 || step*(math.Abs(dA)+math.Abs(dB)) < 1e-9 {
 			break
 		}
 	}
@@ -570,15 +587,19 @@ func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error
 		return nil, err
 	}
 	in := c.inScope(sim)
-	out := make([]Scored, len(s))
-	for j := range s {
-		out[j] = Scored{Intent: c.intents[j], Probability: sigmoid(c.calA*s[j] + c.calC)}
+	// Rank by score: confidences saturate and cap, and ties among them
+	// must not decide the order.
+	order := make([]int, len(s))
+	for j := range order {
+		order[j] = j
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Probability > out[b].Probability })
-	for j := range out {
+	sort.SliceStable(order, func(a, b int) bool { return s[order[a]] > s[order[b]] })
+	out := make([]Scored, len(s))
+	for r, j := range order {
 		// Never certain: a confidence of exactly 1 would pass every
 		// threshold, even 1.
-		out[j].Probability = math.Min(maxConfidence, math.Min(in, out[j].Probability))
+		p := math.Min(maxConfidence, math.Min(in, sigmoid(c.calA*s[j]+c.calC)))
+		out[r] = Scored{Intent: c.intents[j], Probability: p}
 	}
 	return out, nil
 }

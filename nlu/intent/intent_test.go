@@ -185,3 +185,27 @@ func BenchmarkClassify(b *testing.B) {
 		}
 	}
 }
+
+// TestTwoIntentsRankByScore: with two intents the confidences of both can
+// saturate at the cap; the order must still follow the scores (the
+// server answered "hudba" for a weather question when ties fell back to
+// alphabetical order).
+func TestTwoIntentsRankByScore(t *testing.T) {
+	c, err := Train(context.Background(), map[string][]string{
+		"pocasi": {"jaké bude zítra počasí", "bude pršet", "kolik bude stupňů", "předpověď počasí na víkend", "bude sněžit"},
+		"hudba":  {"pusť nějakou hudbu", "zahraj písničku", "chci poslouchat rock", "pusť moje oblíbené skladby", "zapni rádio"},
+	}, Options{Embedder: localModel(t, "multilingual-e5-small")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{"Bude zítra v Brně pršet?": "pocasi", "zahraj mi písničku": "hudba", "jaké bude počasí": "pocasi"} {
+		got, err := c.Classify(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := c.Scores(context.Background(), text)
+		if got[0].Intent != want {
+			t.Errorf("%q: %+v (scores %v), want %s first", text, got, s, want)
+		}
+	}
+}
