@@ -48,6 +48,8 @@ type IngestRequest struct {
 	// documents without one deterministic, so a resumed job replaces the
 	// documents it already stored instead of adding them again.
 	jobID string
+	// meter, set for an asynchronous job, measures its progress.
+	meter *ingestMeter
 }
 
 // DocumentInput is one document of the JSON envelope.
@@ -142,6 +144,9 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 		return IngestResult{}, err
 	}
 	defer turn.release()
+	if req.meter != nil {
+		req.meter.started.CompareAndSwap(0, nowFunc().UnixNano())
+	}
 	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID, turn: turn}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
@@ -196,6 +201,9 @@ func (w *writer) upload(req IngestRequest) error {
 				return fmt.Errorf("read upload: %w", err)
 			}
 		}
+		if req.meter != nil {
+			req.meter.bytesRead.Store(int64(len(data)))
+		}
 		doc, err := ingest.ParseDocument(f, data, req.ContentType)
 		if err != nil {
 			return w.parseError(f, err)
@@ -222,6 +230,10 @@ func (w *writer) upload(req IngestRequest) error {
 	}
 	if rd == nil {
 		rd = bytes.NewReader(req.Data)
+	}
+	if req.meter != nil {
+		rd = countingReader{rd, req.meter}
+		req.meter.streamed.Store(f == ingest.FormatCSV || f == ingest.FormatJSON || f == ingest.FormatJSONL)
 	}
 	rr, err := ingest.NewRecordReader(f, rd, ingest.RecordOptions{Charset: charsetOf(req.ContentType)})
 	if err != nil {

@@ -26,7 +26,11 @@ import (
 const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 1000
-	defaultPassages   = 3
+	// MaxResultWindow bounds offset + max_results: a page deeper than
+	// that needs more candidates than a search should gather
+	// (Elasticsearch's index.max_result_window has the same default).
+	MaxResultWindow = 10000
+	defaultPassages = 3
 )
 
 // SearchRequest is the body of search, query and answer requests.
@@ -40,6 +44,13 @@ type SearchRequest struct {
 	Filter            json.RawMessage       `json:"filter,omitempty"`
 	SummaryConfig     *RequestSummaryConfig `json:"summary_config,omitempty"`
 	RestoreDiacritics *bool                 `json:"restore_diacritics,omitempty"`
+	// Offset skips that many documents of the ranking (paging: the page
+	// is documents offset .. offset+max_results-1), default 0.
+	Offset *int `json:"offset,omitempty"`
+	// MinScore is the relevance cut-off: documents scoring below it are
+	// left out. Unset, documents with a score of 0 (no evidence from
+	// either retriever) are left out; 0 keeps them too.
+	MinScore *float64 `json:"min_score,omitempty"`
 
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
@@ -124,6 +135,12 @@ type Metadata struct {
 	EffectiveQueries       []string `json:"effective_queries,omitempty"`
 	AnswerSources          []string `json:"answer_sources,omitzero"` // non-nil in answers
 	TookMS                 float64  `json:"took_ms"`
+	// BelowMinScore counts the candidate documents the relevance cut-off
+	// (min_score) left out of the ranking.
+	BelowMinScore int `json:"below_min_score"`
+	// NextOffset is the offset of the next page, present when the ranking
+	// holds more documents than this page reaches.
+	NextOffset *int `json:"next_offset,omitempty"`
 }
 
 // Tokens reports token counts.
@@ -159,6 +176,11 @@ type plan struct {
 	query      string // after diacritics restoration
 	changed    bool
 	max        int
+	offset     int
+	minScore   float64 // documents need score >= minScore (> 0 unless minSet)
+	minSet     bool    // MinScore was given; else score > 0 is required
+	cut        int     // candidates below the cut-off
+	next       *int    // offset of the next page
 	sections   bool
 	full       bool
 	summaries  bool
@@ -215,6 +237,21 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 		p.max = *req.MaxResults
 		if p.max < 1 || p.max > MaxMaxResults {
 			return nil, invalidField("max_results", "must be between 1 and %d, got %d", MaxMaxResults, p.max)
+		}
+	}
+	if req.Offset != nil {
+		p.offset = *req.Offset
+		if p.offset < 0 {
+			return nil, invalidField("offset", "must be 0 or more, got %d", p.offset)
+		}
+		if p.offset+p.max > MaxResultWindow {
+			return nil, invalidField("offset", "offset + max_results must be at most %d, got %d + %d", MaxResultWindow, p.offset, p.max)
+		}
+	}
+	if req.MinScore != nil {
+		p.minScore, p.minSet = *req.MinScore, true
+		if math.IsNaN(p.minScore) || p.minScore < 0 || p.minScore > 1 {
+			return nil, invalidField("min_score", "must be between 0 and 1, got %v", p.minScore)
 		}
 	}
 	switch req.ResultFormat {
@@ -323,6 +360,7 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
+	p.pageMetadata(&resp.Metadata)
 	if p.docsOut {
 		resp.Documents = make([]ResultDoc, 0, len(hits))
 		for _, h := range hits {
@@ -393,10 +431,26 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		return a.docID < b.docID
 	})
-	if len(all) > p.max {
-		all = all[:p.max]
+	keep := all[:0]
+	for _, h := range all {
+		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
+			keep = append(keep, h)
+		}
 	}
+	p.cut = len(all) - len(keep)
+	all = keep
+	end := p.offset + p.max
+	if len(all) > end && end < MaxResultWindow {
+		p.next = &end
+	}
+	all = all[min(p.offset, len(all)):min(end, len(all))]
 	return all, nil
+}
+
+// pageMetadata reports the relevance cut-off and paging in md.
+func (p *plan) pageMetadata(md *Metadata) {
+	md.BelowMinScore = p.cut
+	md.NextOffset = p.next
 }
 
 // queryTerms analyzes the query for a collection and computes BM25 term
@@ -458,7 +512,8 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*hit, error) {
 	segs := c.snapshot()
 	rk := e.opts.Ranker
-	cand := max(rk.Candidates, p.max)
+	// One more than the page reaches, to know whether a next page exists.
+	cand := max(rk.Candidates, p.offset+p.max+1)
 	byDoc := map[docKey]*hit{}
 	get := func(s *segment.Segment, local uint32) *hit {
 		k := docKey{s, local}
@@ -559,13 +614,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		h.score = round6(h.score)
 		h.byKey = h.byKey || h.exact
 	}
-	keep := out[:0]
-	for _, h := range out {
-		if h.score > 0 {
-			keep = append(keep, h)
-		}
-	}
-	return keep, nil
+	return out, nil
 }
 
 // markExact marks the candidates that hold every identifier of the query.
