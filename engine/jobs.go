@@ -47,6 +47,12 @@ type JobStatus struct {
 	ETASeconds *float64 `json:"eta_seconds,omitempty"`
 }
 
+// jobFirstFlushDocs is the size of a job's first flush; each next one is
+// twice as large, up to jobFlushDocs. Parsing runs far ahead of embedding,
+// so without it a job of a few hundred records would store them in one
+// flush and report no progress until its end.
+const jobFirstFlushDocs = 16
+
 // jobRetention is how long a finished job's status stays available.
 const jobRetention = 7 * 24 * time.Hour
 

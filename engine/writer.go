@@ -46,6 +46,8 @@ type writer struct {
 	// lastFlush is when the buffer was last emptied: a job flushes at
 	// least every jobFlushInterval (backpressure.go).
 	lastFlush time.Time
+	// jobBatch is the size of a job's next flush (see jobFirstFlushDocs).
+	jobBatch int
 
 	rec      collRecord
 	recDirty bool
@@ -79,7 +81,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || time.Since(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || time.Since(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -109,6 +111,7 @@ func (w *writer) flush() error {
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
 	w.lastFlush = time.Now()
+	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
 
 	seg, err := w.prepare(docs)
 	if err != nil {

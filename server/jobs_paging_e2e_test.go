@@ -372,3 +372,46 @@ func TestEnumTextSearchableAnyWay(t *testing.T) {
 		})
 	}
 }
+
+// TestJobProgressSmallEmbedded follows a job of 120 CSV records with the
+// real embedding model: parsing runs far ahead of embedding, and the job
+// must still report documents stored before its end (it used to store
+// them in one flush and show processed 0 until done).
+func TestJobProgressSmallEmbedded(t *testing.T) {
+	n := start(t, "")
+	must(t, n.putJSON("/v1/collections/small", `{}`), 201)
+	var sb strings.Builder
+	sb.WriteString("id,name,about\n")
+	for i := range 120 {
+		fmt.Fprintf(&sb, "r%03d,Item %d,A short description of item %d that mentions rivers mountains and coastlines.\n", i, i, i)
+	}
+	id := must(t, n.do("POST", "/v1/collections/small/documents?async=true", "text/csv", []byte(sb.String())), 202).json(t)["job_id"].(string)
+	var seen []int
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		st := decodeJSON[jobStatus](t, must(t, n.getJSON("/v1/collections/small/jobs/"+id), 200))
+		if st.Status != "running" {
+			if st.Status != "done" || st.Processed != 120 {
+				t.Fatalf("job ended: %+v", st)
+			}
+			break
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != st.Processed {
+			seen = append(seen, st.Processed)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job still running; processed %v", seen)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("processed while running: %v", seen)
+	between := 0
+	for _, p := range seen {
+		if p > 0 && p < 120 {
+			between++
+		}
+	}
+	if between < 2 {
+		t.Fatalf("processed while running: %v, want at least two values between 0 and 120", seen)
+	}
+}

@@ -109,7 +109,7 @@ func cmdIngest(args []string) error {
 	fs.BoolVar(&f.create, "create", false, "create the collection (default configuration) when it does not exist")
 	fs.StringVar(&f.idField, "id-field", "", "record property holding each record's id (CSV, JSON, JSONL, XLSX, ODS); default: an id or document_id property, else FILE-1, FILE-2, ...")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "files uploaded at once")
-	fs.Int64Var(&f.asyncAbove, "async-above", 8<<20, "record files of at least this many bytes run as server jobs, whose progress shows inside the file")
+	fs.Int64Var(&f.asyncAbove, "async-above", 0, "record files (CSV, JSON, JSONL, XLSX, ODS) of at least this many bytes run as server jobs, whose progress shows while the file is ingested; larger: synchronous uploads")
 	fs.BoolVar(&f.hidden, "hidden", false, "also ingest hidden files and directories (names starting with '.')")
 	fs.StringVar(&f.state, "state", "", "state file recording ingested files (default: one per server, user and collection under $XDG_STATE_HOME/najdi or ~/.local/state/najdi)")
 	fs.BoolVar(&f.restart, "restart", false, "ignore the state file: ingest every file again (documents are replaced, not doubled)")
@@ -348,12 +348,14 @@ func ingestJob(ctx context.Context, cl *client.Client, coll string, data []byte,
 		return client.IngestResult{}, err
 	}
 	defer pr.inFile(t.abs, 0, 0)
+	wait := 20 * time.Millisecond
 	for {
 		select {
 		case <-ctx.Done():
 			return client.IngestResult{}, ctx.Err()
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, 500*time.Millisecond)
 		j, err := cl.Job(ctx, coll, id)
 		if err != nil {
 			return client.IngestResult{}, err
