@@ -51,11 +51,11 @@ func cmdSearch(args []string) error {
 		return err
 	}
 	if *coll == "" {
-		return usagef("search: name the collection with --collection")
+		return usagef("name the collection with --collection")
 	}
 	query := strings.Join(pos, " ")
 	if query == "" && *filter == "" {
-		return usagef("search: give a query, a --filter, or both")
+		return usagef("give a query, a --filter, or both")
 	}
 	req := client.SearchRequest{Query: query, MaxResults: *maxResults, Offset: *offset, ResultFormat: *format}
 	if *minScore >= 0 {
@@ -63,7 +63,7 @@ func cmdSearch(args []string) error {
 	}
 	if *filter != "" {
 		if !json.Valid([]byte(*filter)) {
-			return usagef("search: --filter is not valid JSON: %s", *filter)
+			return usagef("--filter is not valid JSON: %s", *filter)
 		}
 		req.Filter = json.RawMessage(*filter)
 	}

@@ -121,16 +121,16 @@ func cmdIngest(args []string) error {
 	}
 	switch {
 	case f.collection == "":
-		return usagef("ingest: name the collection with --collection")
+		return usagef("name the collection with --collection")
 	case len(pos) == 0:
-		return usagef("ingest: name at least one file or directory")
+		return usagef("name at least one file or directory")
 	case f.concurrency < 1:
-		return usagef("ingest: --concurrency must be at least 1")
+		return usagef("--concurrency must be at least 1")
 	}
 	switch f.progress {
 	case "auto", "bar", "lines", "none":
 	default:
-		return usagef("ingest: --progress %q: use auto, bar, lines or none", f.progress)
+		return usagef("--progress %q: use auto, bar, lines or none", f.progress)
 	}
 	tasks, err := collectFiles(pos, f.hidden)
 	if err != nil {
@@ -378,6 +378,7 @@ func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
 	var out []fileTask
 	seen := map[string]bool{}
 	names := map[string]string{}
+	stems := map[string]string{} // record files: records without ids are named STEM-1, STEM-2, ...
 	add := func(p, name string, fi fs.FileInfo) error {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -389,16 +390,23 @@ func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
 		seen[abs] = true
 		key := strings.ToLower(sanitizeName(name))
 		if other, ok := names[key]; ok {
-			return usagef("ingest: %s and %s would both be named %q in the collection: ingest their directories instead of the files, or one at a time into different collections", other, p, sanitizeName(name))
+			return usagef("%s and %s would both be named %q in the collection: ingest their directories instead of the files, or one at a time into different collections", other, p, sanitizeName(name))
 		}
 		names[key] = p
+		if f, err := ingest.DetectFormat("", name, nil); err == nil && f.RecordOriented() {
+			stem := strings.ToLower(sanitizeName(strings.TrimSuffix(name, filepath.Ext(name))))
+			if other, ok := stems[stem]; ok {
+				return usagef("%s and %s are record files of the same name: records without an id would get the same ids (%s-1, %s-2, ...) and replace each other; rename one", other, p, stem, stem)
+			}
+			stems[stem] = p
+		}
 		out = append(out, fileTask{path: p, abs: abs, name: name, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
 		return nil
 	}
 	for _, root := range paths {
 		fi, err := os.Stat(root)
 		if err != nil {
-			return nil, usagef("ingest: %v", err)
+			return nil, usagef("%v", err)
 		}
 		if !fi.IsDir() {
 			if err := add(root, filepath.Base(root), fi); err != nil {
@@ -406,11 +414,16 @@ func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
 			}
 			continue
 		}
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		walkRoot := root
+		if resolved, err := filepath.EvalSymlinks(root); err == nil {
+			walkRoot = resolved // WalkDir does not follow a symbolic link it starts at
+		}
+		before := len(out)
+		err = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if p != root && !hidden && strings.HasPrefix(d.Name(), ".") {
+			if p != walkRoot && !hidden && strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
@@ -423,7 +436,7 @@ func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
 			if err != nil || !fi.Mode().IsRegular() {
 				return nil
 			}
-			rel, err := filepath.Rel(root, p)
+			rel, err := filepath.Rel(walkRoot, p)
 			if err != nil {
 				return err
 			}
@@ -434,7 +447,10 @@ func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
 			if errors.As(err, &ue) {
 				return nil, err
 			}
-			return nil, fmt.Errorf("ingest: list %s: %w", root, err)
+			return nil, fmt.Errorf("list %s: %w", root, err)
+		}
+		if len(out) == before {
+			return nil, usagef("%s holds no files to ingest (hidden ones are left out without --hidden)", root)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
