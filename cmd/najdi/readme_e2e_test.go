@@ -67,16 +67,16 @@ func TestReadmeFiveMinutes(t *testing.T) {
 		t.Fatalf("the README commands failed: %v\n%s\nserver log:\n%s", err, out, s.log)
 	}
 	for _, want := range []string{
-		`"collection_id":"demo"`, // 1. created
-		"ingested 5 of 5 files into demo (305 documents",                // 2. the CLI
+		`"collection_id":"demo"`,                                               // 1. created
+		"ingested 5 of 5 files into demo (305 documents",                       // 2. the CLI
 		`{"documents":[{"document_id":"tracing-jit.pdf","status":"replaced"}]`, // 2. curl, again
-		`"type":"title","content":"Trace Compilation of Hot Loops"`,           // 3.
-		"  1. tracing-jit.pdf ",           // 4. CLI search
-		`"continent":"OC"`,                // 4. term filter
-		`"name":"San Marino"`,             // 4. range filter
-		"searched for: hlavní město na Vltavě", "  1. praha.docx ", // 4. diacritics
+		`"type":"title","content":"Trace Compilation of Hot Loops"`,            // 3.
+		"  1. tracing-jit.pdf ",                                                // 4. CLI search
+		`"continent":"OC"`,                                                     // 4. term filter
+		`"name":"San Marino"`,                                                  // 4. range filter
+		"searched for: hlavní město na Vltavě", "  1. praha.docx ",             // 4. diacritics
 		`"answer":"According to document tracing-jit.pdf: When a guard fails`, // 5.
-		"demo        305",  // 6. collections
+		"demo        305", // 6. collections
 		"done    249/249", // 6. jobs
 	} {
 		if !strings.Contains(out, want) {
