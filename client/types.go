@@ -112,8 +112,8 @@ type SummaryConfig struct {
 // SearchResponse is the answer of search, query and answer requests.
 type SearchResponse struct {
 	SearchID  string     `json:"search_id"`
-	Documents []Document `json:"documents,omitempty"`
-	Summaries []Summary  `json:"summaries,omitempty"`
+	Documents []Document `json:"documents,omitzero"`
+	Summaries []Summary  `json:"summaries,omitzero"`
 	Summary   *string    `json:"summary,omitempty"`
 	Answer    *string    `json:"answer,omitempty"`
 	Metadata  Metadata   `json:"metadata"`

@@ -120,7 +120,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitErr{exitOK, ""}
+			}
+			return nil, exitErr{exitUsage, ""} // the flag package printed the error and the usage
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
