@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -159,5 +160,49 @@ func TestCLICommands(t *testing.T) {
 				t.Fatalf("najdi %v: exit %d, want %d; stderr %q should name %q", tt.args, r.code, tt.code, r.stderr, tt.msg)
 			}
 		})
+	}
+}
+
+// TestCLIIngestRetriesOverload ingests with more files at once than the
+// server admits (--max-ingests 1): the refused uploads (429) are sent
+// again after their Retry-After, and every file ends up ingested.
+func TestCLIIngestRetriesOverload(t *testing.T) {
+	s := startServer(t, "--no-embeddings", "--max-ingests", "1", "--ingest-workers", "1")
+	api := apiClient(s, "", "")
+	if _, _, err := api.PutCollection(context.Background(), "busy", map[string]any{"embedding_config": map[string]any{"model": "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 24 {
+		body := fmt.Sprintf("Report %d\n\n%s", i, strings.Repeat(fmt.Sprintf("Paragraph about topic %d with several words in it. ", i), 400))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%02d.txt", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := cli(t, []string{"NAJDI_SERVER=" + s.url}, "ingest", dir, "--collection", "busy", "--concurrency", "6", "--json", "--progress", "none")
+	sum := summary(t, r)
+	if r.code != 0 || sum.Ingested != 24 || sum.Documents != 24 || len(sum.Failed) != 0 {
+		t.Fatalf("exit %d: %+v\n%s", r.code, sum, r.stderr)
+	}
+	if n := len(allIDs(t, api, "busy")); n != 24 {
+		t.Fatalf("%d documents, want 24", n)
+	}
+	resp, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	if _, err := io.Copy(&b, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	refused := false
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "najdi_http_requests_total{route=\"/v1/collections/{id}/documents\",method=\"POST\",code=\"429\"}") {
+			refused = true
+		}
+	}
+	if !refused {
+		t.Fatalf("no upload was refused with 429, so no retry was tested:\n%s", b.String())
 	}
 }
