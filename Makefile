@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries run test model-long lint bench vectors bench-quality fuzz schemathesis clean
+.PHONY: all build models dictionaries run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
 
 all: build
 
@@ -36,6 +36,11 @@ test: models dictionaries
 	@# AVX2 on an AVX-512 machine, and the generic Go kernel everywhere.
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./vector
 	GODEBUG=cpu.avx2=off $(GO) test -count=1 -run 'Kernel|Exact|Filtered|Edges|Reuses|RealRecall|Merge|Concurrent' ./vector
+	@$(MAKE) --no-print-directory browser-test
+
+## browser-test: the web console (/ui) in headless Debian chromium driven by playwright-core, against bin/najdi with the default model; screenshots in docs/console
+browser-test: build models
+	NODE_PATH="$$(scripts/install-browser.sh)" node --test --test-concurrency=1 tests/browser/console.test.mjs
 
 ## model-long: the engine's model-based test over MODEL_SEEDS seeds of MODEL_OPS operations (default 1,000,000 operations; NAJDI_MODEL_SEED picks the first seed)
 MODEL_SEEDS ?= 500
@@ -74,6 +79,15 @@ fuzz:
 		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
 			echo "fuzz $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 		done; done
+
+## cluster-up: start a local single-node CLUSTER (elasticsearch or opensearch) on loopback for najdi serve --cluster-url; prints its URL last (docs/cluster.md)
+CLUSTER ?= elasticsearch
+cluster-up:
+	@scripts/cluster.sh up $(CLUSTER)
+
+## cluster-down: stop the node cluster-up started
+cluster-down:
+	@scripts/cluster.sh down $(CLUSTER)
 
 ## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
 schemathesis: models

@@ -30,6 +30,11 @@ const (
 	DefaultNLULatencyRuns = 300
 	// DefaultNLUPhrases is the size of the synthetic phrase set.
 	DefaultNLUPhrases = 100000
+	// DefaultNLUFewShot is the utterances per intent of the few-shot
+	// workload.
+	DefaultNLUFewShot = 10
+	// DefaultNLUFewShotDraws is the number of few-shot training sets.
+	DefaultNLUFewShotDraws = 5
 )
 
 // NLUConfig configures RunNLU.
@@ -47,6 +52,24 @@ type NLUConfig struct {
 	Phrases int
 	// Embedder optionally adds sentence embeddings to the intent classifier.
 	Embedder intent.Embedder
+	// EmbedderName names Embedder in the report.
+	EmbedderName string
+	// FewShotPerIntent is the training utterances per intent of the
+	// few-shot workload; 0 means DefaultNLUFewShot.
+	FewShotPerIntent int
+	// FewShotDraws is the number of random few-shot training sets; 0
+	// means DefaultNLUFewShotDraws.
+	FewShotDraws int
+}
+
+func (c NLUConfig) embedName() string {
+	if c.Embedder == nil {
+		return "none"
+	}
+	if c.EmbedderName == "" {
+		return "yes"
+	}
+	return c.EmbedderName
 }
 
 // Validate checks the configuration.
@@ -54,7 +77,7 @@ func (c NLUConfig) Validate() error {
 	if c.DataDir == "" {
 		return errors.New("nlu config: no data directory")
 	}
-	if c.PerIntent < 0 || c.LatencyRuns < 0 || c.Phrases < 0 {
+	if c.PerIntent < 0 || c.LatencyRuns < 0 || c.Phrases < 0 || c.FewShotPerIntent < 0 || c.FewShotDraws < 0 {
 		return errors.New("nlu config: negative count")
 	}
 	return nil
@@ -70,11 +93,18 @@ func (c NLUConfig) withDefaults() NLUConfig {
 	if c.Phrases == 0 {
 		c.Phrases = DefaultNLUPhrases
 	}
+	if c.FewShotPerIntent == 0 {
+		c.FewShotPerIntent = DefaultNLUFewShot
+	}
+	if c.FewShotDraws == 0 {
+		c.FewShotDraws = DefaultNLUFewShotDraws
+	}
 	return c
 }
 
 // RunNLU measures the NLU quality and latency figures and prints them to w:
-// SNIPS intent accuracy, CoNLL-2003 English NER P/R/F1, Czech name tagging
+// SNIPS intent accuracy, few-shot intent accuracy and out-of-scope recall
+// (nluFewShot), the training time of 150 intents × 10 examples, CoNLL-2003 English NER P/R/F1, Czech name tagging
 // on UD Czech-CAC, Czech closed-entity matching on cs_restaurant, analysis
 // latency of a builtin-ner + closed-ner + intent-classifier pipeline, and
 // phrase-matcher speed on a large synthetic set.
@@ -88,6 +118,12 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 		return err
 	}
 	if err := nluIntents(cfg, train, valid, w); err != nil {
+		return err
+	}
+	if err := nluFewShot(cfg, w); err != nil {
+		return err
+	}
+	if err := nluTrainTime(cfg, w); err != nil {
 		return err
 	}
 	if err := nluEnglishNER(cfg.DataDir, w); err != nil {
@@ -152,7 +188,7 @@ func nluSnips(dataDir string, perIntent int) (map[string][]string, []nluLabeled,
 	var valid []nluLabeled
 	for _, in := range nluSnipsIntents {
 		dir := filepath.Join(dataDir, "intents", "snips", in)
-		tr, err := nluSnipsFile(filepath.Join(dir, "train_"+in+"_full.json"), in, perIntent)
+		tr, err := nluSnipsFile(filepath.Join(dir, "train_"+in+"_full.json"), in, max(perIntent, 0))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -188,7 +224,7 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	for _, in := range nluSnipsIntents {
 		per[in] = &counts{}
 	}
-	correct := 0
+	correct, accepted := 0, 0
 	confOK, confBad := 0.0, 0.0
 	nBad := 0
 	start = time.Now()
@@ -199,6 +235,9 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 		}
 		if got[0].Intent == v.intent {
 			correct++
+			if got[0].Probability >= nlu.DefaultThreshold {
+				accepted++
+			}
 			per[v.intent].tp++
 			confOK += got[0].Probability
 		} else {
@@ -209,8 +248,8 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 		}
 	}
 	perText := time.Since(start) / time.Duration(len(valid))
-	fmt.Fprintf(w, "== intent classifier: SNIPS, %d train utterances per intent, %d validation utterances (embeddings: %v)\n", cfg.PerIntent, len(valid), cfg.Embedder != nil)
-	fmt.Fprintf(w, "accuracy %.4f  (train %v, classify %v/utterance, temperature %.2f)\n", nluRatio(correct, len(valid)), trainTime.Round(time.Millisecond), perText.Round(time.Microsecond), c.Temperature())
+	fmt.Fprintf(w, "== intent classifier: SNIPS, %d train utterances per intent, %d validation utterances (embeddings: %s)\n", cfg.PerIntent, len(valid), cfg.embedName())
+	fmt.Fprintf(w, "accuracy %.4f top-1, %.4f with out_of_scope under the default threshold %.2f counted wrong  (train %v, classify %v/utterance)\n", nluRatio(correct, len(valid)), nluRatio(accepted, len(valid)), nlu.DefaultThreshold, trainTime.Round(time.Millisecond), perText.Round(time.Microsecond))
 	fmt.Fprintf(w, "mean top confidence: correct %.3f, wrong %.3f (%d wrong)\n", confOK/float64(max(correct, 1)), confBad/float64(max(nBad, 1)), nBad)
 	macro := 0.0
 	for _, in := range nluSnipsIntents {
@@ -225,6 +264,177 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	}
 	fmt.Fprintf(w, "macro F1 %.4f\n\n", macro/float64(len(nluSnipsIntents)))
 	return nil
+}
+
+// nluOutOfScope returns the out-of-scope texts of the intent workloads:
+// CoNLL-2003 validation sentences of at least five words (news, far from
+// SNIPS's requests) and a few gibberish and off-topic requests.
+func nluOutOfScope(dataDir string, n int) ([]string, error) {
+	f, err := os.Open(filepath.Join(dataDir, "ner", "conll2003", "valid.txt"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sents, err := ner.ReadCoNLL(f)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{"asdf qwerty", "lorem ipsum dolor sit amet", "how do I reset my password", "what is the capital of France", "tell me a joke", "translate this into German"}
+	for _, s := range sents {
+		if len(s.Words) >= 5 && len(out) < n {
+			out = append(out, strings.Join(s.Words, " "))
+		}
+	}
+	return out, nil
+}
+
+// nluFewShot measures few-shot intent accuracy and out-of-scope detection:
+// FewShotDraws classifiers, each trained on FewShotPerIntent utterances per
+// SNIPS intent drawn at random (seeded) from the full training files, are
+// scored on the 700 validation utterances and on nluOutOfScope texts.
+func nluFewShot(cfg NLUConfig, w io.Writer) error {
+	ctx := context.Background()
+	full, valid, err := nluSnips(cfg.DataDir, -1)
+	if err != nil {
+		return err
+	}
+	oos, err := nluOutOfScope(cfg.DataDir, 700)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "== few-shot intents: SNIPS, %d utterances per intent drawn from train_*_full.json (%d draws), %d validation utterances; out of scope: %d texts (CoNLL-2003 valid sentences + 6 off-topic); embeddings: %s\n",
+		cfg.FewShotPerIntent, cfg.FewShotDraws, len(valid), len(oos), cfg.embedName())
+	var accs, accepted, recalls, fixedRecalls []float64
+	var trainTimes []time.Duration
+	for draw := range cfg.FewShotDraws {
+		rng := rand.New(rand.NewPCG(uint64(draw), 14))
+		train := map[string][]string{}
+		for _, in := range nluSnipsIntents {
+			all := full[in]
+			for _, p := range rng.Perm(len(all))[:min(cfg.FewShotPerIntent, len(all))] {
+				train[in] = append(train[in], all[p])
+			}
+		}
+		start := time.Now()
+		c, err := intent.Train(ctx, train, intent.Options{Embedder: cfg.Embedder})
+		if err != nil {
+			return err
+		}
+		trainTimes = append(trainTimes, time.Since(start))
+		var inConf []float64 // top confidence of correctly classified in-scope texts
+		correct, acc := 0, 0
+		for _, v := range valid {
+			got, err := c.Classify(ctx, v.text)
+			if err != nil {
+				return err
+			}
+			if got[0].Intent == v.intent {
+				correct++
+				inConf = append(inConf, got[0].Probability)
+				if got[0].Probability >= nlu.DefaultThreshold {
+					acc++
+				}
+			}
+		}
+		var oosConf []float64
+		rejected := 0
+		for _, t := range oos {
+			got, err := c.Classify(ctx, t)
+			if err != nil {
+				return err
+			}
+			oosConf = append(oosConf, got[0].Probability)
+			if got[0].Probability < nlu.DefaultThreshold {
+				rejected++
+			}
+		}
+		// Out-of-scope recall at a fixed in-scope accuracy: the threshold
+		// that rejects 2% of the validation utterances the classifier gets
+		// right.
+		slices.Sort(inConf)
+		th := inConf[len(inConf)*2/100]
+		fixed := 0
+		for _, p := range oosConf {
+			if p < th {
+				fixed++
+			}
+		}
+		accs = append(accs, nluRatio(correct, len(valid)))
+		accepted = append(accepted, nluRatio(acc, len(valid)))
+		recalls = append(recalls, nluRatio(rejected, len(oos)))
+		fixedRecalls = append(fixedRecalls, nluRatio(fixed, len(oos)))
+	}
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s)\n", mean(accs), nluFormat(accs))
+	fmt.Fprintf(w, "at the default threshold %.2f: in-scope accuracy %.4f (out_of_scope counted wrong), out-of-scope recall %.4f (draws %s)\n", nlu.DefaultThreshold, mean(accepted), mean(recalls), nluFormat(recalls))
+	fmt.Fprintf(w, "out-of-scope recall at the threshold keeping 98%% of correct in-scope answers: %.4f\n", mean(fixedRecalls))
+	fmt.Fprintf(w, "training %d examples: %v per classifier (mean)\n\n", cfg.FewShotPerIntent*len(nluSnipsIntents), nluMeanDuration(trainTimes).Round(time.Millisecond))
+	return nil
+}
+
+// nluTrainTime times training one classifier of 150 intents × 10 examples
+// (1,500 distinct SNIPS training utterances dealt round-robin into 150
+// pseudo-intents), embeddings included and not cached.
+func nluTrainTime(cfg NLUConfig, w io.Writer) error {
+	full, _, err := nluSnips(cfg.DataDir, -1)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var pool []string
+	for i := 0; len(pool) < 1500; i++ {
+		added := false
+		for _, in := range nluSnipsIntents {
+			if i < len(full[in]) && !seen[full[in][i]] {
+				seen[full[in][i]] = true
+				pool = append(pool, full[in][i])
+				added = true
+			}
+		}
+		if !added {
+			return errors.New("nlu: fewer than 1500 distinct SNIPS utterances")
+		}
+	}
+	ex := map[string][]string{}
+	for i, u := range pool[:1500] {
+		k := fmt.Sprintf("intent%03d", i%150)
+		ex[k] = append(ex[k], u)
+	}
+	cpu0, cpuOK := nluCPUTime()
+	start := time.Now()
+	if _, err := intent.Train(context.Background(), ex, intent.Options{Embedder: cfg.Embedder}); err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	cpu1, _ := nluCPUTime()
+	fmt.Fprintf(w, "== training 150 intents × 10 examples (embeddings: %s): %v wall", cfg.embedName(), wall.Round(time.Millisecond))
+	if cpuOK {
+		fmt.Fprintf(w, ", %v CPU", (cpu1 - cpu0).Round(10*time.Millisecond))
+	}
+	fmt.Fprintf(w, "\n\n")
+	return nil
+}
+
+func nluFormat(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.3f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func nluMeanDuration(ds []time.Duration) time.Duration {
+	var s time.Duration
+	for _, d := range ds {
+		s += d
+	}
+	return s / time.Duration(max(1, len(ds)))
 }
 
 func nluEnglishNER(dataDir string, w io.Writer) error {

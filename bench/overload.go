@@ -3,14 +3,20 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +50,26 @@ type OverloadConfig struct {
 	// Engine holds the server's bounds (IngestWorkers, MaxIngests,
 	// MaxIngestJobs, MaxIngestJobsPerOwner; zero = the defaults).
 	Engine engine.Options
+	// Model is the embedding model of both collections ("" = none: keyword
+	// only), loaded from Models with the ONNX Runtime at ORTLib.
+	Model, Models, ORTLib string
+	// Words is the number of words of each generated record (default 200).
+	Words int
+	// ProfileDir, if set, receives profiles of the saturated phase:
+	// cpu.pprof (the whole phase), trace.out (its first 5 s), mutex.pprof
+	// and block.pprof.
+	ProfileDir string
+}
+
+// phaseStats are runtime figures of one phase: the Go scheduler's latency
+// (time goroutines waited runnable), GC pauses, the CPU share of the GC and
+// the server-side search time (took_ms).
+type phaseStats struct {
+	SchedP50, SchedP99 time.Duration
+	GCPauseP99         time.Duration
+	GCCycles           uint64
+	GCCPU, TotalCPU    float64 // cpu-seconds
+	TookP50, TookP99   time.Duration
 }
 
 // OverloadResult is what RunOverload measured.
@@ -57,6 +83,11 @@ type OverloadResult struct {
 	RetryAfter                       string // a Retry-After value seen
 	RSSBefore, RSSAfter, RSSPeak     int64  // bytes (this process: server and clients)
 	JobsDone, MaxProcessedSeen       int
+	Idle, Sat                        phaseStats
+	// RSSSamples and HeapSamples are the resident memory and the Go heap
+	// (live and garbage not yet collected) every second of the saturated
+	// phase, in bytes.
+	RSSSamples, HeapSamples []int64
 }
 
 // RunOverload serves an engine on a loopback port in this process, fills
@@ -76,12 +107,22 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s/%s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(w, "search idle:      p50 %v  p99 %v  (%d queries)\n", res.IdleP50.Round(time.Microsecond), res.IdleP99.Round(time.Microsecond), res.IdleQueries)
 	fmt.Fprintf(w, "search saturated: p50 %v  p99 %v  (%d queries, %d errors)  p99 ratio %.2f\n", res.SatP50.Round(time.Microsecond), res.SatP99.Round(time.Microsecond), res.SatQueries, res.SearchErrors, float64(res.SatP99)/float64(max(res.IdleP99, 1)))
+	for _, p := range []struct {
+		name string
+		s    phaseStats
+	}{{"idle", res.Idle}, {"saturated", res.Sat}} {
+		fmt.Fprintf(w, "  %-9s server took p50 %v p99 %v; Go scheduler latency p50 %v p99 %v; %d GCs, pause p99 %v, GC CPU %.1f of %.1f s\n", p.name,
+			p.s.TookP50.Round(time.Microsecond), p.s.TookP99.Round(time.Microsecond), p.s.SchedP50.Round(time.Microsecond), p.s.SchedP99.Round(time.Microsecond),
+			p.s.GCCycles, p.s.GCPauseP99.Round(time.Microsecond), p.s.GCCPU, p.s.TotalCPU)
+	}
 	fmt.Fprintf(w, "async jobs: %d accepted (202), %d refused (429, Retry-After %s); %d done by the end, largest processed seen while running %d\n", res.JobsAccepted, res.Jobs429, res.RetryAfter, res.JobsDone, res.MaxProcessedSeen)
 	fmt.Fprintf(w, "sync ingests: %d answered 200, %d refused (429)\n", res.SyncOK, res.Sync429)
 	if len(res.OtherStatus) > 0 {
 		fmt.Fprintf(w, "other statuses: %v\n", res.OtherStatus)
 	}
 	fmt.Fprintf(w, "RSS: before %d MiB, after %d MiB, peak %d MiB\n", res.RSSBefore>>20, res.RSSAfter>>20, res.RSSPeak>>20)
+	fmt.Fprintf(w, "RSS every second while saturated (MiB): %s\n", mibs(res.RSSSamples))
+	fmt.Fprintf(w, "Go heap every second while saturated (MiB): %s\n", mibs(res.HeapSamples))
 	return nil
 }
 
@@ -108,6 +149,13 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	if cfg.MaxSubmissions == 0 {
 		cfg.MaxSubmissions = 2000
 	}
+	if cfg.Words == 0 {
+		cfg.Words = 200
+	}
+	model := cfg.Model
+	if model == "" {
+		model = "none"
+	}
 	res := OverloadResult{OtherStatus: map[int]int{}}
 	dir := cfg.Dir
 	if dir == "" {
@@ -121,6 +169,13 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	opts := cfg.Engine
 	opts.Dir = dir
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.Model != "" && opts.Embedders == nil {
+		prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+		if err != nil {
+			return res, err
+		}
+		opts.Embedders = prov
+	}
 	eng, err := engine.Open(opts)
 	if err != nil {
 		return res, err
@@ -159,19 +214,19 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	// Searches go to "overload", ingests to "ingest": the searched
 	// collection keeps its size, so only the load differs between phases.
 	for _, c := range []string{"overload", "ingest"} {
-		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "none"}}`)); err != nil || st != 201 {
+		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "`+model+`"}}`)); err != nil || st != 201 {
 			return res, fmt.Errorf("create collection: %d %s %v", st, b, err)
 		}
 	}
-	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, 1, "s")); err != nil || st != 200 {
+	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, cfg.Words, 1, "s")); err != nil || st != 200 {
 		return res, fmt.Errorf("seed: %d %.300s %v", st, b, err)
 	}
 	res.RSSBefore = rss("VmRSS")
 
 	// search runs the searchers until stop closes and returns latencies.
-	search := func(stop <-chan struct{}) ([]time.Duration, int) {
+	search := func(stop <-chan struct{}) ([]time.Duration, []time.Duration, int) {
 		var mu sync.Mutex
-		var lat []time.Duration
+		var lat, took []time.Duration
 		errs := 0
 		var wg sync.WaitGroup
 		for s := range cfg.Searchers {
@@ -187,24 +242,35 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 					}
 					q := fmt.Sprintf(`{"query": "w%x w%x w%x", "max_results": 10}`, rng.IntN(overloadVocab), rng.IntN(overloadVocab), rng.IntN(overloadVocab))
 					t0 := time.Now()
-					st, _, _, err := do("POST", "/v1/collections/overload/search", "application/json", []byte(q))
+					st, _, b, err := do("POST", "/v1/collections/overload/search", "application/json", []byte(q))
 					d := time.Since(t0)
+					var m struct {
+						Metadata struct {
+							TookMS float64 `json:"took_ms"`
+						} `json:"metadata"`
+					}
+					if err == nil && st == 200 {
+						err = json.Unmarshal(b, &m)
+					}
 					mu.Lock()
 					if err != nil || st != 200 {
 						errs++
 					} else {
 						lat = append(lat, d)
+						took = append(took, time.Duration(m.Metadata.TookMS*float64(time.Millisecond)))
 					}
 					mu.Unlock()
 				}
 			}()
 		}
 		wg.Wait()
-		return lat, errs
+		return lat, took, errs
 	}
 	stop := make(chan struct{})
 	time.AfterFunc(cfg.Idle, func() { close(stop) })
-	idle, errs := search(stop)
+	m0 := readRuntime()
+	idle, idleTook, errs := search(stop)
+	res.Idle = m0.phase(readRuntime(), idleTook)
 	res.SearchErrors += errs
 	res.IdleQueries = len(idle)
 	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
@@ -214,12 +280,12 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	bodies := make([][][]byte, cfg.Submitters)
 	for s := range bodies {
 		for i := range 3 {
-			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
+			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
 		}
 	}
 	small := make([][]byte, 10)
 	for i := range small {
-		small[i] = overloadCSV(50, uint64(5000+i), fmt.Sprintf("y%d-", i))
+		small[i] = overloadCSV(50, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
 	}
 	stop = make(chan struct{})
 	var sent atomic.Int64
@@ -304,13 +370,22 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	wg.Add(1)
 	go func() { // job progress and memory
 		defer wg.Done()
+		last := time.Now()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-time.After(250 * time.Millisecond):
 			}
-			res.RSSPeak = max(res.RSSPeak, rss("VmRSS"))
+			r := rss("VmRSS")
+			res.RSSPeak = max(res.RSSPeak, r)
+			if time.Since(last) >= time.Second {
+				last = time.Now()
+				mu.Lock()
+				res.RSSSamples = append(res.RSSSamples, r)
+				res.HeapSamples = append(res.HeapSamples, heapBytes())
+				mu.Unlock()
+			}
 			mu.Lock()
 			ids := append([]string(nil), jobIDs...)
 			mu.Unlock()
@@ -325,7 +400,16 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	time.Sleep(time.Second) // let the queue fill before timing searches
 	stopSearch := make(chan struct{})
 	time.AfterFunc(cfg.Saturated, func() { close(stopSearch) })
-	sat, errs := search(stopSearch)
+	stopProfile, err := startProfiles(cfg.ProfileDir)
+	if err != nil {
+		return res, err
+	}
+	m0 = readRuntime()
+	sat, satTook, errs := search(stopSearch)
+	res.Sat = m0.phase(readRuntime(), satTook)
+	if err := stopProfile(); err != nil {
+		return res, err
+	}
 	close(stop)
 	wg.Wait()
 	res.SearchErrors += errs
@@ -344,15 +428,15 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 // overloadVocab is the number of distinct words of the generated records.
 const overloadVocab = 50000
 
-// overloadCSV returns rows records "id,body" of 200 words each, ids
+// overloadCSV returns rows records "id,body" of words words each, ids
 // prefixed by prefix.
-func overloadCSV(rows int, seed uint64, prefix string) []byte {
+func overloadCSV(rows, words int, seed uint64, prefix string) []byte {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var b bytes.Buffer
 	b.WriteString("id,body\n")
 	for i := range rows {
 		fmt.Fprintf(&b, "%s%d,", prefix, i)
-		for j := range 200 {
+		for j := range words {
 			if j > 0 {
 				b.WriteByte(' ')
 			}
@@ -388,4 +472,143 @@ func rss(field string) int64 {
 		}
 	}
 	return 0
+}
+
+// runtimeSample is a reading of the Go runtime's metrics and this
+// process's CPU time.
+type runtimeSample struct {
+	sched, pauses *metrics.Float64Histogram
+	gcCycles      uint64
+	gcCPU         float64
+	procCPU       float64
+}
+
+var runtimeMetricNames = []string{"/sched/latencies:seconds", "/sched/pauses/total/gc:seconds", "/gc/cycles/total:gc-cycles", "/cpu/classes/gc/total:cpu-seconds"}
+
+func readRuntime() runtimeSample {
+	ms := make([]metrics.Sample, len(runtimeMetricNames))
+	for i, n := range runtimeMetricNames {
+		ms[i].Name = n
+	}
+	metrics.Read(ms)
+	return runtimeSample{sched: ms[0].Value.Float64Histogram(), pauses: ms[1].Value.Float64Histogram(),
+		gcCycles: ms[2].Value.Uint64(), gcCPU: ms[3].Value.Float64(), procCPU: processCPU()}
+}
+
+// phase returns the figures between s and the later reading e.
+func (s runtimeSample) phase(e runtimeSample, took []time.Duration) phaseStats {
+	return phaseStats{
+		SchedP50: histQuantile(s.sched, e.sched, 0.5), SchedP99: histQuantile(s.sched, e.sched, 0.99),
+		GCPauseP99: histQuantile(s.pauses, e.pauses, 0.99),
+		GCCycles:   e.gcCycles - s.gcCycles, GCCPU: e.gcCPU - s.gcCPU, TotalCPU: e.procCPU - s.procCPU,
+		TookP50: percentile(took, 0.5), TookP99: percentile(took, 0.99),
+	}
+}
+
+// histQuantile returns the q quantile of the counts added between two
+// readings of a cumulative histogram (the upper bound of its bucket).
+func histQuantile(a, b *metrics.Float64Histogram, q float64) time.Duration {
+	var total uint64
+	for i := range b.Counts {
+		total += b.Counts[i] - a.Counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(q * float64(total))
+	var n uint64
+	for i := range b.Counts {
+		n += b.Counts[i] - a.Counts[i]
+		if n > want {
+			hi := b.Buckets[i+1]
+			if math.IsInf(hi, 1) {
+				hi = b.Buckets[i]
+			}
+			return time.Duration(hi * float64(time.Second))
+		}
+	}
+	return 0
+}
+
+// processCPU returns this process's user and system CPU time in seconds.
+func processCPU() float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	k, _ := strconv.ParseFloat(f[12], 64)
+	return (u + k) / 100 // clock ticks (USER_HZ = 100 on Linux)
+}
+
+// heapBytes returns the bytes of the Go heap's objects (live and not yet
+// collected).
+func heapBytes() int64 {
+	ms := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(ms)
+	return int64(ms[0].Value.Uint64())
+}
+
+// mibs formats byte counts in MiB.
+func mibs(b []int64) string {
+	var sb strings.Builder
+	for i, x := range b {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%d", x>>20)
+	}
+	return sb.String()
+}
+
+// startProfiles starts a CPU profile and a 5 s execution trace in dir and
+// enables mutex and block profiling; the returned func writes the mutex
+// and block profiles and a heap profile and stops everything. An empty dir profiles nothing.
+func startProfiles(dir string) (func() error, error) {
+	if dir == "" {
+		return func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("profile dir: %w", err)
+	}
+	cpu, err := os.Create(filepath.Join(dir, "cpu.pprof"))
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		cpu.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	tf, err := os.Create(filepath.Join(dir, "trace.out"))
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if err := trace.Start(tf); err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	traceStop := time.AfterFunc(5*time.Second, trace.Stop)
+	runtime.SetMutexProfileFraction(5)
+	runtime.SetBlockProfileRate(int(100 * time.Microsecond))
+	return func() error {
+		pprof.StopCPUProfile()
+		if traceStop.Stop() {
+			trace.Stop()
+		}
+		runtime.SetMutexProfileFraction(0)
+		runtime.SetBlockProfileRate(0)
+		errs := []error{cpu.Close(), tf.Close()}
+		for _, name := range []string{"mutex", "block", "heap"} {
+			f, err := os.Create(filepath.Join(dir, name+".pprof"))
+			if err != nil {
+				return fmt.Errorf("%s profile: %w", name, err)
+			}
+			errs = append(errs, pprof.Lookup(name).WriteTo(f, 0), f.Close())
+		}
+		return errors.Join(errs...)
+	}, nil
 }

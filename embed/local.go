@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -17,8 +18,15 @@ type LocalOptions struct {
 	// LibraryPath is the path of libonnxruntime.so. It may be empty once a
 	// model has been loaded in this process.
 	LibraryPath string
-	// Threads is ONNX Runtime's intra-op thread count (default NumCPU).
+	// Threads is ONNX Runtime's intra-op thread count for passages, the
+	// texts ingestion embeds (default max(1, GOMAXPROCS-1): on a 2-core
+	// machine ingestion embeds on one core and leaves the other to
+	// searches).
 	Threads int
+	// QueryThreads is the intra-op thread count for queries (default
+	// GOMAXPROCS). Queries run in a session of their own, so a search
+	// never waits for a passage run of an ingest to finish.
+	QueryThreads int
 	// BatchSize is the most texts per session run (default 1). The default
 	// models are int8 with dynamic quantization, whose activation scales are
 	// computed over the whole batch: with more than one text per run a
@@ -26,33 +34,58 @@ type LocalOptions struct {
 	// one text per run is also the fastest (see doc.go). Batches of long
 	// texts are smaller: a batch holds at most BatchSize*256 tokens.
 	BatchSize int
-	// Workers is the number of session runs in flight at once (default 1).
+	// Workers is the number of session runs in flight at once in each of
+	// the two sessions (default 1).
 	Workers int
+}
+
+// DefaultThreads returns the default LocalOptions.Threads (passages) and
+// QueryThreads for GOMAXPROCS procs: max(1, procs-1) and procs.
+func DefaultThreads(procs int) (passage, query int) {
+	return max(1, procs-1), max(1, procs)
 }
 
 // Validate reports whether the options are usable.
 func (o LocalOptions) Validate() error {
-	if o.Threads < 0 || o.BatchSize < 0 || o.Workers < 0 {
-		return fmt.Errorf("threads %d, batch size %d, workers %d: %w", o.Threads, o.BatchSize, o.Workers, ErrInvalidConfig)
+	if o.Threads < 0 || o.QueryThreads < 0 || o.BatchSize < 0 || o.Workers < 0 {
+		return fmt.Errorf("threads %d, query threads %d, batch size %d, workers %d: %w", o.Threads, o.QueryThreads, o.BatchSize, o.Workers, ErrInvalidConfig)
 	}
 	return nil
 }
 
 // Local is an Embedder that runs an ONNX model in process with ONNX Runtime.
-// One session is shared by all callers; at most LocalOptions.Workers runs are
-// in flight at once, across all callers. Local is safe for concurrent use.
+// Queries and passages run in two sessions of the model, each with its own
+// intra-op threads (LocalOptions.QueryThreads and Threads) and at most
+// LocalOptions.Workers runs in flight across all its callers: a query is
+// never queued behind the passages of an ingest. The passage session is
+// created on the first EmbedPassages. Local is safe for concurrent use.
 type Local struct {
 	man       Manifest
 	tok       *Tokenizer
-	sess      *ort.DynamicAdvancedSession
 	withTypes bool // the model takes token_type_ids
 	batch     int
 	maxTokens int // tokens per batch (batch × padded length)
 
-	sem    chan struct{} // one token per run in flight
-	mu     sync.RWMutex  // guards closed; held for reading during runs
+	modelPath       string
+	inNames         []string
+	outName         string
+	query           *session // made by LoadLocal
+	passage         *session // made by the first EmbedPassages
+	passageThreads  int
+	passageInitOnce sync.Once
+	passageErr      error
+
+	mu     sync.RWMutex // guards closed; held for reading during runs
 	closed bool
 	bufs   sync.Pool // *[]float32 output buffers
+}
+
+// session is one ONNX Runtime session with its own thread pool and its
+// bound on runs in flight.
+type session struct {
+	sess    *ort.DynamicAdvancedSession
+	sem     chan struct{} // one token per run in flight
+	threads int
 }
 
 var _ Embedder = (*Local)(nil)
@@ -65,8 +98,12 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	passage, query := DefaultThreads(runtime.GOMAXPROCS(0))
 	if opts.Threads == 0 {
-		opts.Threads = runtime.NumCPU()
+		opts.Threads = passage
+	}
+	if opts.QueryThreads == 0 {
+		opts.QueryThreads = query
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 1
@@ -102,12 +139,35 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", man.Name, err)
 	}
+	l := &Local{
+		man:            man,
+		tok:            tok,
+		withTypes:      withTypes,
+		batch:          opts.BatchSize,
+		maxTokens:      opts.BatchSize * 256,
+		modelPath:      modelPath,
+		inNames:        inNames,
+		outName:        outName,
+		passageThreads: opts.Threads,
+	}
+	if l.query, err = l.newSession(opts.QueryThreads, opts.Workers); err != nil {
+		return nil, err
+	}
+	// The passage session gets its bound on runs in flight now; the
+	// session itself comes with the first passages.
+	l.passage = &session{sem: make(chan struct{}, opts.Workers), threads: opts.Threads}
+	return l, nil
+}
+
+// newSession creates a session of the model with threads intra-op threads
+// and at most workers runs in flight.
+func (l *Local) newSession(threads, workers int) (*session, error) {
 	so, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w: %w", ErrRuntime, err)
 	}
 	defer so.Destroy()
-	if err := so.SetIntraOpNumThreads(opts.Threads); err != nil {
+	if err := so.SetIntraOpNumThreads(threads); err != nil {
 		return nil, fmt.Errorf("intra-op threads: %w: %w", ErrRuntime, err)
 	}
 	if err := so.SetInterOpNumThreads(1); err != nil {
@@ -118,20 +178,35 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 		return nil, fmt.Errorf("session config: %w: %w", ErrRuntime, err)
 	}
-	sess, err := ort.NewDynamicAdvancedSession(modelPath, inNames, []string{outName}, so)
+	sess, err := ort.NewDynamicAdvancedSession(l.modelPath, l.inNames, []string{l.outName}, so)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: session: %w: %w", modelPath, ErrRuntime, err)
+		return nil, fmt.Errorf("model %s: session: %w: %w", l.modelPath, ErrRuntime, err)
 	}
-	return &Local{
-		man:       man,
-		tok:       tok,
-		sess:      sess,
-		withTypes: withTypes,
-		batch:     opts.BatchSize,
-		maxTokens: opts.BatchSize * 256,
-		sem:       make(chan struct{}, opts.Workers),
-	}, nil
+	return &session{sess: sess, sem: make(chan struct{}, workers), threads: threads}, nil
 }
+
+// passageSession returns the passage session, creating it on first use.
+func (l *Local) passageSession() (*session, error) {
+	l.passageInitOnce.Do(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.closed {
+			l.passageErr = fmt.Errorf("model %s: %w", l.man.Name, ErrClosed)
+			return
+		}
+		s, err := l.newSession(l.passageThreads, cap(l.passage.sem))
+		if err != nil {
+			l.passageErr = err
+			return
+		}
+		l.passage.sess = s.sess
+	})
+	return l.passage, l.passageErr
+}
+
+// Threads returns the intra-op thread counts of the passage and query
+// sessions.
+func (l *Local) Threads() (passage, query int) { return l.passage.threads, l.query.threads }
 
 // pickInputs checks that the model takes input_ids and attention_mask, and
 // optionally token_type_ids, as int64 tensors.
@@ -200,12 +275,16 @@ func (l *Local) CountTokens(s string) int { return l.tok.CountTokens(s) }
 
 // EmbedQueries embeds texts with the model's query prefix.
 func (l *Local) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
-	return l.embed(ctx, l.man.QueryPrefix, texts)
+	return l.embed(ctx, l.query, l.man.QueryPrefix, texts)
 }
 
 // EmbedPassages embeds texts with the model's passage prefix.
 func (l *Local) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	return l.embed(ctx, l.man.PassagePrefix, texts)
+	s, err := l.passageSession()
+	if err != nil {
+		return nil, err
+	}
+	return l.embed(ctx, s, l.man.PassagePrefix, texts)
 }
 
 // Close releases the session. Calls after Close return ErrClosed.
@@ -216,13 +295,18 @@ func (l *Local) Close() error {
 		return nil
 	}
 	l.closed = true
-	if err := l.sess.Destroy(); err != nil {
-		return fmt.Errorf("close %s: %w: %w", l.man.Name, ErrRuntime, err)
+	var errs []error
+	for _, s := range []*session{l.query, l.passage} {
+		if s.sess != nil {
+			if err := s.sess.Destroy(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w: %w", l.man.Name, ErrRuntime, err))
+			}
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-func (l *Local) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
+func (l *Local) embed(ctx context.Context, s *session, prefix string, texts []string) ([][]float32, error) {
 	seqs := make([][]int32, len(texts))
 	for i, s := range texts {
 		if prefix != "" {
@@ -230,7 +314,7 @@ func (l *Local) embed(ctx context.Context, prefix string, texts []string) ([][]f
 		}
 		seqs[i] = l.tok.Encode(s, l.man.MaxTokens)
 	}
-	return l.embedTokens(ctx, seqs)
+	return l.embedTokens(ctx, s, seqs)
 }
 
 // batchSpan is a run of sequences, in length order, embedded in one run.
@@ -253,8 +337,8 @@ func (l *Local) plan(seqs [][]int32) (order []int, batches []batchSpan) {
 	return order, batches
 }
 
-// embedTokens embeds encoded sequences ([CLS] … [SEP]).
-func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, error) {
+// embedTokens embeds encoded sequences ([CLS] … [SEP]) in session s.
+func (l *Local) embedTokens(ctx context.Context, s *session, seqs [][]int32) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	if len(seqs) == 0 {
 		return out, nil
@@ -265,14 +349,14 @@ func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, e
 	for i := range out {
 		out[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
 	}
-	workers := min(cap(l.sem), len(batches))
+	workers := min(cap(s.sem), len(batches))
 	if workers == 1 {
 		var in inputBuf
 		for _, b := range batches {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := l.embedBatch(&in, seqs, order, b, out); err != nil {
+			if err := l.embedBatch(ctx, s, &in, seqs, order, b, out); err != nil {
 				return nil, err
 			}
 		}
@@ -296,7 +380,7 @@ func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, e
 				}
 				err := ctx.Err()
 				if err == nil {
-					err = l.embedBatch(&in, seqs, order, batches[k], out)
+					err = l.embedBatch(ctx, s, &in, seqs, order, batches[k], out)
 				}
 				if err != nil {
 					errMu.Lock()
@@ -318,10 +402,10 @@ func (l *Local) embedTokens(ctx context.Context, seqs [][]int32) ([][]float32, e
 }
 
 // embedBatch runs one batch and pools its vectors into out.
-func (l *Local) embedBatch(in *inputBuf, seqs [][]int32, order []int, b batchSpan, out [][]float32) error {
+func (l *Local) embedBatch(ctx context.Context, s *session, in *inputBuf, seqs [][]int32, order []int, b batchSpan, out [][]float32) error {
 	idx := order[b.lo:b.hi]
 	in.fill(seqs, idx, b.seqLen, l.tok.pad)
-	hidden, err := l.runBatch(in, len(idx), b.seqLen)
+	hidden, err := l.runBatch(ctx, s, in, len(idx), b.seqLen)
 	if err != nil {
 		return err
 	}
@@ -357,19 +441,23 @@ func (in *inputBuf) fill(seqs [][]int32, idx []int, seqLen int, pad int32) {
 	}
 }
 
-// runBatch runs the session on a filled batch and returns the hidden states
-// (batch × seqLen × dims), in a buffer the caller returns to l.bufs.
-func (l *Local) runBatch(in *inputBuf, batch, seqLen int) (*[]float32, error) {
+// runBatch runs session s on a filled batch and returns the hidden states
+// (batch × seqLen × dims), in a buffer the caller returns to l.bufs. It
+// waits for a run slot of s until ctx ends.
+func (l *Local) runBatch(ctx context.Context, s *session, in *inputBuf, batch, seqLen int) (*[]float32, error) {
 	shape := ort.NewShape(int64(batch), int64(seqLen))
 	n := batch * seqLen * l.man.Dims
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.sem }()
 	hp, _ := l.bufs.Get().(*[]float32)
 	if hp == nil {
 		hp = new([]float32)
 	}
 	*hp = slices.Grow((*hp)[:0], n)[:n]
-
-	l.sem <- struct{}{}
-	defer func() { <-l.sem }()
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
@@ -397,7 +485,7 @@ func (l *Local) runBatch(in *inputBuf, batch, seqLen int) (*[]float32, error) {
 	}
 	values = append(values, outT)
 	nIn := len(values) - 1
-	if err := l.sess.Run(values[:nIn], values[nIn:]); err != nil {
+	if err := s.sess.Run(values[:nIn], values[nIn:]); err != nil {
 		return nil, fmt.Errorf("model %s: run batch %d×%d: %w: %w", l.man.Name, batch, seqLen, ErrRuntime, err)
 	}
 	return hp, nil

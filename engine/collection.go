@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/text"
 )
 
 // docLoc locates the live copy of a document.
@@ -72,6 +73,14 @@ func (c *collection) record() collRecord {
 	return r
 }
 
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
 func (c *collection) setRecord(r collRecord) {
 	c.mu.Lock()
 	c.rec = r
@@ -119,4 +128,15 @@ func segByID(segs []*segment.Segment, id uint64) *segment.Segment {
 		return segs[i]
 	}
 	return nil
+}
+
+// analyzerFor returns the analyzer of a collection language for a text.
+func analyzerFor(lang string, sample string) *text.Analyzer {
+	switch lang {
+	case "cs":
+		return text.NewAnalyzer(text.Czech)
+	case "auto":
+		return text.NewAnalyzer(text.DetectLanguage(sample))
+	}
+	return text.NewAnalyzer(text.English)
 }

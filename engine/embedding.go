@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/najdi/najdi/embed"
-	"github.com/najdi/najdi/segment"
-	"github.com/najdi/najdi/vector"
 )
 
 // Embedder turns text into unit-length vectors. The embed package's local
@@ -108,48 +104,3 @@ func (e *Engine) chunk(emb Embedder, s string) [][2]int {
 	}
 	return out
 }
-
-// searchVectors returns the best chunks of segment s for query q among the
-// chunks of allowed, non-deleted documents. The allowed chunk set is built
-// from the documents' contiguous chunk ranges, at a cost proportional to
-// the allowed (or deleted) documents, not to the chunks.
-func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
-	var allow *roaring.Bitmap
-	switch {
-	case allowDocs != nil:
-		allow = roaring.New()
-		it := allowDocs.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.AddRange(uint64(lo), uint64(hi))
-			}
-		}
-	case !s.Deleted.IsEmpty():
-		allow = roaring.New()
-		allow.AddRange(0, uint64(len(s.Chunks)))
-		it := s.Deleted.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.RemoveRange(uint64(lo), uint64(hi))
-			}
-		}
-	}
-	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
-	out := make([]chunkHit, len(res))
-	for i, r := range res {
-		out[i] = chunkHit{id: r.ID, cos: float64(r.Score)}
-	}
-	return out
-}
-
-// docChunks scores every chunk of one document exactly.
-func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
-	lo, hi := s.ChunkRange(local)
-	out := make([]chunkHit, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
-	}
-	return out
-}
-
-func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -12,6 +13,16 @@ import (
 	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/vector"
 )
+
+// kickMerge asks the merger to look for work now.
+func (e *Engine) kickMerge() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) mergeKick() <-chan struct{} { return e.kick }
 
 // mergeLoop merges segments in the background: when a collection has more
 // than Options.MaxSegments segments, or a segment is mostly deleted.
@@ -92,7 +103,7 @@ func (e *Engine) mergeCollection(c *collection) error {
 // locks, then commits it under the write lock, carrying over deletes that
 // happened meanwhile.
 func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
-	slices.SortFunc(parts, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
+	slices.SortFunc(parts, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	merged := &segment.Segment{ID: e.store.NextID(), Deleted: roaring.New()}
 	remap := make([][]int32, len(parts))
 	var chunkRemap [][]int32
@@ -174,7 +185,7 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		}
 	}
 	out = append(out, merged)
-	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmpU64(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	c.segs = out
 	for local, doc := range merged.Docs {
 		if !merged.Deleted.Contains(uint32(local)) {
@@ -183,14 +194,4 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 	}
 	c.mu.Unlock()
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -256,7 +256,7 @@ func (g *diffGen) query(depth int) refQuery {
 		}
 		required := len(occ[0]) + len(occ[1])
 		need := 0
-		if msm != nil {
+		if msm != nil && len(occ[0])+len(occ[1])+len(occ[2]) > 0 {
 			need = msm(len(occ[2]))
 		}
 		if required == 0 && len(occ[2]) > 0 {

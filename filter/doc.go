@@ -42,7 +42,8 @@
 // must match; otherwise should clauses narrow only when minimum_should_match
 // asks (computed like Elasticsearch: negative values count missing clauses,
 // percentages truncate toward zero; more than the number of should clauses
-// matches nothing). A bool without clauses matches every document.
+// matches nothing; a bool of must_not clauses only ignores it). A bool
+// without clauses matches every document.
 // Fields may be multi-valued: a clause matches a document when any value
 // matches. term/terms are exact and case-sensitive (case_insensitive uses
 // Unicode simple folding); on a number field a numeric value (or numeric

@@ -17,7 +17,8 @@ import (
 // empty the default is 1 if there are should clauses but no must/filter
 // clauses, else 0 (should does not narrow). Without must/filter clauses at
 // least one should clause must match whatever MinimumShouldMatch says
-// (Lucene's rule for a disjunction). A Bool with no clauses matches all.
+// (Lucene's rule for a disjunction). A Bool with must_not clauses only
+// ignores MinimumShouldMatch. A Bool with no clauses matches all.
 type Bool struct {
 	Must, Filter, Should, MustNot []Query
 	// MinimumShouldMatch is "" (default), an integer ("2", "-1") or a
@@ -122,7 +123,10 @@ func (q *Bool) required() int { return len(q.Must) + len(q.Filter) }
 
 func (q *Bool) eval(e *evalCtx, within, dst *roaring.Bitmap) error {
 	nShould := 0
-	if q.MinimumShouldMatch != "" {
+	// A bool of must_not clauses only (or none) ignores
+	// minimum_should_match, as on Elasticsearch and OpenSearch (they rewrite
+	// it to match_all minus the must_not clauses).
+	if q.MinimumShouldMatch != "" && (len(q.Should) > 0 || q.required() > 0) {
 		n, err := minShouldMatch(len(q.Should), q.MinimumShouldMatch)
 		if err != nil {
 			return err

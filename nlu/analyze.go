@@ -43,12 +43,14 @@ type Intent struct {
 
 // Annotation is one intent or entity. Start and End are code-point offsets
 // into the analyzed text (End exclusive) and Text is that span; intents
-// span the whole text. Source is the model_id of the model that produced
-// it. Value is the normalized value where the class has one.
+// span the whole text. Source is the name of the model that produced it
+// (what a person reads) and SourceID its model_id. Value is the normalized
+// value where the class has one.
 type Annotation struct {
 	Name       string  `json:"name"`
 	Type       string  `json:"type"`
 	Source     string  `json:"source"`
+	SourceID   string  `json:"source_id"`
 	Confidence float64 `json:"confidence"`
 	Start      int     `json:"start"`
 	End        int     `json:"end"`
@@ -72,6 +74,7 @@ type input struct {
 // node is a resolved model tree, safe to run without the service lock.
 type node struct {
 	id       string
+	name     string
 	ann      annotator
 	mode     string
 	sets     []*compiledSet
@@ -145,7 +148,7 @@ func (s *Service) resolveLocked(owner, id string, depth int) (*node, error) {
 	if e.err != nil {
 		return nil, fmt.Errorf("model %q cannot run: %w", id, e.err)
 	}
-	n := &node{id: id, ann: e.ann, mode: e.m.Mode}
+	n := &node{id: id, name: e.m.Name, ann: e.ann, mode: e.m.Mode}
 	for _, p := range e.m.PhraseSetIDs {
 		cs, ok := s.sets[setKey(owner, p)]
 		if !ok {
@@ -178,10 +181,10 @@ func (s *Service) run(ctx context.Context, n *node, in *input) ([]Intent, []Anno
 		}
 		runes := utf8.RuneCountInString(in.text)
 		for i := range anns {
-			anns[i].Source = n.id
+			anns[i].Source, anns[i].SourceID = n.name, n.id
 		}
 		for _, it := range intents {
-			anns = append(anns, Annotation{Name: it.Intent, Type: AnnotationIntent, Source: n.id, Confidence: it.Confidence, Start: 0, End: runes, Text: in.text})
+			anns = append(anns, Annotation{Name: it.Intent, Type: AnnotationIntent, Source: n.name, SourceID: n.id, Confidence: it.Confidence, Start: 0, End: runes, Text: in.text})
 		}
 		return intents, anns, nil
 	}

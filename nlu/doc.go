@@ -45,8 +45,9 @@
 // the text alone and cancels the rest on the first error. Results are
 // merged in member order; intents are then sorted by confidence and
 // annotations by offset. Every intent is also an annotation of type
-// "intent" spanning the whole text; source is the model_id of the leaf
-// model that produced an annotation. Offsets are code points.
+// "intent" spanning the whole text; source is the name of the leaf model
+// that produced an annotation (what a person reads) and source_id its
+// model_id. Offsets are code points.
 //
 // Phrase sets are compiled into token tries (package phrase) once per write;
 // updating a set changes what its closed-ner models match from the next

@@ -1,17 +1,16 @@
 package nlu
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/errs"
 	"github.com/najdi/najdi/internal/outbound"
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 // Model types and pipeline modes.
@@ -115,31 +114,11 @@ type member struct {
 	inline *Model
 }
 
-// decodeStrict decodes body into v rejecting unknown fields and trailing data.
+// decodeStrict decodes body into v strictly (internal/strictjson): unknown
+// fields, values of the wrong type and trailing data are ErrInvalid errors
+// naming the field by its JSON path.
 func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te):
-			return fmt.Errorf("%w: field %q: want %s, got JSON %s", ErrInvalid, te.Field, te.Type, te.Value)
-		case errors.As(err, &se):
-			return fmt.Errorf("%w: malformed JSON at byte %d: %v", ErrInvalid, se.Offset, se)
-		case err == io.EOF:
-			return fmt.Errorf("%w: empty body", ErrInvalid)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return fmt.Errorf("%w: malformed JSON: unexpected end of input", ErrInvalid)
-		case strings.HasPrefix(err.Error(), "json: unknown field"):
-			return fmt.Errorf("%w: %s", ErrInvalid, strings.TrimPrefix(err.Error(), "json: "))
-		}
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data after the JSON object", ErrInvalid)
-	}
-	return nil
+	return errs.DecodeJSON(ErrInvalid.Error(), body, v, strictjson.Options{})
 }
 
 // parseModel decodes and structurally validates a create or update body.
@@ -344,14 +323,13 @@ func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
 				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: %d characters, more than the limit of %d per utterance", ErrInvalid, k, i, n, MaxIntentExampleChars)
 			}
 		}
-		n := 0
-		for _, u := range c.Examples[k] {
-			if strings.TrimSpace(u) != "" {
-				n++
-			}
+		if len(c.Examples[k]) == 0 {
+			return c, fmt.Errorf("%w: annotator.config.examples.%s: no utterances", ErrInvalid, k)
 		}
-		if n == 0 {
-			return c, fmt.Errorf("%w: annotator.config.examples.%s: no non-empty utterances", ErrInvalid, k)
+		for i, u := range c.Examples[k] {
+			if strings.TrimSpace(u) == "" {
+				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: blank utterance", ErrInvalid, k, i)
+			}
 		}
 	}
 	if c.Threshold != nil && (*c.Threshold < 0 || *c.Threshold > 1) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/najdi/najdi/nlu/phrase"
+	"github.com/najdi/najdi/nlu/token"
 )
 
 // PhraseSet is a closed list of phrases that closed-ner models find in text.
@@ -74,9 +75,15 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 		if strings.TrimSpace(p.Text) == "" {
 			return ps, fmt.Errorf("%w: phrases[%d].text: required", ErrInvalid, i)
 		}
+		if !hasWord(p.Text) {
+			return ps, fmt.Errorf("%w: phrases[%d].text: %q has no word to match (a letter or a digit)", ErrInvalid, i, p.Text)
+		}
 		for j, syn := range p.Synonyms {
 			if strings.TrimSpace(syn) == "" {
 				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: must be a non-blank string", ErrInvalid, i, j)
+			}
+			if !hasWord(syn) {
+				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: %q has no word to match (a letter or a digit)", ErrInvalid, i, j, syn)
 			}
 		}
 		if len(p.Value) > 0 && !json.Valid(p.Value) {
@@ -108,4 +115,17 @@ func compilePhraseSet(ps PhraseSet) (*compiledSet, error) {
 		return nil, fmt.Errorf("%w: phrases: no phrase has a word to match", ErrInvalid)
 	}
 	return &compiledSet{ps: ps, matcher: m, values: values}, nil
+}
+
+// hasWord reports whether a phrase text holds a token the matcher can
+// match: a word (starting with a letter or a digit) or "&" (matched as
+// "and"). Punctuation alone compiles to nothing, or to a pattern that
+// never matches.
+func hasWord(text string) bool {
+	for _, t := range token.Tokenize(text) {
+		if t.Word() || t.Text == "&" {
+			return true
+		}
+	}
+	return false
 }

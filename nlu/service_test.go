@@ -226,8 +226,8 @@ func TestInlineMembersAndPhraseSets(t *testing.T) {
 			t.Errorf("annotation %+v: offsets do not match text", an)
 		}
 		if an.Name == "city" {
-			if an.Source != closed.ModelID || an.Type != AnnotationEntity {
-				t.Errorf("city annotation %+v: want source %s, type entity", an, closed.ModelID)
+			if an.SourceID != closed.ModelID || an.Source != closed.Name || an.Type != AnnotationEntity {
+				t.Errorf("city annotation %+v: want source %s (id %s), type entity", an, closed.Name, closed.ModelID)
 			}
 			found = append(found, fmt.Sprintf("%s=%v", an.Text, an.Value))
 		}
@@ -246,7 +246,7 @@ func TestInlineMembersAndPhraseSets(t *testing.T) {
 	a, _ = s.Analyze(ctx, "alice", p.ModelID, "v Praze a v Brně")
 	var names []string
 	for _, an := range a.Annotations {
-		if an.Source == closed.ModelID {
+		if an.SourceID == closed.ModelID {
 			names = append(names, an.Name+":"+an.Text)
 		}
 	}
@@ -287,7 +287,7 @@ func TestPhraseSetValidation(t *testing.T) {
 		{`{"name": "x", "phrases": [{"text": ""}]}`, "phrases[0].text"},
 		{`{"name": "x", "language": "de", "phrases": [{"text": "a"}]}`, "language"},
 		{`{"name": "x", "phrase_set_id": "p", "phrases": [{"text": "a"}]}`, "phrase_set_id"},
-		{`{"name": "x", "phrases": [{"text": "a", "syn": []}]}`, `"syn"`},
+		{`{"name": "x", "phrases": [{"text": "a", "syn": []}]}`, `unknown field "phrases[0].syn"`},
 		{`{"name": "x", "phrases": [{"text": "a", "synonyms": [null]}]}`, "phrases[0].synonyms[0]"},
 		{`{"name": "x", "phrases": [{"text": "a"}, {"text": "b", "synonyms": ["c", " "]}]}`, "phrases[1].synonyms[1]"},
 	}
@@ -359,7 +359,7 @@ func TestSequentialMembersSeeEarlierAnnotations(t *testing.T) {
 	seen := map[string]any{}
 	for _, an := range a.Annotations {
 		if an.Name == "seen" {
-			seen[an.Source] = an.Value
+			seen[an.SourceID] = an.Value
 		}
 	}
 	// m1 saw nothing; m2 saw m1's two caps, its seen and its intent annotation.
@@ -545,7 +545,7 @@ func TestIntentClassifierModel(t *testing.T) {
 		for _, an := range a.Annotations {
 			if an.Type == AnnotationIntent {
 				n++
-				if an.Source != m.ModelID || an.Start != 0 || an.End != utf8.RuneCountInString(tt.text) {
+				if an.SourceID != m.ModelID || an.Source != m.Name || an.Start != 0 || an.End != utf8.RuneCountInString(tt.text) {
 					t.Errorf("intent annotation %+v", an)
 				}
 			}
@@ -589,7 +589,7 @@ func TestNestedPipelinesAndInlineCleanup(t *testing.T) {
 	}
 	sources := map[string]bool{}
 	for _, an := range a.Annotations {
-		sources[an.Source] = true
+		sources[an.SourceID] = true
 	}
 	if !sources[r.ModelID] || !sources[inner.Pipeline.Models[1]] || len(sources) != 2 {
 		t.Errorf("sources %v, want the regex model and the inline builtin-ner", sources)

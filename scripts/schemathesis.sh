@@ -32,7 +32,13 @@ mkdir -p bin
 # on every operation but /health and /v1/openapi.json.
 user=schemathesis
 pass="st-$RANDOM$RANDOM"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+port="$(freeport)"
+# The fake embedding endpoint and annotation microservice of
+# scripts/schemathesis_hooks.py listen here: the one host the server's
+# outbound allow-list admits, and the one API key it declares.
+fake_port="$(freeport)"
+export NAJDI_ST_SECRET="st-key-$RANDOM"
 data="$(mktemp -d)"
 log="$data.log"
 users="$data.users"
@@ -42,7 +48,8 @@ printf '%s:%s:user\n' "$user" "$(printf '%s\n' "$pass" | ./bin/najdi hash-passwo
 # schemathesis checks that wrong credentials get 401, many times over,
 # while the limiter (tested in server/overload_e2e_test.go) would answer
 # 429 after ten.
-./bin/najdi serve --addr "127.0.0.1:$port" --data "$data" --users "$users" --login-failures-per-minute 1000000 >"$log" 2>&1 &
+./bin/najdi serve --addr "127.0.0.1:$port" --data "$data" --users "$users" --login-failures-per-minute 1000000 \
+	--allow-outbound "127.0.0.1:$fake_port" --secret st=NAJDI_ST_SECRET >"$log" 2>&1 &
 pid=$!
 cleanup() {
 	kill "$pid" 2>/dev/null || true
@@ -60,12 +67,20 @@ done
 # A keyword-only collection for the search endpoints to find.
 curl -fsS -u "$user:$pass" -X PUT -H 'Content-Type: application/json' -d '{"embedding_config": {"model": "none"}}' "$base/v1/collections/c" >/dev/null
 
+# Values whose validity depends on the server's state and configuration
+# (existing models and phrase sets, allowed hosts, declared keys) are
+# mapped onto valid ones by the hooks; see scripts/schemathesis_hooks.py.
+export SCHEMATHESIS_HOOKS=schemathesis_hooks
+root="$PWD"
+export PYTHONPATH="$root/scripts${PYTHONPATH:+:$PYTHONPATH}"
+export NAJDI_ST_BASE="$base" NAJDI_ST_AUTH="$user:$pass" NAJDI_ST_FAKE_PORT="$fake_port" NAJDI_ST_KEY_NAME=st NAJDI_ST_KEY_ENV=NAJDI_ST_SECRET
+
 set +e
 # schemathesis keeps a cache in its working directory: not the repository.
 work="$data.work"
 mkdir -p "$work"
 cd "$work"
-timeout --signal=INT "$((TIME_LIMIT + 60))" "$VENV/bin/schemathesis" run "$base/v1/openapi.json" \
+timeout --signal=INT "$((TIME_LIMIT + 60))" "$VENV/bin/schemathesis" --config-file "$root/scripts/schemathesis.toml" run "$base/v1/openapi.json" \
 	--url "$base" \
 	--auth "$user:$pass" \
 	--checks "$CHECKS" \

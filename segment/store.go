@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/bloom"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -63,9 +64,32 @@ type Store struct {
 	dec *zstd.Decoder
 }
 
+// blockCacheSize is the size of Pebble's block cache (its default is
+// 8 MiB).
+const blockCacheSize = 64 << 20
+
+// pebbleOptions returns the store's Pebble options. Every level's tables
+// carry a bloom filter of their keys, so that a point lookup (a document
+// body, a key-value) skips the tables that lack its key instead of loading
+// and decompressing a block of each: without them a document lookup after
+// a burst of ingestion decoded the blocks of unrelated segment blobs and
+// job uploads (megabytes) in every recent table. The block cache is larger
+// than Pebble's default for the same reason.
+func pebbleOptions(cache *pebble.Cache) *pebble.Options {
+	o := &pebble.Options{Logger: quietLogger{}, Cache: cache}
+	o.Levels = make([]pebble.LevelOptions, 7)
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		o.Levels[i].FilterType = pebble.TableFilter
+	}
+	return o.EnsureDefaults()
+}
+
 // Open opens (creating if needed) the store in dir.
 func Open(dir string) (*Store, error) {
-	db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
+	cache := pebble.NewCache(blockCacheSize)
+	defer cache.Unref() // the database holds its own reference
+	db, err := pebble.Open(dir, pebbleOptions(cache))
 	if err != nil {
 		return nil, fmt.Errorf("open pebble %s: %w", dir, err)
 	}

@@ -33,7 +33,8 @@ func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids [
 				break
 			}
 			limit := 100
-			if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
+			if ctx.QueryArgs().Has("limit") {
+				v := ctx.QueryArgs().Peek("limit")
 				n, err := strconv.Atoi(string(v))
 				if err != nil || n <= 0 {
 					writeErrorStatus(ctx, 400, fmt.Sprintf("limit: %q is not a positive integer", v), nil)
@@ -69,8 +70,12 @@ func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids [
 			break
 		}
 		out := map[string]any{"document_id": d.DocumentID, "fields": engine.FieldsMap(d.Fields, nil)}
-		switch f := string(ctx.QueryArgs().Peek("result_format")); f {
-		case "", "sections":
+		f := "sections"
+		if ctx.QueryArgs().Has("result_format") {
+			f = string(ctx.QueryArgs().Peek("result_format"))
+		}
+		switch f {
+		case "sections":
 			out["sections"] = d.Sections
 		case "flat":
 			out["content"] = d.Content(nil)
@@ -100,11 +105,19 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		DocumentID: string(args.Peek("document_id")),
 		IDField:    string(args.Peek("id_field")),
 	}
+	// A parameter given with an empty value is an error, not a default:
+	// ?format= is as wrong as ?format=bogus.
+	for _, name := range []string{"format", "document_id", "id_field", "async"} {
+		if args.Has(name) && len(args.Peek(name)) == 0 {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("%s: empty value (leave the parameter out for the default)", name), map[string]any{"field": name})
+			return
+		}
+	}
 	async := false
 	if v := args.Peek("async"); len(v) > 0 {
-		b, err := strconv.ParseBool(string(v))
+		b, err := parseBoolParam("async", string(v))
 		if err != nil {
-			writeErrorStatus(ctx, 400, fmt.Sprintf("async: %q is not a boolean", v), nil)
+			writeError(ctx, err)
 			return
 		}
 		async = b
@@ -129,6 +142,18 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		if err != nil {
 			writeErrorStatus(ctx, 400, "cannot read the multipart body: "+err.Error(), nil)
 			return
+		}
+		// Only "file" parts: another part is a mistake (a misspelt name,
+		// or a form field the API does not take), not something to skip.
+		for name := range form.Value {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read (a form field is not)", name), map[string]any{"part": name})
+			return
+		}
+		for name := range form.File {
+			if name != "file" {
+				writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read", name), map[string]any{"part": name})
+				return
+			}
 		}
 		files := form.File["file"]
 		if len(files) == 0 {
@@ -208,6 +233,18 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		}
 	}
 	writeJSON(ctx, 200, total)
+}
+
+// parseBoolParam reads a boolean query parameter: true or false, as the
+// OpenAPI document declares it (not 1, t or TRUE).
+func parseBoolParam(name, v string) (bool, error) {
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("%s: %q is not a boolean (true or false)", name, v), Details: map[string]any{"field": name}}
 }
 
 // looksLikeEnvelope reports whether a JSON body is an object whose first

@@ -6,9 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/errs"
 	"github.com/najdi/najdi/internal/strictjson"
-	"github.com/najdi/najdi/nlu"
 )
 
 // apiError is the JSON error body: {"error": {"code", "message", "details"}}.
@@ -50,48 +49,30 @@ func writeErrorStatus(ctx *fasthttp.RequestCtx, status int, msg string, details 
 	ctx.SetBody(body)
 }
 
+// kindStatus is the HTTP status of each error kind (internal/errs), which
+// engine, nlu and summary errors share.
+var kindStatus = map[error]int{
+	errs.Invalid: 400, errs.NotFound: 404, errs.Conflict: 409, errs.TooLarge: 413,
+	errs.UnsupportedMedia: 415, errs.Busy: 429, errs.Upstream: 502, errs.Closed: 503,
+	errs.UpstreamTimeout: 504,
+}
+
+// classify returns the HTTP status of err's kind (500 without one) and the
+// details of its *errs.Error.
 func classify(err error) (int, map[string]any) {
 	var details map[string]any
-	var ee *engine.Error
+	var ee *errs.Error
 	if errors.As(err, &ee) {
 		details = ee.Details
 	}
-	switch {
-	case errors.Is(err, engine.ErrInvalid), errors.Is(err, nlu.ErrInvalid):
-		return 400, details
-	case errors.Is(err, engine.ErrNotFound), errors.Is(err, nlu.ErrNotFound):
-		return 404, details
-	case errors.Is(err, engine.ErrConflict), errors.Is(err, nlu.ErrConflict):
-		return 409, details
-	case errors.Is(err, engine.ErrTooLarge):
-		return 413, details
-	case errors.Is(err, engine.ErrUnsupportedMedia):
-		return 415, details
-	case errors.Is(err, engine.ErrUpstreamTimeout), errors.Is(err, nlu.ErrUpstreamTimeout):
-		return 504, details
-	case errors.Is(err, engine.ErrUpstream), errors.Is(err, nlu.ErrUpstream):
-		return 502, details
-	case errors.Is(err, engine.ErrClosed):
-		return 503, details
-	case errors.Is(err, engine.ErrBusy):
-		return 429, details
+	if st, ok := kindStatus[errs.KindOf(err)]; ok {
+		return st, details
 	}
 	return 500, details
 }
 
-// decodeBody decodes a JSON request body into v strictly (see strictjson).
-// A failure is an engine ErrInvalid error whose message starts with what
-// and, when it is about one field, names it in details.field by its JSON
-// path.
+// decodeBody decodes a JSON request body into v strictly (see
+// errs.DecodeJSON).
 func decodeBody(what string, body []byte, v any, opts strictjson.Options) error {
-	err := opts.Decode(body, v)
-	if err == nil {
-		return nil
-	}
-	e := &engine.Error{Kind: engine.ErrInvalid, Message: what + ": " + err.Error(), Cause: err}
-	var se *strictjson.Error
-	if errors.As(err, &se) && se.Path != "" {
-		e.Details = map[string]any{"field": se.Path}
-	}
-	return e
+	return errs.DecodeJSON(what, body, v, opts)
 }

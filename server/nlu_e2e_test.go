@@ -41,6 +41,7 @@ type nluAnnotation struct {
 	Name       string   `json:"name"`
 	Type       string   `json:"type"`
 	Source     string   `json:"source"`
+	SourceID   string   `json:"source_id"`
 	Confidence *float64 `json:"confidence"`
 	Start      *int     `json:"start"`
 	End        *int     `json:"end"`
@@ -329,7 +330,7 @@ func TestNLUPhraseSets(t *testing.T) {
 	// synonyms map to their phrase.
 	a := analyze(t, alice, m.ModelID, "Bydlím v Praze, hlavním městě, a jezdím do Brna a do Ostravy.")
 	praha := mustAnnotation(t, a, "city", "Praze")
-	if praha.Value != "Prague" || praha.Type != "entity" || praha.Source != m.ModelID {
+	if praha.Value != "Prague" || praha.Type != "entity" || praha.SourceID != m.ModelID {
 		t.Fatalf("Praze annotation %+v", praha)
 	}
 	if an := mustAnnotation(t, a, "city", "hlavním městě"); an.Value != "Prague" {
@@ -407,7 +408,12 @@ func TestNLUPipelines(t *testing.T) {
 		city := mustAnnotation(t, a, "city", "Prahy")
 		date := mustAnnotation(t, a, "date", "")
 		money := mustAnnotation(t, a, "money", "")
-		if order.Source != re.ModelID || city.Source != p.Pipeline.Models[2] || date.Source != p.Pipeline.Models[1] || money.Source != p.Pipeline.Models[1] {
+		if order.SourceID != re.ModelID || city.SourceID != p.Pipeline.Models[2] || date.SourceID != p.Pipeline.Models[1] || money.SourceID != p.Pipeline.Models[1] {
+			t.Fatalf("%s: source_id must be the leaf models' ids: %+v %+v %+v", p.Mode, order, city, date)
+		}
+		// source names the model (issue 14): the regex model's name, the
+		// inline members' names.
+		if order.Source != "codes" || city.Source != "closed-ner" || date.Source != "builtin-ner" {
 			t.Fatalf("%s: sources must name the leaf models: %+v %+v %+v", p.Mode, order, city, date)
 		}
 		if city.Value != "Prague" || date.Value != "2025-03-15" || !reflect.DeepEqual(money.Value, map[string]any{"amount": 1500.0, "currency": "CZK"}) {
@@ -492,7 +498,7 @@ func TestNLUAnalyze(t *testing.T) {
 		if m := mustAnnotation(t, a, "money", "$20"); !reflect.DeepEqual(m.Value, map[string]any{"amount": 20.0, "currency": "USD"}) {
 			t.Fatalf("money %+v", m)
 		}
-		if e := mustAnnotation(t, a, "email", "john@example.com"); e.Value != "john@example.com" || e.Source != en.ModelID {
+		if e := mustAnnotation(t, a, "email", "john@example.com"); e.Value != "john@example.com" || e.SourceID != en.ModelID {
 			t.Fatalf("email %+v", e)
 		}
 		if d := mustAnnotation(t, a, "date", ""); d.Value != "2025-03-15" {
@@ -523,7 +529,7 @@ func TestNLUAnalyze(t *testing.T) {
 				t.Errorf("%q: intents %+v, want %s first", text, a.Intents, want)
 			}
 			for _, an := range a.Annotations {
-				if an.Type != "intent" || an.Source != ic.ModelID {
+				if an.Type != "intent" || an.Source != "travel" || an.SourceID != ic.ModelID {
 					t.Errorf("%q: intent classifier produced %+v", text, an)
 				}
 			}
@@ -616,7 +622,7 @@ func TestNLUMicroservice(t *testing.T) {
 		t.Fatalf("intents %+v", a.Intents)
 	}
 	p := mustAnnotation(t, a, "product", "Najdi")
-	if p.Source != ms.ModelID || *p.Confidence != 0.75 || p.Value != "najdi" || *p.Start != 7 {
+	if p.Source != "products" || p.SourceID != ms.ModelID || *p.Confidence != 0.75 || p.Value != "najdi" || *p.Start != 7 {
 		t.Fatalf("product annotation %+v", p)
 	}
 	mustAnnotation(t, a, "product", "najdi")
@@ -638,7 +644,7 @@ func TestNLUMicroservice(t *testing.T) {
 		mu.Lock()
 		c := calls[len(calls)-1]
 		mu.Unlock()
-		seen := slices.ContainsFunc(c.Annotations, func(an nluAnnotation) bool { return an.Name == "search" && an.Source == re.ModelID })
+		seen := slices.ContainsFunc(c.Annotations, func(an nluAnnotation) bool { return an.Name == "search" && an.SourceID == re.ModelID })
 		if seen != (mode == "sequential") {
 			t.Fatalf("%s pipeline: the microservice received annotations %+v", mode, c.Annotations)
 		}

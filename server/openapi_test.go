@@ -3,12 +3,15 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/outbound"
 )
 
 // apiRoutes are the route names the router returns (server.go,
@@ -87,8 +90,13 @@ func loadOpenAPI(t *testing.T) ([]byte, openAPIDoc) {
 // every error response uses the Error schema.
 func TestOpenAPIDocument(t *testing.T) {
 	raw, doc := loadOpenAPI(t)
-	if doc.OpenAPI != "3.0.3" {
-		t.Fatalf("openapi = %q, want 3.0.3", doc.OpenAPI)
+	// 3.1: full JSON Schema (propertyNames, patternProperties for the
+	// filter:{field} parameters, null in type arrays).
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi = %q, want 3.1.0", doc.OpenAPI)
+	}
+	if bytes.Contains(raw, []byte(`"nullable"`)) {
+		t.Error("nullable is OpenAPI 3.0: write null in the type")
 	}
 	if _, ok := doc.Components.SecuritySchemes["basicAuth"]; !ok {
 		t.Fatal("components.securitySchemes.basicAuth missing")
@@ -257,14 +265,17 @@ func TestOpenAPIServedAndMethods(t *testing.T) {
 // TestOpenAPIRequestsAsServed checks the request side against what the
 // server accepts: request bodies list no property the server rejects
 // (ids and owners it assigns), every path id parameter carries the id
-// pattern, and no parameter is named with a placeholder (filter:{field}
-// is a family of names, described in prose).
+// pattern, no parameter is named with a placeholder, and the filter:{field}
+// family of the query endpoint is a pattern of parameter names.
 func TestOpenAPIRequestsAsServed(t *testing.T) {
 	_, doc := loadOpenAPI(t)
 	for name, rejected := range map[string][]string{
-		"ModelInput":     {"model_id", "owner"},
-		"PhraseSetInput": {"phrase_set_id", "owner"},
-		"SearchRequest":  {"owner"},
+		"IntentClassifierInput":      {"model_id", "owner"},
+		"RegexAnnotatorInput":        {"model_id", "owner"},
+		"MicroserviceAnnotatorInput": {"model_id", "owner"},
+		"PipelineInput":              {"model_id", "owner"},
+		"PhraseSetInput":             {"phrase_set_id", "owner"},
+		"SearchRequest":              {"owner"},
 	} {
 		var s struct {
 			Properties map[string]json.RawMessage `json:"properties"`
@@ -311,5 +322,123 @@ func TestOpenAPIRequestsAsServed(t *testing.T) {
 				t.Errorf("%s %s: no 400 response (unknown query parameters, bad ids)", method, path)
 			}
 		}
+	}
+}
+
+// TestOpenAPIFilterFieldsPattern: the query endpoint's filter:{field}
+// parameters are one exploded form parameter whose property names follow
+// the pattern ^filter:.+$, so that a client generator or schemathesis
+// sends filter:brand=x, and nothing else, through it.
+func TestOpenAPIFilterFieldsPattern(t *testing.T) {
+	_, doc := loadOpenAPI(t)
+	var op struct {
+		Parameters []struct {
+			Name    string `json:"name"`
+			In      string `json:"in"`
+			Style   string `json:"style"`
+			Explode bool   `json:"explode"`
+			Schema  struct {
+				Type                 string                     `json:"type"`
+				PatternProperties    map[string]json.RawMessage `json:"patternProperties"`
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+			} `json:"schema"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(doc.Paths["/v1/collections/{collection_ids}/query"]["get"], &op); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range op.Parameters {
+		if _, ok := p.Schema.PatternProperties["^filter:.+$"]; !ok {
+			continue
+		}
+		found = true
+		if p.In != "query" || p.Style != "form" || !p.Explode || p.Schema.Type != "object" || p.Schema.AdditionalProperties == nil || *p.Schema.AdditionalProperties {
+			t.Errorf("filter:{field} parameter %q: in %q style %q explode %v type %q: want an exploded form object of only filter:{field} properties", p.Name, p.In, p.Style, p.Explode, p.Schema.Type)
+		}
+		re := regexp.MustCompile("^filter:.+$")
+		for _, name := range []string{"filter:brand", "filter:a b"} {
+			if !re.MatchString(name) {
+				t.Errorf("%q should be a filter:{field} name", name)
+			}
+		}
+		for _, name := range []string{"filter:", "filter", "query", "xfilter:a"} {
+			if re.MatchString(name) {
+				t.Errorf("%q should not be a filter:{field} name", name)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("GET /v1/collections/{collection_ids}/query: no parameter models filter:{field} with patternProperties ^filter:.+$")
+	}
+}
+
+// TestOpenAPIURLPattern: the URL pattern of remote embedding endpoints and
+// annotation microservices accepts what outbound.ParseURL (the server's
+// check) accepts and rejects what it rejects, on hand-picked URLs and on
+// URLs put together from parts at random. Two classes are known to differ
+// and left out: host names holding a label that starts with a digit
+// without being a number (3com, a.1b.0xff: the server accepts them; a
+// pattern without lookahead cannot tell them from numbers), and
+// IPv4-mapped IPv6 addresses (the server refuses them).
+func TestOpenAPIURLPattern(t *testing.T) {
+	_, doc := loadOpenAPI(t)
+	patterns := map[string]string{}
+	for _, sp := range []struct{ schema, path string }{
+		{"RemoteEmbedding", "url"},
+		{"MicroserviceAnnotatorInput", "annotator.service"},
+	} {
+		var s any
+		if err := json.Unmarshal(doc.Components.Schemas[sp.schema], &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range strings.Split(sp.path, ".") {
+			s = s.(map[string]any)["properties"].(map[string]any)[k]
+		}
+		patterns[sp.schema] = s.(map[string]any)["pattern"].(string)
+	}
+	if patterns["RemoteEmbedding"] != patterns["MicroserviceAnnotatorInput"] {
+		t.Fatal("the two URL patterns differ")
+	}
+	re := regexp.MustCompile(patterns["RemoteEmbedding"])
+	check := func(u string) {
+		t.Helper()
+		_, err := outbound.ParseURL(u)
+		if want := err == nil; re.MatchString(u) != want {
+			t.Errorf("%q: pattern matches %v, server accepts %v (%v)", u, re.MatchString(u), want, err)
+		}
+	}
+	for _, u := range []string{
+		"http://0", "http://example.com", "https://Example.COM:8443/v1", "HTTP://a", "http://a_b.c-d.e",
+		"http://127.0.0.1", "http://127.0.0.01", "http://256.0.0.1", "http://1.2.3", "http://2130706433", "http://0x7f.1",
+		"http://[::1]", "http://[2001:db8::1]:8080/x", "http://[::1", "http://[1.2.3.4]", "http://[::ffff:127.0.0.1]",
+		"http://a:0", "http://a:65535", "http://a:65536", "http://a:080", "http://a:", "http://user:pw@a", "http://a?x=", "http://a#",
+		"http://a/.", "http://a/..", "http://a/...", "http://a/.b", "http://a//b", "http://a/b/", "http://a/%2e", "http://a/b c", "http://a\\b",
+		"ftp://a", "http:/a", "http://", "http://-a", "http://a-", "http://a..b", "http://a.", "//a", "",
+	} {
+		check(u)
+	}
+	numeric := regexp.MustCompile(`^([0-9]+|0[xX][0-9a-fA-F]*)$`)
+	rng := rand.New(rand.NewPCG(18, 7))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	for range 20000 {
+		host := pick("a", "ab", "x-y", "_", "A1", "0", "1", "255", "256", "01", "0x1f", "0X", "z9")
+		for range rng.IntN(4) {
+			host += "." + pick("a", "com", "1", "0", "255", "b-c", "0xff", "-x", "x-", "", "_a")
+		}
+		if slices.ContainsFunc(strings.Split(host, "."), func(l string) bool {
+			return l != "" && l[0] >= '0' && l[0] <= '9' && !numeric.MatchString(l)
+		}) {
+			continue // the known difference (see above)
+		}
+		if rng.IntN(6) == 0 {
+			host = pick("[::1]", "[fe80::1]", "[1:2:3:4:5:6:7:8]", "[1::2::3]", "[::]", "[g::1]")
+		}
+		u := pick("http://", "https://", "HtTp://", "http:/", "ftp://") + host
+		u += pick("", "", ":80", ":0", ":65535", ":65536", ":", ":8a")
+		for range rng.IntN(3) {
+			u += "/" + pick("", "a", ".", "..", "...", ".x", "v1", "a b", "%41", "~_-", "?", "#", "@")
+		}
+		check(u)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/nlu"
+	"github.com/najdi/najdi/ui"
 )
 
 // Config configures a Server.
@@ -111,7 +112,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	method := string(ctx.Method())
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	switch path {
-	case "/health", "/metrics", "/v1/openapi.json":
+	case "/health", "/metrics", "/v1/openapi.json", "/":
 		if method != "GET" && method != "HEAD" {
 			methodNotAllowed(ctx, "GET, HEAD")
 			return path
@@ -125,10 +126,22 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 		ctx.Response.Header.SetContentType("application/json")
 		ctx.SetBody(openAPI)
 		return "/v1/openapi.json"
+	case "/":
+		// The web console (package ui), behind authentication below.
+		ctx.Redirect(ui.Prefix, fasthttp.StatusFound)
+		return "/"
 	}
 	user, ok := s.authenticate(ctx)
 	if !ok {
 		return "unauthorized"
+	}
+	if path == "/ui" || strings.HasPrefix(path, ui.Prefix) {
+		sess := ui.Session{Auth: s.cfg.Users.Len() > 0}
+		if user != nil {
+			sess.User = user.Name
+		}
+		ui.Serve(ctx, sess)
+		return "/ui"
 	}
 	if path == "/metrics" {
 		// Metrics name owners and collections: with authentication on,
@@ -380,9 +393,9 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 				}
 			}
 		case key == "highlight", key == "restore_diacritics":
-			b, e := strconv.ParseBool(val)
+			b, e := parseBoolParam(key, val)
 			if e != nil {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("%s: %q is not a boolean", key, val)}
+				err = e
 				return
 			}
 			if key == "highlight" {

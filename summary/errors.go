@@ -1,18 +1,18 @@
 package summary
 
-import "errors"
+import "github.com/najdi/najdi/internal/errs"
 
-// Errors of the summary package. Callers test for them with errors.Is; the
-// server maps ErrInvalid to 400, ErrUpstream to 502 and ErrUpstreamTimeout
-// to 504.
+// Errors of the summary package, of the kinds of internal/errs. Callers
+// test for them with errors.Is; the server maps ErrInvalid to 400,
+// ErrUpstream to 502 and ErrUpstreamTimeout to 504.
 var (
 	// ErrInvalid reports a bad configuration value (unknown tokenizer,
 	// negative budget, missing LLM URL, a budget too small for a prompt).
-	ErrInvalid = errors.New("summary: invalid")
+	ErrInvalid = errs.Alias(errs.Invalid, "summary: invalid")
 	// ErrUpstream reports a failing LLM endpoint: a transport error, a
 	// non-2xx status or a response that cannot be decoded.
-	ErrUpstream = errors.New("summary: upstream error")
+	ErrUpstream = errs.Alias(errs.Upstream, "summary: upstream error")
 	// ErrUpstreamTimeout reports an LLM endpoint that did not answer within
 	// the timeout or the caller's deadline.
-	ErrUpstreamTimeout = errors.New("summary: upstream timeout")
+	ErrUpstreamTimeout = errs.Alias(errs.UpstreamTimeout, "summary: upstream timeout")
 )

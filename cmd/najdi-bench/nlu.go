@@ -17,7 +17,9 @@ func runNLU(args []string) error {
 	fs.IntVar(&cfg.PerIntent, "per-intent", bench.DefaultNLUPerIntent, "SNIPS training utterances per intent")
 	fs.IntVar(&cfg.LatencyRuns, "runs", bench.DefaultNLULatencyRuns, "timed analyses per pipeline")
 	fs.IntVar(&cfg.Phrases, "phrases", bench.DefaultNLUPhrases, "size of the synthetic phrase set")
-	model := fs.String("embed", "", "installed embedding model to add to the intent classifier's features (e.g. bge-small-en-v1.5; empty: none)")
+	fs.IntVar(&cfg.FewShotPerIntent, "few-shot", bench.DefaultNLUFewShot, "training utterances per intent of the few-shot workload")
+	fs.IntVar(&cfg.FewShotDraws, "few-shot-draws", bench.DefaultNLUFewShotDraws, "random few-shot training sets")
+	model := fs.String("embed", "bge-small-en-v1.5", "installed embedding model of the intent classifier (the server's default model; empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,6 +31,7 @@ func runNLU(args []string) error {
 		}
 		defer l.Close()
 		cfg.Embedder = l.EmbedQueries
+		cfg.EmbedderName = *model
 	}
 	return bench.RunNLU(cfg, os.Stdout)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/embed"
 )
 
 // runOverload measures search latency idle and while ingestion is
@@ -21,6 +22,12 @@ func runOverload(args []string) error {
 	fs.DurationVar(&cfg.Idle, "idle", 10*time.Second, "idle phase duration")
 	fs.DurationVar(&cfg.Saturated, "saturated", 30*time.Second, "saturated phase duration")
 	fs.IntVar(&cfg.MaxSubmissions, "max-submissions", 2000, "bound on the ingest requests sent")
+	models, lib := embed.CachePaths(embed.DefaultCacheDir())
+	fs.StringVar(&cfg.Model, "model", "", "embedding model of the collections (default: none, keyword only)")
+	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
+	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
+	fs.IntVar(&cfg.Words, "words", 200, "words per generated record")
+	fs.StringVar(&cfg.ProfileDir, "profile", "", "directory for CPU, mutex, block profiles and an execution trace of the saturated phase")
 	fs.IntVar(&cfg.Engine.IngestWorkers, "ingest-workers", 0, "server --ingest-workers (0: default)")
 	fs.IntVar(&cfg.Engine.MaxIngests, "max-ingests", 0, "server --max-ingests (0: default)")
 	fs.IntVar(&cfg.Engine.MaxIngestJobs, "max-ingest-jobs", 0, "server --max-ingest-jobs (0: default)")

@@ -169,6 +169,43 @@ func (d *doc) dayNum(i int) (int, bool) {
 	return v, v >= 1 && v <= 31
 }
 
+// dayAt parses a day of month at token i, as digits ("15", "15th") or as
+// an ordinal word in any case ("prvního", "dvacátého prvního", "first",
+// "twenty-first"); it returns the day and the token after it.
+func (d *doc) dayAt(i int) (int, int, bool) {
+	if v, ok := d.dayNum(i); ok {
+		return v, i + 1, true
+	}
+	if i < 0 || i >= len(d.f) {
+		return 0, i, false
+	}
+	if d.lang == "en" {
+		f := d.f[i]
+		if v, ok := enOrdinals[f]; ok && v <= 31 {
+			return v, i + 1, true
+		}
+		if k := strings.IndexByte(f, '-'); k > 0 {
+			if t, ok := enTensPrefix[f[:k]]; ok && t <= 30 {
+				if v, ok := enOrdinals[f[k+1:]]; ok && v < 10 && t+v <= 31 {
+					return t + v, i + 1, true
+				}
+			}
+		}
+		return 0, i, false
+	}
+	v, ok := csOrdinals[d.f[i]]
+	if !ok || v > 31 {
+		return 0, i, false
+	}
+	// "dvacátého prvního", "třicátého prvního": tens then units.
+	if v == 20 || v == 30 {
+		if u, ok := csOrdinals[d.f[min(i+1, len(d.f)-1)]]; ok && i+1 < len(d.f) && u < 10 && v+u <= 31 {
+			return v + u, i + 2, true
+		}
+	}
+	return v, i + 1, true
+}
+
 func (d *doc) yearAt(i int) (int, bool) {
 	if i < 0 || i >= len(d.f) || len(d.f[i]) != 4 || !isDigits(d.f[i]) {
 		return 0, false
@@ -182,8 +219,7 @@ func (d *doc) dates() {
 	months := d.months()
 	for i := range d.toks {
 		// Czech "15. března 2025", English "15 March 2025", "15th of March".
-		if dd, ok := d.dayNum(i); ok {
-			j := i + 1
+		if dd, j, ok := d.dayAt(i); ok {
 			if d.lang == "cs" && d.is(j, ".") {
 				j++
 			}
@@ -205,8 +241,7 @@ func (d *doc) dates() {
 		}
 		// English "March 15, 2025", "March 15th".
 		if mo, ok := months[d.f[i]]; ok && d.lang == "en" {
-			if dd, ok := d.dayNum(i + 1); ok {
-				j := i + 2
+			if dd, j, ok := d.dayAt(i + 1); ok {
 				k := j
 				if d.is(k, ",") {
 					k++
@@ -282,6 +317,19 @@ func (d *doc) weekday(i int) {
 		delta = -((today - int(wd) + 7) % 7)
 		if delta == 0 {
 			delta = -7
+		}
+	}
+	// The end of a range ("od pondělí do středy", "from Monday to
+	// Wednesday") is not before its start.
+	if start == i && d.is(i-1, "do", "until", "till", "to") && d.is(i-3, "od", "from") {
+		if swd, ok := wds[d.f[i-2]]; ok {
+			sd := (int(swd) - today + 7) % 7
+			if sd == 0 {
+				sd = 7
+			}
+			for delta < sd {
+				delta += 7
+			}
 		}
 	}
 	d.addTok(tierTyped, start, i+1, Date, d.day(delta), 0.9)
@@ -381,7 +429,7 @@ var csOrdinals = func() map[string]int {
 		}
 	}
 	hardStems := map[string]int{"druh": 2, "ctvrt": 4, "pat": 5, "sest": 6, "sedm": 7, "osm": 8, "devat": 9, "desat": 10,
-		"jedenact": 11, "dvanact": 12, "trinact": 13, "ctrnact": 14, "patnact": 15, "sestnact": 16, "sedmnact": 17, "osmnact": 18, "devatenact": 19, "dvacat": 20}
+		"jedenact": 11, "dvanact": 12, "trinact": 13, "ctrnact": 14, "patnact": 15, "sestnact": 16, "sedmnact": 17, "osmnact": 18, "devatenact": 19, "dvacat": 20, "tricat": 30}
 	for stem, v := range hardStems {
 		for _, e := range hard {
 			m[stem+e] = v

@@ -295,14 +295,54 @@ var durationUnits = func() map[string]string {
 	add("S", "second", "seconds", "sec", "secs", "sekunda", "sekundy", "sekund", "sekundu", "sekundach", "sekundami", "s")
 	add("TM", "minute", "minutes", "min", "mins", "minuta", "minuty", "minut", "minutu", "minutach", "minutami")
 	add("H", "hour", "hours", "hr", "hrs", "h", "hodina", "hodiny", "hodin", "hodinu", "hodinach", "hodinami", "hod")
-	add("D", "day", "days", "den", "dny", "dni", "dnu", "dnech", "dnem", "dnu")
+	add("D", "day", "days", "den", "dne", "dny", "dni", "dnu", "dnech", "dnem")
 	add("W", "week", "weeks", "tyden", "tydny", "tydnu", "tydnech", "tydne")
 	add("M", "month", "months", "mesic", "mesice", "mesicu", "mesicich", "mesici")
 	add("Y", "year", "years", "rok", "roky", "let", "roku", "letech", "rokem")
 	return m
 }()
 
+// unitAbbrev holds the abbreviated duration units, which spelled-out
+// fractions ("a půl", "and a half") do not take.
+var unitAbbrev = map[string]bool{"s": true, "h": true, "min": true, "mins": true, "sec": true, "secs": true, "hr": true, "hrs": true, "hod": true}
+
+// isoDuration formats v units as an ISO 8601 duration; a fraction of an
+// hour, minute or day is carried to the next smaller unit ("PT2H30M" for
+// 2.5 hours) when that comes out whole.
 func isoDuration(v float64, unit string) string {
+	if whole, frac := math.Modf(v); frac > 0 && v > 0 {
+		w := strconv.FormatFloat(whole, 'f', -1, 64)
+		carry := func(per float64) (string, bool) {
+			x := frac * per
+			if math.Abs(x-math.Round(x)) > 1e-9 {
+				return "", false
+			}
+			return strconv.FormatFloat(math.Round(x), 'f', -1, 64), true
+		}
+		switch unit {
+		case "H":
+			if m, ok := carry(60); ok {
+				if whole == 0 {
+					return "PT" + m + "M"
+				}
+				return "PT" + w + "H" + m + "M"
+			}
+		case "TM":
+			if sec, ok := carry(60); ok {
+				if whole == 0 {
+					return "PT" + sec + "S"
+				}
+				return "PT" + w + "M" + sec + "S"
+			}
+		case "D":
+			if h, ok := carry(24); ok {
+				if whole == 0 {
+					return "PT" + h + "H"
+				}
+				return "P" + w + "DT" + h + "H"
+			}
+		}
+	}
 	n := strconv.FormatFloat(v, 'f', -1, 64)
 	switch unit {
 	case "S":
@@ -332,6 +372,25 @@ func (d *doc) typed(nums []numSpan) {
 		prev := ""
 		if i > 0 {
 			prev = d.f[i-1]
+		}
+		// "dvě a půl hodiny", "two and a half hours", "tři čtvrtě hodiny".
+		if d.lang == "cs" && d.is(j, "a") && d.is(j+1, "pul") && j+2 < len(d.toks) {
+			if u, ok := durationUnits[d.f[j+2]]; ok && !unitAbbrev[d.f[j+2]] {
+				d.addTok(tierTyped, i, j+3, Duration, isoDuration(n.value+0.5, u), 0.9)
+				continue
+			}
+		}
+		if d.lang == "en" && d.is(j, "and") && d.is(j+1, "a") && d.is(j+2, "half") && j+3 < len(d.toks) {
+			if u, ok := durationUnits[d.f[j+3]]; ok && !unitAbbrev[d.f[j+3]] {
+				d.addTok(tierTyped, i, j+4, Duration, isoDuration(n.value+0.5, u), 0.9)
+				continue
+			}
+		}
+		if d.lang == "cs" && d.is(j, "ctvrte", "ctvrti", "ctvrt") && n.value >= 1 && n.value <= 3 && j+1 < len(d.toks) {
+			if u, ok := durationUnits[d.f[j+1]]; ok && !unitAbbrev[d.f[j+1]] {
+				d.addTok(tierTyped, i, j+2, Duration, isoDuration(n.value/4, u), 0.9)
+				continue
+			}
 		}
 		if c, ok := currencies[next]; ok {
 			d.addTok(tierTyped, i, j+1, Money, MoneyValue{n.value, c}, 0.95)
@@ -381,6 +440,30 @@ func (d *doc) typed(nums []numSpan) {
 			if u, ok := durationUnits[d.f[i+2]]; ok {
 				d.addTok(tierTyped, i, i+3, Duration, halfDuration(u), 0.9)
 			}
+		case d.lang == "cs" && d.is(i, "ctvrt") && i+1 < len(d.toks) && !d.is(i-1, "tri", "dve", "dva", "jedna"):
+			// "čtvrt hodiny"
+			if u, ok := durationUnits[d.f[i+1]]; ok && !unitAbbrev[d.f[i+1]] {
+				d.addTok(tierTyped, i, i+2, Duration, isoDuration(0.25, u), 0.9)
+			}
+		case d.lang == "en" && d.is(i, "quarter", "quarters") && d.is(i+1, "of") && d.is(i+2, "an", "a") && i+3 < len(d.toks):
+			// "a quarter of an hour", "three quarters of an hour"
+			if u, ok := durationUnits[d.f[i+3]]; ok {
+				start, q := i, 0.25
+				if d.is(i-1, "three") {
+					start, q = i-1, 0.75
+				} else if d.is(i-1, "a") {
+					start = i - 1
+				}
+				d.addTok(tierTyped, start, i+4, Duration, isoDuration(q, u), 0.9)
+			}
+		case d.lang == "cs" && d.is(i, "hodinu", "minutu", "den", "tyden", "rok", "mesic") && d.is(i+1, "a") && d.is(i+2, "pul"):
+			// "hodinu a půl"
+			d.addTok(tierTyped, i, i+3, Duration, isoDuration(1.5, durationUnits[d.f[i]]), 0.9)
+		case d.lang == "en" && d.is(i, "an", "a", "one") && i+1 < len(d.toks) && d.is(i+2, "and") && d.is(i+3, "a") && d.is(i+4, "half"):
+			// "an hour and a half"
+			if u, ok := durationUnits[d.f[i+1]]; ok && !unitAbbrev[d.f[i+1]] {
+				d.addTok(tierTyped, i, i+5, Duration, isoDuration(1.5, u), 0.9)
+			}
 		case d.is(i, "pul") && i+1 < len(d.toks):
 			if u, ok := durationUnits[d.f[i+1]]; ok && !d.is(i+1, "s", "h", "min", "hod") {
 				d.addTok(tierTyped, i, i+2, Duration, halfDuration(u), 0.9)
@@ -397,14 +480,4 @@ func (d *doc) typed(nums []numSpan) {
 	}
 }
 
-func halfDuration(u string) string {
-	switch u {
-	case "H":
-		return "PT30M"
-	case "TM":
-		return "PT30S"
-	case "D":
-		return "PT12H"
-	}
-	return isoDuration(0.5, u)
-}
+func halfDuration(u string) string { return isoDuration(0.5, u) }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/najdi/najdi/nlu/token"
@@ -19,30 +19,61 @@ var ErrNoExamples = errors.New("intent: no training examples")
 // Embedder returns one sentence embedding per text.
 type Embedder func(ctx context.Context, texts []string) ([][]float32, error)
 
+// Defaults of Options.
+const (
+	// DefaultLambda is the ridge regularization of the kernel head.
+	DefaultLambda = 0.3
+	// DefaultNgramWeight is the weight of the character n-gram kernel
+	// when sentence embeddings are used (their kernel has weight 1).
+	DefaultNgramWeight = 0.7
+	// DefaultMaxFit bounds the examples the kernel head is fitted on.
+	DefaultMaxFit = 4000
+	// DefaultOutOfScopeQuantile is the share of held-out in-scope
+	// examples whose nearest-centroid similarity falls below the
+	// out-of-scope point (where the in-scope factor is 0.5).
+	DefaultOutOfScopeQuantile = 0.01
+	// DefaultOutOfScopePrior is the weight of the pseudo out-of-scope
+	// examples against the in-scope ones when the confidence is
+	// calibrated (see the package documentation).
+	DefaultOutOfScopePrior = 0.25
+)
+
 // Options configures training. Zero fields take the documented defaults.
 type Options struct {
-	// Embedder adds sentence embeddings as features (optional).
+	// Embedder adds sentence embeddings (optional; without it only the
+	// n-gram kernel is used).
 	Embedder Embedder
-	// EmbeddingWeight scales the embedding features. 0 (the default)
-	// picks the best of 1, 2 and 3 on the held-out calibration examples.
-	EmbeddingWeight float64
-	// Epochs of SGD; default 30.
-	Epochs int
-	// L2 regularization strength; default 1e-5.
-	L2 float64
-	// LearningRate of AdaGrad; default 0.5.
-	LearningRate float64
+	// Lambda is the ridge regularization; default DefaultLambda.
+	Lambda float64
+	// NgramWeight weights the n-gram kernel against the embedding kernel;
+	// default DefaultNgramWeight. Ignored without an Embedder.
+	NgramWeight float64
+	// MaxFit bounds the examples of the kernel system (an even share per
+	// intent is kept when there are more); default DefaultMaxFit.
+	MaxFit int
+	// OutOfScopePrior weights pseudo out-of-scope examples in the
+	// calibration; default DefaultOutOfScopePrior.
+	OutOfScopePrior float64
+	// OutOfScopeQuantile places the out-of-scope point; default
+	// DefaultOutOfScopeQuantile.
+	OutOfScopeQuantile float64
 }
 
 func (o Options) withDefaults() Options {
-	if o.Epochs == 0 {
-		o.Epochs = 30
+	if o.Lambda == 0 {
+		o.Lambda = DefaultLambda
 	}
-	if o.L2 == 0 {
-		o.L2 = 1e-5
+	if o.NgramWeight == 0 {
+		o.NgramWeight = DefaultNgramWeight
 	}
-	if o.LearningRate == 0 {
-		o.LearningRate = 0.5
+	if o.MaxFit == 0 {
+		o.MaxFit = DefaultMaxFit
+	}
+	if o.OutOfScopeQuantile == 0 {
+		o.OutOfScopeQuantile = DefaultOutOfScopeQuantile
+	}
+	if o.OutOfScopePrior == 0 {
+		o.OutOfScopePrior = DefaultOutOfScopePrior
 	}
 	return o
 }
@@ -55,13 +86,37 @@ type Scored struct {
 
 // Classifier is a trained intent classifier. It is safe for concurrent use.
 type Classifier struct {
-	opts        Options
-	intents     []string
-	vocab       map[string]int32
-	idf         []float32
-	dim         int       // embedding dimension, 0 without embeddings
-	w           []float32 // (features+dim+1) x classes, last row = bias
-	temperature float64
+	opts    Options
+	intents []string
+
+	// n-gram space
+	vocab    map[string]int32
+	idf      []float32
+	postings [][]posting // by feature id: training examples having it
+
+	// embedding space (dim 0 without embeddings)
+	dim  int
+	mean []float32 // training mean, subtracted before normalizing
+	wEmb []float32 // dim x k: E^T A, the embedding part in primal form
+
+	n     int       // fitted examples
+	alpha []float32 // n x k dual coefficients (for the n-gram kernel)
+	wNg   float32   // n-gram kernel weight
+
+	// calibration: confidence = sigmoid(a*score + b*margin + c)
+	calA, calB, calC float64
+
+	// out of scope: nearest-centroid cosine in the raw embedding space
+	// (the n-gram space without embeddings); the in-scope factor is
+	// sigmoid((s - oosT) / oosW)
+	centroids  [][]float32 // k, L2-normalized (embedding space)
+	ngCentroid []map[int32]float32
+	oosT, oosW float64
+}
+
+type posting struct {
+	doc int32
+	v   float32
 }
 
 type feat struct {
@@ -82,17 +137,33 @@ func Train(ctx context.Context, examples map[string][]string, opts Options) (*Cl
 		return nil, ErrNoExamples
 	}
 	sort.Strings(intents)
+	// An even share per intent when there are more than MaxFit examples.
+	total := 0
+	for _, in := range intents {
+		total += len(examples[in])
+	}
+	share := math.MaxInt
+	if total > opts.MaxFit {
+		share = max(1, opts.MaxFit/len(intents))
+	}
 	var texts []string
 	var labels []int
-	var holdout []bool
 	for ci, in := range intents {
 		utts := examples[in]
-		for j, u := range utts {
+		if len(utts) > share {
+			step := float64(len(utts)) / float64(share)
+			picked := make([]string, share)
+			for j := range picked {
+				picked[j] = utts[int(float64(j)*step)]
+			}
+			utts = picked
+		}
+		for _, u := range utts {
 			texts = append(texts, u)
 			labels = append(labels, ci)
-			holdout = append(holdout, len(utts) >= 5 && j%5 == 4)
 		}
 	}
+	c := &Classifier{opts: opts, intents: intents, n: len(texts), vocab: map[string]int32{}}
 	var emb [][]float32
 	if opts.Embedder != nil {
 		var err error
@@ -103,63 +174,486 @@ func Train(ctx context.Context, examples map[string][]string, opts Options) (*Cl
 		if len(emb) != len(texts) {
 			return nil, fmt.Errorf("intent: embedder returned %d vectors for %d texts", len(emb), len(texts))
 		}
-	}
-	// Calibration run on 80%, then the final fit on everything.
-	temp := 1.0
-	weights := []float64{opts.EmbeddingWeight}
-	if opts.EmbeddingWeight == 0 {
-		weights = []float64{1, 2, 3}
-		if emb == nil {
-			weights = []float64{1}
-		}
-		opts.EmbeddingWeight = 1
-	}
-	if len(intents) > 1 {
-		var trIdx, hoIdx []int
-		for i := range texts {
-			if holdout[i] {
-				hoIdx = append(hoIdx, i)
-			} else {
-				trIdx = append(trIdx, i)
+		c.dim = len(emb[0])
+		for i := range emb {
+			if len(emb[i]) != c.dim || c.dim == 0 {
+				return nil, fmt.Errorf("intent: embedder returned vectors of different or zero dimension")
 			}
 		}
-		if len(hoIdx) >= 20 && len(trIdx) > 0 {
-			best := math.Inf(1)
-			for _, w := range weights {
-				o := opts
-				o.EmbeddingWeight = w
-				c := fit(intents, texts, labels, emb, trIdx, o)
-				t, nll := c.calibrate(texts, labels, emb, hoIdx)
-				if nll < best {
-					best, temp, opts.EmbeddingWeight = nll, t, w
+		raw := make([][]float32, len(emb))
+		for i, e := range emb {
+			raw[i] = normalized(e)
+		}
+		c.fitCentroids(raw, labels, len(intents))
+		c.mean = make([]float32, c.dim)
+		for _, e := range emb {
+			for d, v := range e {
+				c.mean[d] += v / float32(len(emb))
+			}
+		}
+		centered := make([][]float32, len(emb))
+		for i, e := range emb {
+			centered[i] = c.center(e)
+		}
+		emb = centered
+		c.wNg = float32(opts.NgramWeight)
+	} else {
+		c.wNg = 1
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	xs := c.buildNgrams(texts)
+	n, k := len(texts), len(intents)
+	if emb == nil {
+		c.fitNgramCentroids(xs, labels, k)
+	}
+	// Gram matrix of the combined kernel, plus lambda on the diagonal.
+	g := make([]float64, n*n)
+	c.ngramGram(xs, g)
+	if emb != nil {
+		parallelRows(n, func(i int) {
+			for j := 0; j <= i; j++ {
+				g[i*n+j] += float64(dot32(emb[i], emb[j]))
+			}
+		})
+	}
+	for i := range n {
+		g[i*n+i] += opts.Lambda
+		for j := 0; j < i; j++ {
+			g[j*n+i] = g[i*n+j]
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := cholesky(g, n); err != nil {
+		return nil, fmt.Errorf("intent: fit: %w", err)
+	}
+	// A = (K + lambda I)^-1 Y, Y one-hot.
+	y := make([]float64, n*k)
+	for i, l := range labels {
+		y[i*k+l] = 1
+	}
+	alpha := append([]float64(nil), y...)
+	cholSolve(g, n, alpha, k)
+	// diag of (K + lambda I)^-1 for the leave-one-out scores.
+	ginv := cholInverseDiag(g, n)
+	c.alpha = make([]float32, n*k)
+	for i, v := range alpha {
+		c.alpha[i] = float32(v)
+	}
+	if emb != nil {
+		c.wEmb = make([]float32, c.dim*k)
+		for i, e := range emb {
+			for d, v := range e {
+				row := c.wEmb[d*k : d*k+k]
+				for j := range row {
+					row[j] += v * c.alpha[i*k+j]
 				}
 			}
 		}
 	}
-	all := make([]int, len(texts))
-	for i := range all {
-		all[i] = i
+	// Leave-one-out scores: y_i - A_i / G_ii.
+	loo := make([]float64, n*k)
+	for i := range n {
+		for j := range k {
+			loo[i*k+j] = y[i*k+j] - alpha[i*k+j]/ginv[i]
+		}
 	}
-	c := fit(intents, texts, labels, emb, all, opts)
-	c.temperature = temp
+	c.calibrate(loo, labels, k)
 	return c, nil
+}
+
+// fitCentroids keeps the normalized class centroids of the L2-normalized
+// embeddings raw and places the out-of-scope point from every example's
+// leave-one-out nearest-centroid similarity.
+func (c *Classifier) fitCentroids(raw [][]float32, labels []int, k int) {
+	dim := len(raw[0])
+	sums := make([][]float64, k)
+	for j := range sums {
+		sums[j] = make([]float64, dim)
+	}
+	for i, e := range raw {
+		for d, v := range e {
+			sums[labels[i]][d] += float64(v)
+		}
+	}
+	c.centroids = make([][]float32, k)
+	norms := make([]float64, k)
+	for j, s := range sums {
+		n := 0.0
+		for _, v := range s {
+			n += v * v
+		}
+		norms[j] = math.Sqrt(n)
+		c.centroids[j] = make([]float32, dim)
+		for d, v := range s {
+			c.centroids[j][d] = float32(v / norms[j])
+		}
+	}
+	sims := make([]float64, len(raw))
+	parallelRows(len(raw), func(i int) {
+		e := raw[i]
+		best := -1.0
+		for j := range k {
+			var s float64
+			if j == labels[i] {
+				dot := 0.0
+				for d, v := range e {
+					dot += float64(v) * sums[j][d]
+				}
+				// |S - e|² = |S|² - 2 e·S + 1
+				n2 := norms[j]*norms[j] - 2*dot + 1
+				if n2 < 1e-9 { // the intent's only example
+					continue
+				}
+				s = (dot - 1) / math.Sqrt(n2)
+			} else {
+				s = float64(dot32(e, c.centroids[j]))
+			}
+			best = math.Max(best, s)
+		}
+		sims[i] = best
+	})
+	c.placeOutOfScope(sims)
+}
+
+// fitNgramCentroids is fitCentroids in the n-gram space, used without
+// embeddings.
+func (c *Classifier) fitNgramCentroids(xs [][]feat, labels []int, k int) {
+	sums := make([]map[int32]float64, k)
+	for j := range sums {
+		sums[j] = map[int32]float64{}
+	}
+	for i, x := range xs {
+		for _, f := range x {
+			sums[labels[i]][f.i] += float64(f.v)
+		}
+	}
+	norms := make([]float64, k)
+	c.ngCentroid = make([]map[int32]float32, k)
+	for j, s := range sums {
+		n := 0.0
+		for _, v := range s {
+			n += v * v
+		}
+		norms[j] = math.Sqrt(n)
+		c.ngCentroid[j] = make(map[int32]float32, len(s))
+		for id, v := range s {
+			c.ngCentroid[j][id] = float32(v / norms[j])
+		}
+	}
+	sims := make([]float64, len(xs))
+	for i, x := range xs {
+		best := -1.0
+		for j := range k {
+			var s float64
+			if j == labels[i] {
+				dot, self := 0.0, 0.0
+				for _, f := range x {
+					dot += float64(f.v) * sums[j][f.i]
+					self += float64(f.v) * float64(f.v)
+				}
+				n2 := norms[j]*norms[j] - 2*dot + self
+				if n2 < 1e-9 {
+					continue
+				}
+				s = (dot - self) / math.Sqrt(n2)
+			} else {
+				for _, f := range x {
+					s += float64(f.v * c.ngCentroid[j][f.i])
+				}
+			}
+			best = math.Max(best, s)
+		}
+		sims[i] = best
+	}
+	c.placeOutOfScope(sims)
+}
+
+// placeOutOfScope sets the out-of-scope point at the OutOfScopeQuantile
+// of the held-out in-scope similarities, and the width of the transition
+// from the spread between that point and their median.
+func (c *Classifier) placeOutOfScope(sims []float64) {
+	sort.Float64s(sims)
+	if len(sims) == 0 {
+		c.oosT, c.oosW = -1, 0.01
+		return
+	}
+	q := func(f float64) float64 { return sims[min(len(sims)-1, int(f*float64(len(sims))))] }
+	c.oosT = q(c.opts.OutOfScopeQuantile)
+	c.oosW = math.Max(0.01, (q(0.5)-c.oosT)/4)
+}
+
+// inScope returns the in-scope factor of a text from its nearest-centroid
+// similarity: 0.5 at the out-of-scope point, towards 1 above it.
+func (c *Classifier) inScope(sim float64) float64 {
+	return sigmoid((sim - c.oosT) / c.oosW)
+}
+
+func normalized(e []float32) []float32 {
+	out := make([]float32, len(e))
+	var n float32
+	for _, v := range e {
+		n += v * v
+	}
+	if n > 0 {
+		inv := 1 / float32(math.Sqrt(float64(n)))
+		for d, v := range e {
+			out[d] = v * inv
+		}
+	}
+	return out
+}
+
+// calibrate fits the confidence of the top intent by logistic regression
+// on two kinds of leave-one-out evidence: the in-scope examples (positive
+// when their left-out prediction is right) and the same examples seen as
+// out of scope — their best score among the other intents, as if their own
+// intent did not exist (negative), weighted by OutOfScopePrior.
+func (c *Classifier) calibrate(loo []float64, labels []int, k int) {
+	type sample struct {
+		s, m, y, w float64
+	}
+	var data []sample
+	nIn := float64(len(labels))
+	for i, l := range labels {
+		row := loo[i*k : i*k+k]
+		best, second := topTwo(row, -1)
+		data = append(data, sample{row[best], marginOf(row, best, second), b2f(best == l), 1})
+		if k > 2 {
+			ob, os := topTwo(row, l)
+			data = append(data, sample{row[ob], marginOf(row, ob, os), 0, c.opts.OutOfScopePrior})
+		}
+	}
+	_ = nIn
+	// Newton's method on the weighted logistic loss with a small ridge.
+	a, b, cc := 5.0, 0.0, -2.0
+	for range 50 {
+		var gA, gB, gC float64
+		var h [3][3]float64
+		for _, d := range data {
+			p := sigmoid(a*d.s + b*d.m + cc)
+			r := d.w * (p - d.y)
+			gA += r * d.s
+			gB += r * d.m
+			gC += r
+			ww := d.w * p * (1 - p)
+			x := [3]float64{d.s, d.m, 1}
+			for u := range 3 {
+				for v := range 3 {
+					h[u][v] += ww * x[u] * x[v]
+				}
+			}
+		}
+		const reg = 1e-3
+		gA += reg * a
+		gB += reg * b
+		for u := range 3 {
+			h[u][u] += reg
+		}
+		step, ok := solve3(h, [3]float64{gA, gB, gC})
+		if !ok {
+			break
+		}
+		a, b, cc = a-step[0], b-step[1], cc-step[2]
+		if math.Abs(step[0])+math.Abs(step[1])+math.Abs(step[2]) < 1e-7 {
+			break
+		}
+	}
+	if a <= 0 { // degenerate data (one intent, one example): monotone default
+		a, b, cc = 8, 0, -4
+	}
+	c.calA, c.calB, c.calC = a, b, cc
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// topTwo returns the indexes of the two largest values, skipping skip.
+func topTwo(row []float64, skip int) (int, int) {
+	best, second := -1, -1
+	for j, v := range row {
+		if j == skip {
+			continue
+		}
+		if best < 0 || v > row[best] {
+			best, second = j, best
+		} else if second < 0 || v > row[second] {
+			second = j
+		}
+	}
+	return best, second
+}
+
+func marginOf(row []float64, best, second int) float64 {
+	if second < 0 {
+		return row[best]
+	}
+	return row[best] - row[second]
+}
+
+func solve3(h [3][3]float64, g [3]float64) ([3]float64, bool) {
+	// Gaussian elimination with partial pivoting.
+	a := [3][4]float64{}
+	for i := range 3 {
+		for j := range 3 {
+			a[i][j] = h[i][j]
+		}
+		a[i][3] = g[i]
+	}
+	for col := range 3 {
+		p := col
+		for r := col + 1; r < 3; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][col]) < 1e-12 {
+			return [3]float64{}, false
+		}
+		a[col], a[p] = a[p], a[col]
+		for r := range 3 {
+			if r == col {
+				continue
+			}
+			f := a[r][col] / a[col][col]
+			for j := col; j < 4; j++ {
+				a[r][j] -= f * a[col][j]
+			}
+		}
+	}
+	return [3]float64{a[0][3] / a[0][0], a[1][3] / a[1][1], a[2][3] / a[2][2]}, true
 }
 
 // Intents returns the intent names, sorted.
 func (c *Classifier) Intents() []string { return c.intents }
 
-// EmbeddingWeight returns the weight of the embedding features in use.
-func (c *Classifier) EmbeddingWeight() float64 { return c.opts.EmbeddingWeight }
+// Calibration returns the coefficients of the top-intent confidence,
+// sigmoid(a*score + b*margin + c).
+func (c *Classifier) Calibration() (a, b, cc float64) { return c.calA, c.calB, c.calC }
 
-// Temperature returns the calibrated softmax temperature.
-func (c *Classifier) Temperature() float64 { return c.temperature }
+// Scores returns the raw kernel-ridge score of every intent (in the order
+// of Intents), about 1 for a typical example of the intent and about 0 for
+// unrelated text.
+func (c *Classifier) Scores(ctx context.Context, text string) ([]float64, error) {
+	s, _, err := c.scores(ctx, text)
+	return s, err
+}
 
-func fit(intents, texts []string, labels []int, emb [][]float32, idx []int, opts Options) *Classifier {
-	c := &Classifier{opts: opts, intents: intents, vocab: map[string]int32{}, temperature: 1}
-	df := map[int32]int{}
+// scores returns the kernel-ridge scores and the nearest-centroid
+// similarity of text.
+func (c *Classifier) scores(ctx context.Context, text string) ([]float64, float64, error) {
+	k := len(c.intents)
+	out := make([]float64, k)
+	sim := -1.0
+	if c.dim > 0 {
+		es, err := c.opts.Embedder(ctx, []string{text})
+		if err != nil {
+			return nil, 0, fmt.Errorf("intent: embed text: %w", err)
+		}
+		if len(es) != 1 || len(es[0]) != c.dim {
+			return nil, 0, fmt.Errorf("intent: embedder returned a bad vector")
+		}
+		rawE := normalized(es[0])
+		for _, ce := range c.centroids {
+			sim = math.Max(sim, float64(dot32(rawE, ce)))
+		}
+		e := c.center(es[0])
+		for d, v := range e {
+			if v == 0 {
+				continue
+			}
+			row := c.wEmb[d*k : d*k+k]
+			for j := range row {
+				out[j] += float64(v * row[j])
+			}
+		}
+	}
+	x := c.vector(ngrams(text))
+	if c.ngCentroid != nil {
+		for _, ce := range c.ngCentroid {
+			s := 0.0
+			for _, f := range x {
+				s += float64(f.v * ce[f.i])
+			}
+			sim = math.Max(sim, s)
+		}
+	}
+	if len(x) > 0 {
+		dsim := map[int32]float32{}
+		for _, f := range x {
+			for _, p := range c.postings[f.i] {
+				dsim[p.doc] += f.v * p.v
+			}
+		}
+		for doc, s := range dsim {
+			s *= c.wNg
+			row := c.alpha[int(doc)*k : int(doc)*k+k]
+			for j := range row {
+				out[j] += float64(s * row[j])
+			}
+		}
+	}
+	return out, sim, nil
+}
+
+// Classify returns the intents with their calibrated confidences, most
+// confident first. Each confidence estimates the probability that the
+// intent is the right one and that the text is in scope at all; they are
+// computed one intent at a time and need not sum to 1.
+func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error) {
+	s, sim, err := c.scores(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	in := c.inScope(sim)
+	best, second := topTwo(s, -1)
+	out := make([]Scored, len(s))
+	for j := range s {
+		m := s[j] - s[best]
+		if j == best {
+			m = marginOf(s, best, second)
+		}
+		out[j] = Scored{Intent: c.intents[j], Probability: sigmoid(c.calA*s[j] + c.calB*m + c.calC)}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Probability > out[b].Probability })
+	for j := range out {
+		out[j].Probability = math.Min(in, out[j].Probability)
+	}
+	return out, nil
+}
+
+func (c *Classifier) center(e []float32) []float32 {
+	out := make([]float32, len(e))
+	var norm float32
+	for d, v := range e {
+		out[d] = v - c.mean[d]
+		norm += out[d] * out[d]
+	}
+	if norm > 0 {
+		inv := 1 / float32(math.Sqrt(float64(norm)))
+		for d := range out {
+			out[d] *= inv
+		}
+	}
+	return out
+}
+
+// buildNgrams fixes the vocabulary and idf from texts and fills postings;
+// it returns the examples' vectors.
+func (c *Classifier) buildNgrams(texts []string) [][]feat {
 	grams := make([][]string, len(texts))
-	for _, i := range idx {
-		grams[i] = ngrams(texts[i])
+	df := map[int32]int{}
+	for i, t := range texts {
+		grams[i] = ngrams(t)
 		seen := map[int32]bool{}
 		for _, g := range grams[i] {
 			id, ok := c.vocab[g]
@@ -174,145 +668,50 @@ func fit(intents, texts []string, labels []int, emb [][]float32, idx []int, opts
 		}
 	}
 	c.idf = make([]float32, len(c.vocab))
-	n := float64(len(idx))
+	n := float64(len(texts))
 	for id := range c.idf {
 		c.idf[id] = float32(math.Log((1+n)/(1+float64(df[int32(id)]))) + 1)
 	}
-	if emb != nil {
-		c.dim = len(emb[idx[0]])
-	}
-	k := len(intents)
-	rows := len(c.vocab) + c.dim + 1
-	c.w = make([]float32, rows*k)
-	g2 := make([]float32, rows*k)
+	c.postings = make([][]posting, len(c.vocab))
 	xs := make([][]feat, len(texts))
-	for _, i := range idx {
-		var e []float32
-		if emb != nil {
-			e = emb[i]
+	for i := range texts {
+		xs[i] = c.vector(grams[i])
+		for _, f := range xs[i] {
+			c.postings[f.i] = append(c.postings[f.i], posting{int32(i), f.v})
 		}
-		xs[i] = c.features(grams[i], e)
 	}
-	order := append([]int(nil), idx...)
-	rng := rand.New(rand.NewPCG(1, 2))
-	p := make([]float64, k)
-	lr, l2 := float32(opts.LearningRate), float32(opts.L2)
-	for ep := 0; ep < opts.Epochs; ep++ {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
-			c.logits(xs[i], p, 1)
-			softmax(p)
-			for j := range k {
-				grad := float32(p[j])
-				if j == labels[i] {
-					grad--
-				}
-				for _, f := range xs[i] {
-					o := int(f.i)*k + j
-					gg := grad*f.v + l2*c.w[o]
-					g2[o] += gg * gg
-					c.w[o] -= lr * gg / float32(math.Sqrt(float64(g2[o]))+1e-8)
+	return xs
+}
+
+// ngramGram adds wNg times the n-gram cosine of every pair (lower
+// triangle) to g.
+func (c *Classifier) ngramGram(xs [][]feat, g []float64) {
+	n := len(xs)
+	w := float64(c.wNg)
+	parallelRows(n, func(i int) {
+		acc := make([]float32, i+1)
+		for _, f := range xs[i] {
+			for _, p := range c.postings[f.i] {
+				if int(p.doc) <= i {
+					acc[p.doc] += f.v * p.v
 				}
 			}
 		}
-	}
-	return c
+		for j, v := range acc {
+			g[i*n+j] += w * float64(v)
+		}
+	})
 }
 
-// calibrate returns the temperature that minimizes the negative log
-// likelihood of the examples idx, and that likelihood.
-func (c *Classifier) calibrate(texts []string, labels []int, emb [][]float32, idx []int) (float64, float64) {
-	xs := make([][]feat, len(idx))
-	for n, i := range idx {
-		var e []float32
-		if emb != nil {
-			e = emb[i]
-		}
-		xs[n] = c.features(ngrams(texts[i]), e)
-	}
-	p := make([]float64, len(c.intents))
-	best, bestT := math.Inf(1), 1.0
-	for t := 0.5; t <= 5; t *= 1.1 {
-		nll := 0.0
-		for n, i := range idx {
-			c.logits(xs[n], p, t)
-			softmax(p)
-			nll -= math.Log(math.Max(p[labels[i]], 1e-12))
-		}
-		if nll < best {
-			best, bestT = nll, t
-		}
-	}
-	return bestT, best
-}
-
-// Classify returns the intents with their calibrated probabilities, most
-// probable first.
-func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error) {
-	var e []float32
-	if c.dim > 0 && c.opts.Embedder != nil {
-		es, err := c.opts.Embedder(ctx, []string{text})
-		if err != nil {
-			return nil, fmt.Errorf("intent: embed text: %w", err)
-		}
-		if len(es) != 1 || len(es[0]) != c.dim {
-			return nil, fmt.Errorf("intent: embedder returned a bad vector")
-		}
-		e = es[0]
-	}
-	x := c.features(ngrams(text), e)
-	p := make([]float64, len(c.intents))
-	c.logits(x, p, c.temperature)
-	softmax(p)
-	out := make([]Scored, len(p))
-	for i := range p {
-		out[i] = Scored{Intent: c.intents[i], Probability: p[i]}
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Probability > out[b].Probability })
-	return out, nil
-}
-
-func (c *Classifier) logits(x []feat, p []float64, temp float64) {
-	k := len(c.intents)
-	bias := (len(c.vocab) + c.dim) * k
-	for j := range p {
-		p[j] = float64(c.w[bias+j])
-	}
-	for _, f := range x {
-		row := c.w[int(f.i)*k : int(f.i)*k+k]
-		for j := range row {
-			p[j] += float64(row[j] * f.v)
-		}
-	}
-	for j := range p {
-		p[j] /= temp
-	}
-}
-
-func softmax(p []float64) {
-	m := math.Inf(-1)
-	for _, v := range p {
-		m = math.Max(m, v)
-	}
-	s := 0.0
-	for i, v := range p {
-		p[i] = math.Exp(v - m)
-		s += p[i]
-	}
-	for i := range p {
-		p[i] /= s
-	}
-}
-
-// features builds the normalized sparse vector; the bias feature is last.
-func (c *Classifier) features(grams []string, emb []float32) []feat {
+// vector builds the L2-normalized sublinear TF-IDF vector of grams.
+func (c *Classifier) vector(grams []string) []feat {
 	tf := map[int32]float32{}
 	for _, g := range grams {
 		if id, ok := c.vocab[g]; ok {
 			tf[id]++
 		}
 	}
-	x := make([]feat, 0, len(tf)+len(emb)+1)
+	x := make([]feat, 0, len(tf))
 	norm := float32(0)
 	for id, n := range tf {
 		v := (1 + float32(math.Log(float64(n)))) * c.idf[id]
@@ -326,21 +725,32 @@ func (c *Classifier) features(grams []string, emb []float32) []feat {
 		}
 	}
 	sort.Slice(x, func(a, b int) bool { return x[a].i < x[b].i })
-	if len(emb) > 0 && len(emb) == c.dim {
-		en := float32(0)
-		for _, v := range emb {
-			en += v * v
-		}
-		if en > 0 {
-			s := float32(c.opts.EmbeddingWeight) / float32(math.Sqrt(float64(en)))
-			base := int32(len(c.vocab))
-			for d, v := range emb {
-				x = append(x, feat{base + int32(d), v * s})
-			}
-		}
-	}
-	x = append(x, feat{int32(len(c.vocab) + c.dim), 1})
 	return x
+}
+
+// parallelRows runs f(i) for i in [0, n) on two goroutines, interleaving
+// rows so the triangular work is balanced.
+func parallelRows(n int, f func(i int)) {
+	const workers = 2
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func dot32(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
 }
 
 // ngrams returns the word 1-2 grams and character 2-5 grams of text.

@@ -29,6 +29,7 @@ var czechGazetteer string
 // form ("a.s.", "s.r.o.") or an all-capital acronym.
 type Czech struct {
 	places *phrase.Matcher
+	orgs   *phrase.Matcher // czechKnownOrgs
 	first  map[string]bool // CzechStem(Fold(name))
 	strong map[string]bool // folded places safe even at a sentence start
 }
@@ -72,7 +73,16 @@ func CzechTagger() *Czech {
 				c.strong[token.Fold(name)] = true
 			}
 		}
+		for _, name := range czechExtraPlaces {
+			places = append(places, phrase.Entry{Text: name, Ref: len(places)})
+			c.strong[token.Fold(name)] = true
+		}
 		c.places, _ = phrase.Compile(places, phrase.Options{Language: "cs"})
+		var orgs []phrase.Entry
+		for _, name := range czechKnownOrgs {
+			orgs = append(orgs, phrase.Entry{Text: name, Ref: len(orgs)})
+		}
+		c.orgs, _ = phrase.Compile(orgs, phrase.Options{Language: "cs"})
 		czechTagger = c
 	})
 	return czechTagger
@@ -94,6 +104,37 @@ func CzechPlaceNames() []string {
 		}
 	}
 	return out
+}
+
+// czechExtraPlaces are states and regions whose names the gazetteer's
+// sources lack, matched in every case form like the gazetteer's places
+// ("České republiky", "Slovenskou republikou").
+var czechExtraPlaces = []string{
+	"Česká republika", "Slovenská republika", "Československo", "Československá republika", "Velká Británie",
+	"Sovětský svaz", "Ruská federace", "Spolková republika Německo", "Evropská unie", "Spojené království",
+	"Jižní Morava", "Severní Morava", "Střední Čechy", "Jižní Čechy", "Severní Čechy", "Východní Čechy", "Západní Čechy",
+	"Střední Evropa", "Západní Evropa", "Východní Evropa", "Blízký východ", "Dálný východ",
+}
+
+// czechKnownOrgs are well-known Czech organizations whose names carry no
+// head word or legal form ("Škoda Auto", "ČEZ", "Sparta Praha"), matched
+// in every case form.
+var czechKnownOrgs = []string{
+	"Škoda Auto", "Škoda Transportation", "Agrofert", "Seznam.cz", "Avast", "Kofola", "Budvar", "Plzeňský Prazdroj",
+	"Česká spořitelna", "Komerční banka", "Česká národní banka", "Raiffeisenbank", "Moneta Money Bank", "Air Bank", "Fio banka",
+	"Česká televize", "Český rozhlas", "České dráhy", "Česká pošta", "Správa železnic", "Ředitelství silnic a dálnic",
+	"Národní divadlo", "Národní muzeum", "Národní galerie", "Akademie věd", "Univerzita Karlova", "Masarykova univerzita",
+	"Sparta Praha", "Slavia Praha", "Baník Ostrava", "Viktoria Plzeň", "Kometa Brno", "Dukla Praha", "Bohemians",
+	"Poslanecká sněmovna", "Senát", "Ústavní soud", "Nejvyšší soud", "Evropská komise", "Evropský parlament",
+	"Tatra", "Zetor", "Jawa", "Petrof", "Bata", "Baťa", "Vodafone", "Telefónica", "Unipetrol", "Orlen", "Metrostav",
+}
+
+// czechOrgSuffixes are capitalized words that, after a capitalized word,
+// make an organization name ("Škoda Auto", "PPF Group").
+var czechOrgSuffixes = map[string]bool{
+	"auto": true, "group": true, "holding": true, "bank": true, "energy": true, "media": true, "invest": true,
+	"capital": true, "systems": true, "software": true, "technologies": true, "motors": true, "airlines": true,
+	"pharma": true, "electric": true, "transportation": true, "services": true, "logistics": true, "solutions": true,
 }
 
 // czechTitles are folded academic titles and forms of address; czechRoles
@@ -167,6 +208,20 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		}
 		return strings.Trim(t, "IVXLCDM") != ""
 	}
+	// Known organizations, then capitalized runs ending in an
+	// organization suffix word ("PPF Group").
+	for _, m := range c.orgs.MatchTokens(toks) {
+		i := tokenAt(toks, m.ByteStart)
+		j := tokenAt(toks, m.ByteEnd-1) + 1
+		if i >= 0 && capAt(i) {
+			add(i, j, "organization", 0.85)
+		}
+	}
+	for i := 1; i < n; i++ {
+		if !taken[i] && capAt(i) && capAt(i-1) && !taken[i-1] && czechOrgSuffixes[token.Fold(toks[i].Text)] {
+			add(i-1, i+1, "organization", 0.75)
+		}
+	}
 	// Organizations with a legal form: capitalized run before "a.s." etc.
 	for i := 0; i < n; i++ {
 		for _, lf := range legalForms {
@@ -209,7 +264,7 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		}
 		if head {
 			j := i + 1
-			for j < n && capAt(j) && !taken[j] {
+			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
 				j++
 			}
 			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.

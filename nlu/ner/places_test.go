@@ -50,6 +50,14 @@ func TestCzechTaggerCases(t *testing.T) {
 		{"Trilogii napsal J. R. R. Tolkien v Oxfordu.", "person:J. R. R. Tolkien"},
 		{"Ministr Kalousek odmítl návrh.", "person:Kalousek"},
 		{"Ministerstvo návrh odmítlo.", ""},
+		// issue 14: a state in the genitive is no person; known companies.
+		{"Prezident České republiky navštívil Brno.", "location:České republiky location:Brno"},
+		{"Jednali se Slovenskou republikou.", "location:Slovenskou republikou"},
+		{"Vláda České republiky jednala.", "organization:Vláda České republiky"},
+		{"Pracuje ve společnosti Škoda Auto v Mladé Boleslavi.", "organization:Škoda Auto location:Mladé Boleslavi"},
+		{"Škodě Auto se daří.", "organization:Škodě Auto"},
+		{"Investovala do ní PPF Group.", "organization:PPF Group"},
+		{"Škoda, že nepřišel.", ""},
 	} {
 		toks := token.Tokenize(tc.text)
 		var got []string

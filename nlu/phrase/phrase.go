@@ -119,7 +119,7 @@ func words(toks []token.Token) []token.Token {
 	out := toks[:0:0]
 	for _, t := range toks {
 		if t.Word() {
-			out = append(out, t)
+			out = appendParts(out, t)
 			continue
 		}
 		if t.Text == "&" {
@@ -134,6 +134,37 @@ func words(toks []token.Token) []token.Token {
 }
 
 // Match returns the leftmost-longest, non-overlapping matches in text.
+// appendParts appends the word t, split at hyphens into its parts
+// ("Praze-Karlíně" → "Praze", "Karlíně"), so each part inflects on its own
+// and a hyphenated name matches written with a hyphen, with spaces around
+// one, or with a space alone.
+func appendParts(out []token.Token, t token.Token) []token.Token {
+	if !strings.ContainsAny(t.Text, "-‐‑–") {
+		return append(out, t)
+	}
+	start, bstart := t.Start, t.ByteStart
+	rest := t.Text
+	for rest != "" {
+		k := strings.IndexFunc(rest, func(r rune) bool { return r == '-' || r == '‐' || r == '‑' || r == '–' })
+		part := rest
+		if k >= 0 {
+			part = rest[:k]
+		}
+		if part != "" {
+			n := utf8.RuneCountInString(part)
+			out = append(out, token.Token{Text: part, Start: start, End: start + n, ByteStart: bstart, ByteEnd: bstart + len(part)})
+		}
+		if k < 0 {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(rest[k:])
+		start += utf8.RuneCountInString(rest[:k]) + 1
+		bstart += k + size
+		rest = rest[k+size:]
+	}
+	return out
+}
+
 func (m *Matcher) Match(text string) []Match {
 	return m.MatchTokens(token.Tokenize(text))
 }

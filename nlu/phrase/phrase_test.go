@@ -25,6 +25,7 @@ func TestMatch(t *testing.T) {
 		{Text: "Praha", Ref: 0}, {Text: "Prague", Ref: 0}, {Text: "hlavní město", Ref: 0},
 		{Text: "Karlín", Ref: 1}, {Text: "Hradec Králové", Ref: 2}, {Text: "Hradec", Ref: 3},
 		{Text: "Pivo & Basilico", Ref: 4}, {Text: "Amerika", Ref: 5},
+		{Text: "Praha-Karlín", Ref: 6}, {Text: "Frýdek-Místek", Ref: 7},
 	}
 	m, err := Compile(entries, Options{Language: "cs"})
 	if err != nil {
@@ -45,6 +46,12 @@ func TestMatch(t *testing.T) {
 		{"Praha. Karlín", "0:0-5:true 1:7-13:true"},
 		{"nic tu není", ""},
 		{"prazsky", ""},
+		// issue 14: hyphenated names, each part inflected
+		{"Praha-Karlín", "6:0-12:true"},
+		{"v Praze-Karlíně", "6:2-15:false"},
+		{"Praha - Karlín", "6:0-14:true"},
+		{"ve Frýdku-Místku", "7:3-16:false"},
+		{"Karlín-sever", "1:0-6:true"},
 	}
 	for _, tt := range tests {
 		var got []string

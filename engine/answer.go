@@ -3,7 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/najdi/najdi/summary"
 )
@@ -14,9 +15,90 @@ type LLMAnswerer interface {
 	Answer(ctx context.Context, question string, docs []summary.Doc, cfg summary.Config) (summary.AnswerResult, error)
 }
 
-var nowFunc = time.Now
+// Answer answers a question from the summaries of the top documents of one
+// or several collections: extractively by default, with the configured LLM
+// when the engine has one.
+func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
+	start := nowFunc()
+	p, err := e.plan(owner, collections, req)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	if p.query == "" {
+		return SearchResponse{}, invalidField("query", "the answer endpoint needs a question in \"query\"")
+	}
+	if req.IncludeContent == nil {
+		p.full = false
+		p.docsOut = req.Highlight != nil && *req.Highlight
+	}
+	hits, err := e.retrieve(ctx, p)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	if hits, err = e.loadHits(p, hits); err != nil {
+		return SearchResponse{}, err
+	}
+	cfg, err := e.summaryConfig(p)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	docs := summaryDocs(hits)
+	var ans summary.AnswerResult
+	if e.opts.Answerer != nil && len(docs) > 0 {
+		ans, err = e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
+		if err != nil {
+			switch {
+			case errors.Is(err, summary.ErrUpstreamTimeout):
+				return SearchResponse{}, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
+			case errors.Is(err, summary.ErrUpstream):
+				return SearchResponse{}, kindError(ErrUpstream, err, "the answer model failed")
+			}
+			return SearchResponse{}, err
+		}
+	} else {
+		res, err := summary.Summarize(p.query, docs, cfg, false)
+		if err != nil {
+			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+		}
+		ans = summary.Extractive(p.query, res, docs)
+	}
+	resp := SearchResponse{SearchID: newID()}
+	p.pageMetadata(&resp.Metadata)
+	if p.changed {
+		resp.Metadata.EffectiveQueries = []string{p.query}
+	}
+	a := ans.Answer
+	resp.Answer = &a
+	if p.docsOut {
+		resp.Documents = make([]ResultDoc, 0, len(hits))
+		for _, h := range hits {
+			resp.Documents = append(resp.Documents, e.render(p, h))
+		}
+	}
+	applySummary(p, ans.Summary, &resp)
+	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
+	resp.Metadata.AnswerSources = make([]string, 0, len(ans.Sources))
+	for _, s := range ans.Sources {
+		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
+	}
+	resp.Metadata.TookMS = msSince(start)
+	return resp, nil
+}
 
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+func newID() string { return uuid.NewString() }
+
+func (e *Engine) summarize(ctx context.Context, p *plan, hits []*hit, resp *SearchResponse) error {
+	cfg, err := e.summaryConfig(p)
+	if err != nil {
+		return err
+	}
+	res, err := summary.Summarize(p.query, summaryDocs(hits), cfg, p.summaryStr)
+	if err != nil {
+		return &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+	}
+	applySummary(p, res, resp)
+	return nil
+}
 
 // summaryConfig resolves the summary settings: request, else the first
 // collection's configuration, else defaults.
@@ -96,19 +178,6 @@ func summaryDocs(hits []*hit) []summary.Doc {
 	return docs
 }
 
-func (e *Engine) summarize(ctx context.Context, p *plan, hits []*hit, resp *SearchResponse) error {
-	cfg, err := e.summaryConfig(p)
-	if err != nil {
-		return err
-	}
-	res, err := summary.Summarize(p.query, summaryDocs(hits), cfg, p.summaryStr)
-	if err != nil {
-		return &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
-	}
-	applySummary(p, res, resp)
-	return nil
-}
-
 func applySummary(p *plan, res summary.Result, resp *SearchResponse) {
 	multi := len(p.colls) > 1
 	if p.summaries {
@@ -131,74 +200,4 @@ func applySummary(p *plan, res summary.Result, resp *SearchResponse) {
 	resp.Metadata.SummaryDocumentsCount = &sc
 	resp.Metadata.SummaryMethod = res.Method
 	resp.Metadata.Message = res.Message
-}
-
-// Answer answers a question from the summaries of the top documents of one
-// or several collections: extractively by default, with the configured LLM
-// when the engine has one.
-func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
-	start := nowFunc()
-	p, err := e.plan(owner, collections, req)
-	if err != nil {
-		return SearchResponse{}, err
-	}
-	if p.query == "" {
-		return SearchResponse{}, invalidField("query", "the answer endpoint needs a question in \"query\"")
-	}
-	if req.IncludeContent == nil {
-		p.full = false
-		p.docsOut = req.Highlight != nil && *req.Highlight
-	}
-	hits, err := e.retrieve(ctx, p)
-	if err != nil {
-		return SearchResponse{}, err
-	}
-	if hits, err = e.loadHits(p, hits); err != nil {
-		return SearchResponse{}, err
-	}
-	cfg, err := e.summaryConfig(p)
-	if err != nil {
-		return SearchResponse{}, err
-	}
-	docs := summaryDocs(hits)
-	var ans summary.AnswerResult
-	if e.opts.Answerer != nil && len(docs) > 0 {
-		ans, err = e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
-		if err != nil {
-			switch {
-			case errors.Is(err, summary.ErrUpstreamTimeout):
-				return SearchResponse{}, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
-			case errors.Is(err, summary.ErrUpstream):
-				return SearchResponse{}, kindError(ErrUpstream, err, "the answer model failed")
-			}
-			return SearchResponse{}, err
-		}
-	} else {
-		res, err := summary.Summarize(p.query, docs, cfg, false)
-		if err != nil {
-			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
-		}
-		ans = summary.Extractive(p.query, res, docs)
-	}
-	resp := SearchResponse{SearchID: newID()}
-	p.pageMetadata(&resp.Metadata)
-	if p.changed {
-		resp.Metadata.EffectiveQueries = []string{p.query}
-	}
-	a := ans.Answer
-	resp.Answer = &a
-	if p.docsOut {
-		resp.Documents = make([]ResultDoc, 0, len(hits))
-		for _, h := range hits {
-			resp.Documents = append(resp.Documents, e.render(p, h))
-		}
-	}
-	applySummary(p, ans.Summary, &resp)
-	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
-	resp.Metadata.AnswerSources = make([]string, 0, len(ans.Sources))
-	for _, s := range ans.Sources {
-		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
-	}
-	resp.Metadata.TookMS = msSince(start)
-	return resp, nil
 }

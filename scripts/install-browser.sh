@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# install-browser.sh: what the console's browser tests need (tests/browser).
+#
+# - Debian's chromium (apt-get), when /usr/bin/chromium is missing. The
+#   tests drive it with executablePath /usr/bin/chromium: Playwright's own
+#   browser downloads (`npx playwright install`) are never used.
+# - playwright-core, pinned, from the npm registry into
+#   $NAJDI_CACHE/node/playwright-core-$VERSION (once; later runs find it).
+#
+# Idempotent. Prints the node_modules directory to use as NODE_PATH.
+set -euo pipefail
+
+CACHE="${NAJDI_CACHE:-$HOME/.cache/najdi}"
+VERSION="${PLAYWRIGHT_CORE_VERSION:-1.65.1}"
+DIR="$CACHE/node/playwright-core-$VERSION"
+
+if [ ! -x /usr/bin/chromium ]; then
+	echo "installing chromium (Debian)" >&2
+	SUDO=""
+	if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+	$SUDO apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >&2
+fi
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	echo "installing nodejs and npm (Debian)" >&2
+	SUDO=""
+	if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+	$SUDO apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2
+fi
+
+if [ ! -f "$DIR/node_modules/playwright-core/package.json" ]; then
+	echo "installing playwright-core $VERSION into $DIR" >&2
+	mkdir -p "$DIR"
+	tmp="$(mktemp -d "$DIR.XXXXXX")"
+	# No browser download: playwright-core has none, and the tests use
+	# Debian's chromium.
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$tmp" --no-save --no-audit --no-fund \
+		--loglevel=error "playwright-core@$VERSION" >&2
+	rm -rf "$DIR/node_modules"
+	mv "$tmp/node_modules" "$DIR/node_modules"
+	rm -rf "$tmp"
+fi
+echo "$DIR/node_modules"

@@ -1,0 +1,365 @@
+// Browser tests of the web console (/ui): Debian's chromium, driven by
+// playwright-core, against the real najdi binary on a free loopback port
+// with the real default embedding model and HTTP Basic authentication.
+//
+// Run by `make browser-test` (part of `make test`):
+//   NODE_PATH=$(scripts/install-browser.sh) node --test tests/browser/
+// Environment: NAJDI_BIN (default bin/najdi), NAJDI_SCREENSHOTS (default
+// docs/console), NAJDI_SHARED_DATA (default ../shared/data).
+//
+// Every console page is saved as a screenshot in docs/console.
+import {test, before, after} from 'node:test';
+import assert from 'node:assert/strict';
+import {spawn, execFileSync} from 'node:child_process';
+import {createRequire} from 'node:module';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const require = createRequire(import.meta.url);
+const {chromium} = require('playwright-core');
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = path.resolve(repo, process.env.NAJDI_BIN || 'bin/najdi');
+const shots = path.resolve(repo, process.env.NAJDI_SCREENSHOTS || 'docs/console');
+const shared = path.resolve(repo, process.env.NAJDI_SHARED_DATA || '../shared/data');
+
+const user = 'alice';
+const pass = 'console-' + Math.random().toString(36).slice(2);
+let server, base, work, browser, context, page, log = '';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+async function waitHealthy(url, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try { if ((await fetch(url + '/health')).ok) return; } catch (_) { /* not yet */ }
+    if (server.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('najdi did not become healthy:\n' + log);
+}
+
+async function shot(name, opts = {}) {
+  await page.evaluate(() => { const s = document.getElementById('status'); while (s.firstChild) s.firstChild.remove(); });
+  await page.screenshot({path: path.join(shots, name + '.png'), fullPage: opts.fullPage ?? false});
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(bin), `${bin} is missing: run make build`);
+  fs.mkdirSync(shots, {recursive: true});
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'najdi-console-'));
+  const hash = execFileSync(bin, ['hash-password'], {input: pass + '\n'}).toString().trim();
+  fs.writeFileSync(path.join(work, 'users'), `${user}:${hash}:user\n`);
+  base = 'http://127.0.0.1:' + await freePort();
+  server = spawn(bin, ['serve', '--addr', base.slice(7), '--data', path.join(work, 'data'), '--users', path.join(work, 'users')],
+    {stdio: ['ignore', 'pipe', 'pipe']});
+  server.stdout.on('data', (d) => { log += d; });
+  server.stderr.on('data', (d) => { log += d; });
+  await waitHealthy(base, 60000);
+  browser = await chromium.launch({
+    executablePath: process.env.NAJDI_CHROMIUM || '/usr/bin/chromium',
+    args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
+  });
+  context = await browser.newContext({httpCredentials: {username: user, password: pass}, viewport: {width: 1440, height: 900}, locale: 'en-US'});
+  page = await context.newPage();
+  // Generous: the machine may be busy (2 cores); a passing run waits for
+  // none of it.
+  page.setDefaultTimeout(90000);
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (e) => { log += '\npage error: ' + e.message; });
+  // English first; the language test switches to Czech.
+  await page.addInitScript(() => { if (!sessionStorage.getItem('init')) { localStorage.setItem('najdi.lang', 'en'); sessionStorage.setItem('init', '1'); } });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  if (work) fs.rmSync(work, {recursive: true, force: true});
+});
+
+test('the console needs the API credentials and / leads to it', async () => {
+  // Without credentials: 401 with the Basic challenge that makes a
+  // browser ask for them (headless Chromium cannot show the prompt).
+  for (const p of ['/ui/', '/ui/app.js', '/ui/session.json']) {
+    const r = await fetch(base + p);
+    assert.equal(r.status, 401, p);
+    assert.match(r.headers.get('www-authenticate') || '', /^Basic realm="najdi"/, p);
+  }
+
+  const resp = await page.goto(base + '/');
+  assert.equal(resp.status(), 200);
+  assert.equal(new URL(page.url()).pathname, '/ui/');
+  await page.waitForSelector('text=No collections yet');
+  assert.match(await page.textContent('#who'), /alice/);
+});
+
+test('collections: create with field types, edit, delete', async () => {
+  await page.goto(base + '/ui/#/collections');
+  await page.click('#new-collection');
+  await page.fill('#c-id', 'papers');
+  await page.click('#c-add-field');
+  await page.fill('#c-fields tbody tr:nth-child(1) .f-name', 'Continent');
+  await page.selectOption('#c-fields tbody tr:nth-child(1) .f-type', 'enum');
+  await page.click('#c-add-field');
+  await page.fill('#c-fields tbody tr:nth-child(2) .f-name', 'Languages');
+  await page.selectOption('#c-fields tbody tr:nth-child(2) .f-type', 'enum_text');
+  await page.check('#c-fields tbody tr:nth-child(2) .f-multi');
+  const sent = JSON.parse(await page.inputValue('#c-json'));
+  assert.deepEqual(sent.fields, {Continent: {type: 'enum'}, Languages: {type: 'enum_text', multi: true}});
+  await shot('collection-edit', {fullPage: true});
+  await page.click('#c-save');
+  await page.waitForSelector('tr[data-collection="papers"]');
+
+  // The server has what the form sent.
+  const got = await page.evaluate(async () => (await fetch('/v1/collections/papers')).json());
+  assert.equal(got.fields.Continent.type, 'enum');
+  assert.equal(got.fields.Languages.multi, true);
+
+  // A bad id is the server's 400, shown on the form.
+  await page.click('#new-collection');
+  await page.fill('#c-id', 'Bad Id');
+  await page.click('#c-save');
+  await page.waitForSelector('form .error');
+  assert.match(await page.textContent('form .error'), /^400/);
+
+  // Edit: the language changes, the fields stay.
+  await page.goto(base + '/ui/#/collections/papers/edit');
+  await page.waitForSelector('#c-lang');
+  await page.selectOption('#c-lang', 'auto');
+  await page.click('#c-save');
+  await page.waitForSelector('tr[data-collection="papers"]');
+  const edited = await page.evaluate(async () => (await fetch('/v1/collections/papers')).json());
+  assert.equal(edited.search_config.language, 'auto');
+  assert.equal(edited.fields.Continent.type, 'enum');
+
+  // Create and delete a second one.
+  await page.click('#new-collection');
+  await page.fill('#c-id', 'scratch');
+  await page.click('#c-save');
+  await page.waitForSelector('tr[data-collection="scratch"]');
+  await page.click('tr[data-collection="scratch"] button.danger');
+  await page.waitForSelector('tr[data-collection="scratch"]', {state: 'detached'});
+  const list = await page.evaluate(async () => (await fetch('/v1/collections')).json());
+  assert.deepEqual(list.collections.map((c) => c.collection_id), ['papers']);
+});
+
+// drop drops files on the drop zone as a person's drag and drop does: a
+// DataTransfer holding File objects, dispatched as dragover then drop.
+async function drop(files) {
+  const payload = files.map((f) => ({name: f.name, type: f.type, b64: fs.readFileSync(f.path).toString('base64')}));
+  const dt = await page.evaluateHandle((fs) => {
+    const d = new DataTransfer();
+    for (const f of fs) {
+      const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
+      d.items.add(new File([bytes], f.name, {type: f.type}));
+    }
+    return d;
+  }, payload);
+  await page.dispatchEvent('#drop', 'dragover', {dataTransfer: dt});
+  assert.ok(await page.$eval('#drop', (el) => el.classList.contains('over')), 'the drop zone shows the drag');
+  await page.dispatchEvent('#drop', 'drop', {dataTransfer: dt});
+}
+
+test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress to the end', async () => {
+  // 30 rows of the real country-codes CSV (every column), so that the
+  // run stays short: 249 rows take minutes to embed on 2 cores.
+  const lines = fs.readFileSync(path.join(shared, 'docs/country-codes.csv'), 'utf8').split('\n');
+  const csv = path.join(work, 'country-codes-30.csv');
+  fs.writeFileSync(csv, lines.slice(0, 31).join('\n') + '\n');
+  const jsonl = path.join(work, 'notes.jsonl');
+  fs.writeFileSync(jsonl, '{"id": "n1", "text": "first note"}\n{"id": "n2", "text": broken}\n{"id": "n3", "text": "third note"}\n');
+
+  await page.goto(base + '/ui/#/upload?c=papers');
+  await page.waitForSelector('#drop');
+  // Keyboard: the drop zone is focusable and Enter opens the file chooser.
+  await page.focus('#drop');
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  assert.ok(chooser.isMultiple());
+  await drop([{path: path.join(shared, 'docs/tracemonkey.pdf'), name: 'tracemonkey.pdf', type: 'application/pdf'}]);
+  await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''}]);
+
+  const pdf = '.file[data-file="tracemonkey.pdf"]';
+  // While the PDF's job runs: the upload bar is full, the ingest bar runs.
+  await page.waitForFunction((sel) => {
+    const b = document.querySelector(sel + ' .up-bar');
+    return b && b.value === b.max && /job/.test(document.querySelector(sel + ' .up-text').textContent);
+  }, pdf);
+  await shot('upload-progress');
+  await page.waitForSelector(pdf + ' .state.done', {timeout: 300000});
+  assert.match(await page.textContent(pdf + ' .state'), /done: 1 documents, 0 errors/);
+  assert.equal(await page.$eval(pdf + ' .job-bar', (b) => b.value === b.max), true);
+
+  // Record ids from the file name: country-codes-30-1, ...
+  const csvSel = '.file[data-file="country-codes-30.csv"]';
+  await page.waitForSelector(csvSel + ' .state.done', {timeout: 300000});
+  assert.match(await page.textContent(csvSel + ' .state'), /done: 30 documents, 0 errors/);
+  const js = '.file[data-file="notes.jsonl"]';
+  await page.waitForSelector(js + ' .state.failed, ' + js + ' .state.done', {timeout: 300000});
+  assert.match(await page.textContent(js + ' .state'), /done: 2 documents, 1 errors/);
+  const errRow = await page.textContent(js + ' .errors tbody tr');
+  assert.match(errRow, /^1/, 'the error names record 1');
+  assert.match(errRow, /line 2/, 'the error names the line');
+  await shot('upload', {fullPage: true});
+
+  await page.goto(base + '/ui/#/collections');
+  await page.waitForSelector('tr[data-collection="papers"]');
+  assert.equal((await page.textContent('tr[data-collection="papers"] .docs')).trim(), '33');
+  await shot('collections');
+});
+
+test('search: passages highlighted in their sections, a filter from the builder, summaries, answer, curl', async () => {
+  await page.goto(base + '/ui/#/search?c=papers');
+  await page.waitForSelector('#s-query');
+  // Keyboard: "/" focuses the query box.
+  await page.click('h1');
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 's-query');
+  await page.keyboard.type('trace compilation of loops');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#s-results article.result');
+  assert.equal(await page.getAttribute('#s-results article.result', 'data-doc'), 'tracemonkey.pdf');
+  const marks = await page.$$eval('#s-results article.result:first-of-type .section.hit mark', (ms) => ms.map((m) => m.textContent));
+  assert.ok(marks.length >= 1, 'passages are marked');
+  assert.ok(marks.some((m) => /trac|loop|compil/i.test(m)), 'a marked passage holds a query word: ' + marks.join(' | '));
+  assert.match(await page.textContent('#s-curl'), /curl -s -u 'alice' -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/collections\/papers\/search'/);
+  await shot('search', {fullPage: true});
+
+  // The filter builder: Continent (enum, from the collection) is EU.
+  await page.fill('#s-query', 'islands');
+  await page.click('#s-add-cond');
+  await page.fill('.cond .c-field', 'Continent');
+  await page.dispatchEvent('.cond .c-field', 'input');
+  await page.selectOption('.cond .c-op', 'term');
+  await page.fill('.cond .c-val', 'EU');
+  assert.deepEqual(JSON.parse(await page.inputValue('#s-filter')), {bool: {must: [{term: {Continent: 'EU'}}]}});
+  await page.check('#s-summaries');
+  await page.check('#s-summary');
+  await page.fill('#s-max-tokens', '300');
+  await page.click('#s-search');
+  await page.waitForSelector('#s-summary-meta');
+  const docs = await page.$$eval('#s-results article.result', (as) => as.map((a) => a.dataset.doc));
+  assert.ok(docs.length >= 1);
+  assert.equal(docs[0], 'country-codes-30-2', 'Åland Islands first'); // row 2 of the CSV
+  const continents = await page.evaluate(async () => {
+    const r = await fetch('/v1/collections/papers/search', {method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({query: 'islands', filter: {term: {Continent: 'EU'}}})});
+    return (await r.json()).documents.map((d) => d.fields.Continent);
+  });
+  assert.ok(continents.length === docs.length && continents.every((c) => c === 'EU'), 'the page shows what the filter selects');
+  assert.ok((await page.$$('#s-results article.result .section.hit mark')).length >= 1);
+  const used = await page.textContent('#s-summary-meta');
+  const m = used.match(/Tokens used: (\d+) of 300/);
+  assert.ok(m && Number(m[1]) > 0 && Number(m[1]) <= 300, used);
+  assert.ok((await page.textContent('#s-summary-string pre')).length > 0);
+  assert.match(await page.textContent('#s-curl'), /"filter": \{ "bool"/);
+  await shot('search-filter', {fullPage: true});
+
+  // A raw filter that the server refuses is its 400, shown.
+  await page.fill('#s-filter', '{"match": {"Continent": "EU"}}');
+  await page.click('#s-search');
+  await page.waitForSelector('#s-results .error');
+  assert.match(await page.textContent('#s-results .error'), /^400/);
+
+  assert.ok(await page.isVisible('#s-filter-hint'), 'a hand-edited filter says it is what is sent');
+
+  // Answer, with the documents it draws on.
+  await page.click('.cond button');
+  assert.equal(await page.inputValue('#s-filter'), '');
+  await page.uncheck('#s-summaries');
+  await page.uncheck('#s-summary');
+  await page.fill('#s-max-tokens', '');
+  await page.fill('#s-query', 'What does TraceMonkey record?');
+  await page.click('#s-answer');
+  await page.waitForSelector('#s-answer-box .answer');
+  assert.ok((await page.textContent('#s-answer-box .answer')).length > 20);
+  assert.match(await page.textContent('#s-answer-box'), /tracemonkey\.pdf/);
+  assert.match(await page.textContent('#s-curl'), /\/answer' .*"include_content": \[ "full" \]/s);
+  assert.equal(await page.getAttribute('#s-results article.result', 'data-doc'), 'tracemonkey.pdf');
+  await shot('search-answer', {fullPage: true});
+});
+
+test('NLU: phrase set, models, pipeline, full-replace edit, delete, analysis with marked annotations', async () => {
+  await page.goto(base + '/ui/#/nlu');
+  await page.waitForSelector('#n-new-set');
+  await page.click('#n-new-set');
+  await page.click('#n-save');
+  await page.waitForSelector('tr[data-set="city"]');
+
+  // Full replacement of the phrase set: Plzeň added.
+  await page.click('tr[data-set="city"] button:has-text("Edit")');
+  const set = JSON.parse(await page.inputValue('#n-json'));
+  set.phrases.push({text: 'Plzeň'});
+  await page.fill('#n-json', JSON.stringify(set));
+  await page.click('#n-save');
+  await page.waitForFunction(() => /Plzeň/.test((document.querySelector('tr[data-set="city"]') || {}).textContent || ''));
+
+  for (const tpl of ['intent', 'nercs', 'closed', 'regex']) {
+    await page.click('#n-new-model');
+    await page.selectOption('#n-template', tpl);
+    await page.click('#n-save');
+    await page.waitForSelector('#n-editor', {state: 'hidden'});
+  }
+  await page.waitForSelector('tr[data-model="codes"]');
+  await page.click('tr[data-model="codes"] button.danger');
+  await page.waitForSelector('tr[data-model="codes"]', {state: 'detached'});
+
+  // A pipeline of the three remaining models.
+  await page.check('label:has-text("travel") input');
+  await page.check('label:has-text("builtin-ner") input');
+  await page.check('label:has-text("closed-ner") input');
+  // An editor opened and cancelled leaves nothing behind.
+  await page.click('#n-new-model');
+  await page.click('#n-editor button:has-text("Cancel")');
+  await page.waitForSelector('#n-editor', {state: 'hidden'});
+  await page.fill('#n-pipe-name', 'travel-cs');
+  await page.click('#n-build');
+  const pipe = JSON.parse(await page.inputValue('#n-json'));
+  assert.equal(pipe.pipeline.models.length, 3);
+  // Keyboard: Ctrl+Enter saves the editor (once, though it was opened many times).
+  await page.focus('#n-json');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForSelector('tr[data-model="travel-cs"]');
+  const stored = await page.evaluate(async () => (await (await fetch('/models')).json()).models.map((m) => m.name));
+  assert.deepEqual(stored.sort(), ['builtin-ner', 'closed-ner', 'travel', 'travel-cs']);
+  assert.match(await page.textContent('tr[data-model="travel-cs"]'), /travel → builtin-ner → closed-ner/);
+
+  await page.click('tr[data-model="travel-cs"] button:has-text("Analyze")');
+  await page.fill('#n-text', 'Potřebuji letenku, přiletím zítra v 8:30 do Prahy. Zavolejte mi na 603 123 456 nebo napište na jan@example.cz.');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForSelector('#n-annotated mark');
+  const names = await page.$$eval('#n-annotated mark', (ms) => ms.map((m) => m.dataset.names + '=' + m.firstChild.textContent));
+  for (const want of [/city=Prahy/, /date=zítra/, /time=8:30/, /phone=603 123 456/, /email=jan@example\.cz/]) {
+    assert.ok(names.some((n) => want.test(n)), `${want} in ${names.join(', ')}`);
+  }
+  assert.match(await page.textContent('#n-ann-table'), /"Prague"/);
+  const intents = await page.$$eval('#n-intents .badge', (bs) => bs.map((b) => b.textContent));
+  assert.ok(intents.length >= 1 && intents.every((i) => /^(book_flight|weather|out_of_scope) \d\.\d\d$/.test(i)), intents.join(', '));
+  await shot('nlu', {fullPage: true});
+});
+
+test('Czech texts', async () => {
+  await page.goto(base + '/ui/#/collections');
+  await page.waitForSelector('tr[data-collection="papers"]');
+  await page.selectOption('#lang', 'cs');
+  await page.waitForSelector('nav a:has-text("Kolekce")');
+  await page.waitForSelector('th:has-text("Dokumenty")');
+  assert.equal(await page.getAttribute('html', 'lang'), 'cs');
+  await page.goto(base + '/ui/#/search?c=papers&q=' + encodeURIComponent('smycky'));
+  await page.waitForSelector('#s-results #s-took');
+  await shot('search-cs', {fullPage: false});
+  await page.goto(base + '/ui/#/nlu');
+  await page.waitForSelector('h2:has-text("Zkušební analýza")');
+  await page.selectOption('#lang', 'en');
+});
