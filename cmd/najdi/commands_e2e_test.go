@@ -49,6 +49,12 @@ func TestCLICommands(t *testing.T) {
 		t.Errorf("the summary does not list the bad record:\n%s", r.stderr)
 	}
 
+	// The progress bar (what a terminal shows): redrawn in place, full at the end.
+	r = cli(t, env, "ingest", csv, "--collection", "kw", "--restart", "--progress", "bar")
+	if r.code != 3 || !strings.Contains(r.stderr, "\r\x1b[K") || !strings.Contains(r.stderr, "kw [====") || !strings.Contains(r.stderr, "=] 100%  1/1 files  12 records") {
+		t.Errorf("progress bar: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	// search --json pages and reports the cut-off.
 	r = cli(t, env, "search", "apple", "--collection", "kw", "--max-results", "5", "--offset", "5", "--json")
 	var sr struct {
@@ -129,8 +135,8 @@ func TestCLICommands(t *testing.T) {
 			Processed int    `json:"processed"`
 		} `json:"jobs"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &js); err != nil || len(js.Jobs) != 1 || js.Jobs[0].Status != "done" || js.Jobs[0].Processed != 12 {
-		t.Fatalf("jobs --json (the CSV ran as a job): %s (%v)", r.stdout, err)
+	if err := json.Unmarshal([]byte(r.stdout), &js); err != nil || len(js.Jobs) != 2 || js.Jobs[0].Status != "done" || js.Jobs[0].Processed != 12 || js.Jobs[1].Processed != 12 {
+		t.Fatalf("jobs --json (the CSV ran twice as a job): %s (%v)", r.stdout, err)
 	}
 
 	// The other exit codes.
