@@ -136,8 +136,9 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		return cs.filterOnly(segs, allow), nil
 	}
 	rk := e.opts.Ranker
-	// One more than the page reaches, to know whether a next page exists.
-	cand := max(rk.Candidates, p.offset+p.max+1)
+	// Enough candidates for the page; on the first page exactly as many as
+	// without paging, so rankings do not change.
+	cand := max(rk.Candidates, p.offset+p.max)
 	qt := e.queryTermsFor(p, c)
 	keywordOn := c.config().FulltextConfig.On() || qvec == nil
 	keyword := keywordOn && len(qt.terms) > 0 && qt.max > 0
