@@ -137,6 +137,7 @@ func TestJobProgressAndList(t *testing.T) {
 		{"of a collection", alice, "/v1/collections/prog/jobs", []string{id2, id}},
 		{"by status", alice, "/v1/jobs?status=done&collection_id=prog", []string{id2, id}},
 		{"none running", alice, "/v1/jobs?status=failed", nil},
+		{"the newest", alice, "/v1/jobs?limit=1", []string{id2}},
 		{"bob sees none of alice's", bob, "/v1/jobs", nil},
 		{"bob's collection of the same id", bob, "/v1/collections/prog/jobs", nil},
 	} {
@@ -154,7 +155,9 @@ func TestJobProgressAndList(t *testing.T) {
 	}{
 		{"/v1/jobs?status=paused", 400, "status"},
 		{"/v1/jobs?collection_id=nope", 404, "nope"},
-		{"/v1/jobs?limit=3", 400, "limit"},
+		{"/v1/jobs?limit=0", 400, "limit"},
+		{"/v1/jobs?limit=1001", 400, "limit"},
+		{"/v1/jobs?offset=3", 400, "offset"},
 		{"/v1/collections/nope/jobs", 404, "nope"},
 	} {
 		r := must(t, alice.getJSON(tt.path), tt.status)

@@ -269,18 +269,27 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 
 // listJobs answers GET /v1/jobs and GET /v1/collections/{id}/jobs: the
 // owner's ingest jobs, newest first, optionally of one collection and in
-// one status.
+// one status; at most limit (default 100, at most 1000).
 func (s *Server) listJobs(ctx *fasthttp.RequestCtx, owner, method, coll, route string) string {
 	if method != "GET" {
 		methodNotAllowed(ctx, "GET")
 		return route
+	}
+	limit := 100
+	if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 || n > 1000 {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("limit: %q is not an integer between 1 and 1000", v), map[string]any{"field": "limit"})
+			return route
+		}
+		limit = n
 	}
 	jobs, err := s.eng.Jobs(owner, coll, string(ctx.QueryArgs().Peek("status")))
 	if err != nil {
 		writeError(ctx, err)
 		return route
 	}
-	writeJSON(ctx, 200, map[string]any{"jobs": jobs})
+	writeJSON(ctx, 200, map[string]any{"jobs": jobs[:min(limit, len(jobs))]})
 	return route
 }
 

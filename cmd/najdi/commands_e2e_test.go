@@ -40,7 +40,7 @@ func TestCLICommands(t *testing.T) {
 	csv := write("fruit.csv", rows.String())
 
 	// 3: a record could not be ingested; the summary names it.
-	r := cli(t, env, "ingest", csv, "--collection", "kw", "--json", "--progress", "none")
+	r := cli(t, env, "ingest", csv, "--collection", "kw", "--json", "--progress", "none", "--job-records", "1")
 	sum := summary(t, r)
 	if r.code != 3 || len(sum.RecordErrors) != 1 || sum.RecordErrors[0].Record == nil || *sum.RecordErrors[0].Record != 12 || sum.Documents != 12 {
 		t.Fatalf("ingest with a bad record: exit %d, %+v\n%s", r.code, sum, r.stderr)
@@ -50,7 +50,7 @@ func TestCLICommands(t *testing.T) {
 	}
 
 	// The progress bar (what a terminal shows): redrawn in place, full at the end.
-	r = cli(t, env, "ingest", csv, "--collection", "kw", "--restart", "--progress", "bar")
+	r = cli(t, env, "ingest", csv, "--collection", "kw", "--restart", "--progress", "bar", "--job-records", "1")
 	if r.code != 3 || !strings.Contains(r.stderr, "\r\x1b[K") || !strings.Contains(r.stderr, "kw [====") || !strings.Contains(r.stderr, "=] 100%  1/1 files  12 records") {
 		t.Errorf("progress bar: exit %d, stderr %q", r.code, r.stderr)
 	}

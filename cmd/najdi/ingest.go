@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -31,7 +32,7 @@ type ingestFlags struct {
 	create      bool
 	idField     string
 	concurrency int
-	asyncAbove  int64
+	jobRecords  int
 	hidden      bool
 	state       string
 	restart     bool
@@ -109,7 +110,7 @@ func cmdIngest(args []string) error {
 	fs.BoolVar(&f.create, "create", false, "create the collection (default configuration) when it does not exist")
 	fs.StringVar(&f.idField, "id-field", "", "record property holding each record's id (CSV, JSON, JSONL, XLSX, ODS); default: an id or document_id property, else FILE-1, FILE-2, ...")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "files uploaded at once")
-	fs.Int64Var(&f.asyncAbove, "async-above", 0, "record files (CSV, JSON, JSONL, XLSX, ODS) of at least this many bytes run as server jobs, whose progress shows while the file is ingested; larger: synchronous uploads")
+	fs.IntVar(&f.jobRecords, "job-records", 100, "record files of about this many records or more (lines of CSV and JSON lines; any JSON, XLSX or ODS file of 64 kB or more) run as server jobs, whose progress shows while the file is ingested; smaller ones are plain uploads")
 	fs.BoolVar(&f.hidden, "hidden", false, "also ingest hidden files and directories (names starting with '.')")
 	fs.StringVar(&f.state, "state", "", "state file recording ingested files (default: one per server, user and collection under $XDG_STATE_HOME/najdi or ~/.local/state/najdi)")
 	fs.BoolVar(&f.restart, "restart", false, "ignore the state file: ingest every file again (documents are replaced, not doubled)")
@@ -318,7 +319,7 @@ func ingestFile(ctx context.Context, cl *client.Client, f ingestFlags, t fileTas
 		opts.IDField = f.idField
 	}
 	var res client.IngestResult
-	if format.RecordOriented() && int64(len(data)) >= f.asyncAbove {
+	if runsAsJob(format, data, f.jobRecords) {
 		res, err = ingestJob(ctx, cl, f.collection, data, opts, t, pr)
 	} else {
 		res, err = cl.Ingest(ctx, f.collection, data, opts)
@@ -339,6 +340,18 @@ func ingestFile(ctx context.Context, cl *client.Client, f ingestFlags, t fileTas
 	}
 	r.recErrors = res.Errors
 	return r
+}
+
+// runsAsJob reports whether a file is large enough to run as a server
+// job: a record file of about jobRecords records or more.
+func runsAsJob(f ingest.Format, data []byte, jobRecords int) bool {
+	switch f {
+	case ingest.FormatCSV, ingest.FormatJSONL:
+		return bytes.Count(data, []byte{'\n'}) >= jobRecords
+	case ingest.FormatJSON, ingest.FormatXLSX, ingest.FormatODS:
+		return len(data) >= 64<<10 || jobRecords <= 0
+	}
+	return false
 }
 
 // ingestJob runs one upload as a server job and follows its progress.
