@@ -13,7 +13,6 @@ import (
 const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 1000
-	defaultPassages   = 3
 	// MaxResultWindow bounds offset + max_results: a page deeper than
 	// that needs more candidates than a search should gather
 	// (Elasticsearch's index.max_result_window has the same default).
@@ -163,6 +162,9 @@ type IngestRequest struct {
 	// documents without one deterministic, so a resumed job replaces the
 	// documents it already stored instead of adding them again.
 	jobID string
+	// turn, set by a job that waited for its ingest turn before reading
+	// its upload, is used instead of waiting for one.
+	turn *ingestTurn
 	// meter, set for an asynchronous job, measures its progress.
 	meter *ingestMeter
 }

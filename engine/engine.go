@@ -3,15 +3,16 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/text/diacritics"
 )
 
 // Options configure an Engine. The zero value of every field but Dir is a
@@ -38,6 +39,9 @@ type Options struct {
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
+	// Now is the engine's clock (default time.Now): metadata.took_ms,
+	// collection timestamps and the flush interval of ingest jobs.
+	Now func() time.Time
 
 	// IngestWorkers is the number of ingests that parse, analyze and embed
 	// at once (default max(1, GOMAXPROCS-1), so that searches keep a CPU);
@@ -56,6 +60,9 @@ func (o *Options) fill() error {
 	if o.Dir == "" {
 		return fmt.Errorf("engine: Options.Dir is required")
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	if o.FlushDocs <= 0 {
 		o.FlushDocs = 2000
 	}
@@ -68,7 +75,7 @@ func (o *Options) fill() error {
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
 	}
-	if o.Ranker == (RankerConfig{}) {
+	if reflect.DeepEqual(o.Ranker, RankerConfig{}) {
 		o.Ranker = DefaultRanker()
 	}
 	if err := o.Ranker.Validate(); err != nil {
@@ -113,6 +120,13 @@ type Engine struct {
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
+
+	// restorer is the base diacritics restorer (see baseRestorer).
+	restorer struct {
+		once sync.Once
+		r    *diacritics.Restorer
+		err  error
+	}
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -205,6 +219,15 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
 	}
+	if cfg.modelDefaulted {
+		// A configuration that names no model keeps an existing
+		// collection's model: its vectors were made with it.
+		e.mu.RLock()
+		if c, ok := e.colls[collKey{owner, id}]; ok {
+			cfg.EmbeddingConfig = c.config().EmbeddingConfig
+		}
+		e.mu.RUnlock()
+	}
 	if err := e.checkEmbedding(cfg.EmbeddingConfig); err != nil {
 		return Collection{}, false, err
 	}
@@ -214,7 +237,7 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	k := collKey{owner, id}
-	now := time.Now().UTC()
+	now := e.opts.Now().UTC()
 	if c, ok := e.colls[k]; ok {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
@@ -315,6 +338,3 @@ func (e *Engine) collection(owner, id string) (*collection, error) {
 	}
 	return c, nil
 }
-
-// errorsIsNotFound reports whether err is a store miss.
-func errorsIsNotFound(err error) bool { return errors.Is(err, segment.ErrNotFound) }

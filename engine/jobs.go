@@ -226,7 +226,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	e.jobs.mu.Lock()
 	e.jobs.jobs[rec.Status.JobID] = j
 	e.jobs.mu.Unlock()
-	e.runJob(j, data)
+	e.runJob(j)
 	return rec.Status.JobID, nil
 }
 
@@ -243,40 +243,40 @@ func (r *jobRecord) request(data []byte) (IngestRequest, error) {
 	return req, nil
 }
 
-// runJob ingests data for j in the background and stores the outcome. An
-// ingest cut short by Close leaves the job stored as running, to be
-// resumed by the next Open.
-func (e *Engine) runJob(j *job, data []byte) {
-	req, err := j.rec.request(data)
-	if err != nil {
-		e.finishJob(j, IngestResult{}, err)
-		return
-	}
-	req.Progress = func(n int) {
-		e.jobs.mu.Lock()
-		j.rec.Status.Processed = n
-		e.jobs.mu.Unlock()
-	}
-	m := &ingestMeter{}
-	req.meter = m
-	e.jobs.mu.Lock()
-	j.meter = m
-	switch {
-	case req.Documents != nil:
-		j.total = len(req.Documents)
-	default:
-		f, err := ingest.ParseFormat(req.Format)
-		if req.Format == "" {
-			f, err = ingest.DetectFormat(req.ContentType, req.FileName, data[:min(len(data), 4096)])
-		}
-		if err == nil && !f.RecordOriented() {
-			j.total = 1
-		}
-	}
-	e.jobs.mu.Unlock()
+// runJob ingests the stored upload of j in the background and stores the
+// outcome. The job waits for its ingest turn before it reads its upload
+// from the store, so that queued jobs hold no upload in memory. An ingest
+// cut short by Close leaves the job stored as running, to be resumed by
+// the next Open.
+func (e *Engine) runJob(j *job) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		turn, err := e.ingestTurn(context.Background(), true)
+		if err != nil {
+			return // closed: resumed by the next Open
+		}
+		defer turn.release()
+		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
+		if errors.Is(err, segment.ErrNotFound) {
+			err = fmt.Errorf("the upload of job %s is missing", j.rec.Status.JobID)
+		}
+		if err != nil {
+			e.finishJob(j, IngestResult{}, err)
+			return
+		}
+		req, err := j.rec.request(data)
+		if err != nil {
+			e.finishJob(j, IngestResult{}, err)
+			return
+		}
+		req.Progress = func(n int) {
+			e.jobs.mu.Lock()
+			j.rec.Status.Processed = n
+			e.jobs.mu.Unlock()
+		}
+		e.startMeter(j, &req, data)
+		req.turn = turn
 		res, err := e.Ingest(context.Background(), j.rec.Owner, j.rec.Status.CollectionID, req)
 		if errors.Is(err, ErrClosed) || (err != nil && e.closed()) {
 			return
@@ -324,6 +324,30 @@ func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 	}
 }
 
+// startMeter gives a job about to run its progress meter, started now
+// (the job holds its first ingest turn), and the total when it is known
+// before the end: 1 for a document format, the envelope's length.
+func (e *Engine) startMeter(j *job, req *IngestRequest, data []byte) {
+	m := &ingestMeter{}
+	m.started.Store(e.opts.Now().UnixNano())
+	req.meter = m
+	total := 0
+	if req.Documents != nil {
+		total = len(req.Documents)
+	} else {
+		f, err := ingest.ParseFormat(req.Format)
+		if req.Format == "" {
+			f, err = ingest.DetectFormat(req.ContentType, req.FileName, data[:min(len(data), 4096)])
+		}
+		if err == nil && !f.RecordOriented() {
+			total = 1
+		}
+	}
+	e.jobs.mu.Lock()
+	j.meter, j.total = m, total
+	e.jobs.mu.Unlock()
+}
+
 // loadJobs reads the stored jobs: finished ones for their status (those
 // older than jobRetention are deleted), unfinished ones are run again.
 func (e *Engine) loadJobs() error {
@@ -361,7 +385,7 @@ func (e *Engine) loadJobs() error {
 		// Accepted before the restart: counted even beyond the bounds, so
 		// that new jobs wait until the backlog drains.
 		_ = e.jobs.admit(j, 0, 0, true)
-		data, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
+		_, err := e.store.KVGet(jobDataKeyPrefix + j.rec.Status.JobID)
 		if err != nil {
 			if errors.Is(err, segment.ErrNotFound) {
 				err = fmt.Errorf("the upload of job %s is missing", j.rec.Status.JobID)
@@ -377,7 +401,7 @@ func (e *Engine) loadJobs() error {
 			}
 		}
 		e.log.Info("resuming ingest job", "job", j.rec.Status.JobID, "collection", j.rec.Status.CollectionID, "restarts", j.rec.Status.Restarts)
-		e.runJob(j, data)
+		e.runJob(j)
 	}
 	return nil
 }
@@ -394,7 +418,7 @@ func (e *Engine) Job(owner, coll, id string) (JobStatus, error) {
 	if !ok || j.rec.Owner != owner || j.rec.Status.CollectionID != coll || (j.rec.CollectionNum != 0 && j.rec.CollectionNum != c.num) {
 		return JobStatus{}, notFoundf("job %q not found in collection %q", id, coll)
 	}
-	return j.status(time.Now()), nil
+	return j.status(e.opts.Now()), nil
 }
 
 // Jobs lists the owner's ingest jobs, newest first, without their
@@ -420,7 +444,7 @@ func (e *Engine) Jobs(owner, coll, status string) ([]JobStatus, error) {
 	}
 	e.jobs.mu.Unlock()
 	out := []JobStatus{}
-	now := time.Now()
+	now := e.opts.Now()
 	for _, j := range js {
 		c, err := e.collection(owner, j.rec.Status.CollectionID)
 		if err != nil || (j.rec.CollectionNum != 0 && j.rec.CollectionNum != c.num) {

@@ -7,6 +7,9 @@ import (
 	"github.com/najdi/najdi/text"
 )
 
+// defaultPassages is the number of passages returned per document.
+const defaultPassages = 3
+
 // loadHits loads the hits' documents and cuts their passages. A document
 // deleted since the search took its snapshot is dropped, not returned
 // empty.
@@ -43,7 +46,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 	for _, ps := range text.Passages(qt.an, qt.weights, secs, text.PassageOptions{MaxPassages: defaultPassages}) {
 		out = append(out, Passage{Text: ps.Text, Offsets: [2]int{ps.Start, ps.End}, SectionIndex: ps.Section, Score: round6(ps.Score)})
 	}
-	rk := e.opts.Ranker
+	rk := e.opts.Ranker.ForModel(h.c.config().EmbeddingConfig.Key())
 	for i, ch := range h.bestCh {
 		if i >= defaultPassages {
 			break

@@ -39,6 +39,21 @@ type RankerConfig struct {
 	ChunkTokens int
 	// NProbe is the number of IVF lists probed (0 = the vector index default).
 	NProbe int
+	// ModelSimilarity replaces SemanticFloor and SemanticCeiling for the
+	// collections of an embedding model (by embedding_config.model): each
+	// model has its own similarity distribution. DefaultRanker sets it for
+	// multilingual-e5-small; nil uses the two constants for every model.
+	ModelSimilarity map[string][2]float64
+}
+
+// ForModel returns the constants for a collection of the embedding model
+// named model (EmbeddingConfig.Key): its ModelSimilarity floor and
+// ceiling, if any.
+func (r RankerConfig) ForModel(model string) RankerConfig {
+	if fc, ok := r.ModelSimilarity[model]; ok {
+		r.SemanticFloor, r.SemanticCeiling = fc[0], fc[1]
+	}
+	return r
 }
 
 // DefaultRanker returns the default ranking constants.
@@ -69,6 +84,11 @@ func (r RankerConfig) Validate() error {
 		return fmt.Errorf("ranker: KeywordSaturation must be positive")
 	case r.Candidates <= 0 || r.ChunkTokens <= 0:
 		return fmt.Errorf("ranker: Candidates and ChunkTokens must be positive")
+	}
+	for m, fc := range r.ModelSimilarity {
+		if fc[1] <= fc[0] {
+			return fmt.Errorf("ranker: model %q: similarity ceiling %v must exceed floor %v", m, fc[1], fc[0])
+		}
 	}
 	return nil
 }

@@ -135,7 +135,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if p.query == "" {
 		return cs.filterOnly(segs, allow), nil
 	}
-	rk := e.opts.Ranker
+	rk := e.opts.Ranker.ForModel(c.config().EmbeddingConfig.Key())
 	// Enough candidates for the page; on the first page exactly as many as
 	// without paging, so rankings do not change.
 	cand := max(rk.Candidates, p.offset+p.max)

@@ -275,7 +275,17 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 				}
 			}
 		}
-		c, err := intent.Train(ctx, ex, intent.Options{Embedder: s.opts.Embedder})
+		emb := s.opts.Embedder
+		if s.opts.EmbedderFor != nil {
+			lang := m.Language
+			if lang == "" {
+				lang = cfg.Language
+			}
+			if e := s.opts.EmbedderFor(lang); e != nil {
+				emb = e
+			}
+		}
+		c, err := intent.Train(ctx, ex, intent.Options{Embedder: emb})
 		if err != nil {
 			return nil, fmt.Errorf("%w: annotator.config.examples: %v", ErrInvalid, err)
 		}

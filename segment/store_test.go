@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -99,5 +100,62 @@ func TestRefusesOtherVersion(t *testing.T) {
 	s.Close()
 	if _, err := Open(dir); !errors.Is(err, ErrVersion) {
 		t.Fatalf("opening a newer format: %v, want ErrVersion", err)
+	}
+}
+
+// TestDocumentLookupSkipsOtherTables stores documents, then writes tables
+// of large job-upload-like values (each flushed to its own table, whose key
+// range covers the documents' keys), and checks that looking the
+// documents up skips those tables by their bloom filters, and never loads
+// and decompresses a megabyte block (which made searches slow while
+// ingestion ran), also where compactions put the documents and the large
+// values in one table.
+func TestDocumentLookupSkipsOtherTables(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := s.NewBatch()
+	for i := range 100 {
+		b.PutDocument(1, fmt.Sprintf("doc%03d", i), []byte(fmt.Sprintf(`{"s":[{"text":"document %d"}]}`, i)))
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	big := make([]byte, 2<<20)
+	for i := range 6 {
+		for k := range big {
+			big[k] = byte(r.Uint32())
+		}
+		b := s.NewBatch()
+		// Documents of another collection and a large value after them:
+		// each table spans the first collection's document keys.
+		b.PutDocument(0, fmt.Sprintf("other%d", i), []byte("x"))
+		b.PutDocument(2, fmt.Sprintf("other%d", i), []byte("y"))
+		b.b.Set([]byte(fmt.Sprintf("%sengine/jobdata/%d", prefixKV, i)), big, nil)
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m0 := s.db.Metrics()
+	for i := range 100 {
+		if _, err := s.Document(1, fmt.Sprintf("doc%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m1 := s.db.Metrics()
+	if hits := m1.Filter.Hits - m0.Filter.Hits; hits == 0 {
+		t.Error("no table was skipped by its bloom filter")
+	}
+	if grew := m1.BlockCache.Size - m0.BlockCache.Size; grew > 1<<20 {
+		t.Errorf("100 document lookups loaded %d KiB of blocks", grew>>10)
 	}
 }

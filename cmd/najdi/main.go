@@ -24,6 +24,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -100,6 +101,9 @@ func serve(args []string) error {
 	ortLib := fs.String("ort-lib", libPath, "path of the ONNX Runtime shared library")
 	maxBody := fs.Int("max-body", 100<<20, "maximum request body in bytes")
 	ingestWorkers := fs.Int("ingest-workers", 0, "ingests that parse, analyze and embed at once (0: max(1, CPUs-1), leaving a CPU to searches)")
+	embedThreads := fs.Int("embed-threads", 0, "ONNX Runtime threads with which ingests embed passages (0: max(1, CPUs-1), leaving a CPU to searches)")
+	queryEmbedThreads := fs.Int("query-embed-threads", 0, "ONNX Runtime threads with which searches embed queries, in a session of their own (0: CPUs)")
+	memLimit := fs.String("memory-limit", "", "soft limit of the Go heap and runtime memory (e.g. 1GiB): the garbage collector works harder near it, so resident memory stays under it while the data fits (empty: the GOMEMLIMIT environment variable, else none)")
 	maxIngests := fs.Int("max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
 	maxJobs := fs.Int("max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
 	maxJobsOwner := fs.Int("max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
@@ -159,12 +163,25 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *memLimit != "" {
+		n, err := parseSize(*memLimit)
+		if err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
+		if n == 0 {
+			return errors.New("--memory-limit: want a positive size such as 1GiB")
+		}
+		debug.SetMemoryLimit(n)
+	}
+	if *embedThreads < 0 || *queryEmbedThreads < 0 {
+		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
+	}
 	if *ingestWorkers < 0 || *maxIngests < 1 || *maxJobs < 1 || *maxJobsOwner < 1 || *loginFailures < 1 {
 		return errors.New("--ingest-workers must be 0 or more; --max-ingests, --max-ingest-jobs, --max-ingest-jobs-per-owner and --login-failures-per-minute at least 1")
 	}
 	opts := engine.Options{Dir: *data, Logger: log, IngestWorkers: *ingestWorkers, MaxIngests: *maxIngests, MaxIngestJobs: *maxJobs, MaxIngestJobsPerOwner: *maxJobsOwner}
 	if !*noEmbed {
-		prov, err := engine.NewModelProviderOptions(*models, *ortLib, engine.ProviderOptions{AllowOutbound: allow, APIKeys: keys, Logger: log})
+		prov, err := engine.NewModelProviderOptions(*models, *ortLib, engine.ProviderOptions{AllowOutbound: allow, APIKeys: keys, Logger: log, EmbedThreads: *embedThreads, QueryEmbedThreads: *queryEmbedThreads})
 		if err != nil {
 			return err
 		}

@@ -102,6 +102,9 @@ func TestOutOfScopeLowConfidence(t *testing.T) {
 	if in[0].Intent != "greet" || in[0].Probability < 0.6 {
 		t.Errorf("hello there = %+v", in)
 	}
+	if ex, _ := c.Classify(context.Background(), "hello"); ex[0].Probability >= 1 {
+		t.Errorf("a training example: confidence %v, want under 1 so that threshold 1 rejects everything", ex[0].Probability)
+	}
 	out, _ := c.Classify(context.Background(), "quantum chromodynamics lattice")
 	if out[0].Probability >= in[0].Probability {
 		t.Errorf("unrelated text %.3f not less confident than in-scope %.3f", out[0].Probability, in[0].Probability)
