@@ -110,12 +110,15 @@ func (c countingReader) Read(p []byte) (int, error) {
 // the caller holds the job table's lock.
 func (j *job) status(now time.Time) JobStatus {
 	st := j.rec.Status
-	if st.Status != "running" || j.meter == nil {
+	if st.Status != "running" {
 		return st
 	}
 	if st.Total == nil && j.total > 0 {
 		t := j.total
 		st.Total = &t
+	}
+	if j.meter == nil {
+		return st // waiting for its first turn
 	}
 	st.BytesRead = min(j.meter.bytesRead.Load(), st.BytesTotal)
 	started := j.meter.started.Load()
@@ -212,6 +215,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 		data = raw
 	}
 	j.rec.Status.BytesTotal = int64(len(data))
+	j.total = knownTotal(req, data)
 	raw, err := json.Marshal(j.rec)
 	if err != nil {
 		return "", fmt.Errorf("store job: %w", err)
@@ -331,21 +335,26 @@ func (e *Engine) startMeter(j *job, req *IngestRequest, data []byte) {
 	m := &ingestMeter{}
 	m.started.Store(e.opts.Now().UnixNano())
 	req.meter = m
-	total := 0
-	if req.Documents != nil {
-		total = len(req.Documents)
-	} else {
-		f, err := ingest.ParseFormat(req.Format)
-		if req.Format == "" {
-			f, err = ingest.DetectFormat(req.ContentType, req.FileName, data[:min(len(data), 4096)])
-		}
-		if err == nil && !f.RecordOriented() {
-			total = 1
-		}
-	}
+	total := knownTotal(*req, data)
 	e.jobs.mu.Lock()
 	j.meter, j.total = m, total
 	e.jobs.mu.Unlock()
+}
+
+// knownTotal is the number of documents an upload gives when it is known
+// before parsing: 1 for a document format, the envelope's length; else 0.
+func knownTotal(req IngestRequest, data []byte) int {
+	if req.Documents != nil {
+		return len(req.Documents)
+	}
+	f, err := ingest.ParseFormat(req.Format)
+	if req.Format == "" {
+		f, err = ingest.DetectFormat(req.ContentType, req.FileName, data[:min(len(data), 4096)])
+	}
+	if err == nil && !f.RecordOriented() {
+		return 1
+	}
+	return 0
 }
 
 // loadJobs reads the stored jobs: finished ones for their status (those
