@@ -187,6 +187,7 @@ func cmdIngest(args []string) error {
 	start := time.Now()
 	results := runIngest(ctx, cl, f, todo, done, pr)
 	state := bufio.NewWriter(sf)
+	stateFailed := false
 	fatal := error(nil)
 	for r := range results {
 		switch {
@@ -215,7 +216,11 @@ func cmdIngest(args []string) error {
 			}
 			line, _ := json.Marshal(stateEntry{Path: r.task.abs, Size: r.task.size, MTime: r.task.mtime, SHA256: r.hash, Documents: r.created + r.replaced, Errors: len(r.recErrors)})
 			state.Write(append(line, '\n'))
-			state.Flush() // every file: an interruption loses none
+			// Every file: an interruption loses none.
+			if err := state.Flush(); err != nil && !stateFailed {
+				stateFailed = true
+				fmt.Fprintf(os.Stderr, "najdi ingest: warning: cannot write the state file %s: %v (a rerun sends these files again)\n", statePath, err)
+			}
 		}
 		pr.finish(r)
 	}
@@ -228,16 +233,15 @@ func cmdIngest(args []string) error {
 	}
 	rep.Interrupted = ctx.Err() != nil && fatal == nil
 	rep.Remaining = len(tasks) - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
-	if fatal != nil {
-		printReport(os.Stderr, rep)
-		return describe(fatal, f.server)
-	}
 	if f.jsonOut {
 		out := stdoutWriter()
 		printJSON(out, rep)
 		out.Flush()
 	}
 	printReport(os.Stderr, rep)
+	if fatal != nil {
+		return describe(fatal, f.server)
+	}
 	switch {
 	case rep.Interrupted:
 		return exitErr{exitInterrupted, ""}
