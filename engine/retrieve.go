@@ -38,10 +38,26 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		all = append(all, hs...)
 	}
 	rankHits(all)
-	if len(all) > p.max {
-		all = all[:p.max]
+	keep := all[:0]
+	for _, h := range all {
+		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
+			keep = append(keep, h)
+		}
 	}
+	p.cut = len(all) - len(keep)
+	all = keep
+	end := p.offset + p.max
+	if len(all) > end && end < MaxResultWindow {
+		p.next = &end
+	}
+	all = all[min(p.offset, len(all)):min(end, len(all))]
 	return all, nil
+}
+
+// pageMetadata reports the relevance cut-off and paging in md.
+func (p *plan) pageMetadata(md *Metadata) {
+	md.BelowMinScore = p.cut
+	md.NextOffset = p.next
 }
 
 // queryVector embeds the query when the collections search semantically.
@@ -120,7 +136,9 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 		return cs.filterOnly(c, segs, allow), nil
 	}
 	rk := e.opts.Ranker
-	cand := max(rk.Candidates, p.max)
+	// Enough candidates for the page; on the first page exactly as many as
+	// without paging, so rankings do not change.
+	cand := max(rk.Candidates, p.offset+p.max)
 	qt := e.queryTermsFor(p, c)
 	keywordOn := c.config().FulltextConfig.On() || qvec == nil
 	keyword := keywordOn && len(qt.terms) > 0 && qt.max > 0

@@ -41,6 +41,8 @@ type writer struct {
 	// lastFlush is when the buffer was last emptied: a job flushes at
 	// least every jobFlushInterval (backpressure.go).
 	lastFlush time.Time
+	// jobBatch is the size of a job's next flush (see jobFirstFlushDocs).
+	jobBatch int
 
 	rec      collRecord
 	recDirty bool
@@ -115,7 +117,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -145,6 +147,7 @@ func (w *writer) flush() error {
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
 	w.lastFlush = w.e.opts.Now()
+	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
 
 	seg, err := w.prepare(docs)
 	if err != nil {

@@ -54,6 +54,9 @@ func (w *writer) uploadDocument(req IngestRequest, f ingest.Format, rd io.Reader
 			return fmt.Errorf("read upload: %w", err)
 		}
 	}
+	if req.meter != nil {
+		req.meter.bytesRead.Store(int64(len(data)))
+	}
 	doc, err := ingest.ParseDocument(f, data, req.ContentType)
 	if err != nil {
 		return w.parseError(f, err)
@@ -85,6 +88,10 @@ func (w *writer) uploadDocument(req IngestRequest, f ingest.Format, rd io.Reader
 func (w *writer) uploadRecords(req IngestRequest, f ingest.Format, rd io.Reader) error {
 	if rd == nil {
 		rd = bytes.NewReader(req.Data)
+	}
+	if req.meter != nil {
+		rd = countingReader{rd, req.meter}
+		req.meter.streamed.Store(f == ingest.FormatCSV || f == ingest.FormatJSON || f == ingest.FormatJSONL)
 	}
 	rr, err := ingest.NewRecordReader(f, rd, ingest.RecordOptions{Charset: charsetOf(req.ContentType)})
 	if err != nil {
