@@ -102,3 +102,31 @@ func TestCrossLingualSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestRankerForModel checks that a model's own similarity range replaces the
+// ranker's floor and ceiling for its collections only.
+func TestRankerForModel(t *testing.T) {
+	r := engine.DefaultRanker()
+	r.ModelSimilarity = map[string][2]float64{"m": {0.7, 0.95}}
+	for _, tc := range []struct {
+		model          string
+		floor, ceiling float64
+	}{
+		{"m", 0.7, 0.95},
+		{"default", r.SemanticFloor, r.SemanticCeiling},
+		{"", r.SemanticFloor, r.SemanticCeiling},
+	} {
+		got := r.ForModel(tc.model)
+		if got.SemanticFloor != tc.floor || got.SemanticCeiling != tc.ceiling {
+			t.Errorf("ForModel(%q): floor %v ceiling %v, want %v %v", tc.model, got.SemanticFloor, got.SemanticCeiling, tc.floor, tc.ceiling)
+		}
+		if err := got.Validate(); err != nil {
+			t.Errorf("ForModel(%q): %v", tc.model, err)
+		}
+	}
+	for name, fc := range engine.DefaultRanker().ModelSimilarity {
+		if fc[1] <= fc[0] {
+			t.Errorf("DefaultRanker: model %s: ceiling %v not above floor %v", name, fc[1], fc[0])
+		}
+	}
+}

@@ -85,6 +85,11 @@ func (r RankerConfig) Validate() error {
 	case r.Candidates <= 0 || r.ChunkTokens <= 0:
 		return fmt.Errorf("ranker: Candidates and ChunkTokens must be positive")
 	}
+	for m, fc := range r.ModelSimilarity {
+		if fc[1] <= fc[0] {
+			return fmt.Errorf("ranker: model %q: similarity ceiling %v must exceed floor %v", m, fc[1], fc[0])
+		}
+	}
 	return nil
 }
 

@@ -649,3 +649,26 @@ func TestEmbedderForLanguage(t *testing.T) {
 		t.Fatalf("a classifier without language embedded %v, want 4 texts with the default embedder", calls)
 	}
 }
+
+// TestClosedHyphenated: a closed-ner model finds a hyphenated place in
+// another case (issue 14: "Praha-Karlín" was missed).
+func TestClosedHyphenated(t *testing.T) {
+	s, _ := newTestService(t, Options{})
+	ctx := context.Background()
+	ps, err := s.CreatePhraseSet(ctx, "alice", []byte(`{"name": "district", "language": "cs", "phrases": [{"text": "Praha-Karlín"}, {"text": "Frýdek-Místek"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCreate(t, s, "alice", fmt.Sprintf(`{"name": "districts", "type": "annotator", "annotator": {"service": "builtin", "model": "closed-ner"}, "phrase_set_ids": [%q]}`, ps.PhraseSetID))
+	a, err := s.Analyze(ctx, "alice", m.ModelID, "Bydlím v Praze-Karlíně, bratr ve Frýdku - Místku.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, an := range a.Annotations {
+		got = append(got, fmt.Sprintf("%s=%v", an.Text, an.Value))
+	}
+	if g := strings.Join(got, ","); g != "Praze-Karlíně=Praha-Karlín,Frýdku - Místku=Frýdek-Místek" {
+		t.Errorf("found %q", g)
+	}
+}

@@ -8,6 +8,13 @@
 # SCHEMATHESIS_MAX_EXAMPLES per operation (default 25) and
 # SCHEMATHESIS_TIME_LIMIT seconds overall (default 300). Extra arguments go
 # to `schemathesis run`. Exits with schemathesis's status.
+#
+# Every check runs (--checks all). scripts/schemathesis_hooks.py maps the
+# values whose validity depends on the server's state and its operator's
+# configuration (existing models and phrase sets, allowed outbound hosts,
+# declared API keys) onto valid ones and serves the fake external
+# endpoints; scripts/schemathesis.toml says, for the one operation that
+# takes files, why two checks are narrowed there and what replaces them.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -103,6 +103,10 @@ func TestExtract(t *testing.T) {
 		{"cs", "tři čtvrtě hodiny", "duration", `tři čtvrtě hodiny="PT45M"`},
 		{"cs", "dva a půl dne", "duration", `dva a půl dne="P2DT12H"`},
 		{"en", "two and a half hours", "duration", `two and a half hours="PT2H30M"`},
+		// ranges: each bound a duration
+		{"cs", "trvá to 2–3 dny", "duration", `2="P2D"; 3 dny="P3D"`},
+		{"cs", "dva až tři týdny", "duration", `dva="P2W"; tři týdny="P3W"`},
+		{"en", "2 to 3 hours", "duration", `2="PT2H"; 3 hours="PT3H"`},
 		{"en", "an hour and a half", "duration", `an hour and a half="PT1H30M"`},
 		{"en", "a quarter of an hour", "duration", `a quarter of an hour="PT15M"`},
 		{"en", "three quarters of an hour", "duration", `three quarters of an hour="PT45M"`},

@@ -25,7 +25,7 @@
 // embedding, a d×k product (the embedding part is folded into primal
 // weights Eᵀ A) and a sparse dot product over the n-gram postings. With
 // more than MaxFit examples an even share per intent is fitted. On the
-// 2-core machine 150 intents × 10 examples fit in 3.4 s of CPU beyond the
+// 2-core machine 150 intents × 10 examples fit in 2.4 s of CPU beyond the
 // embeddings, which cost about 15 ms of CPU each with bge-small-en-v1.5
 // (najdi-bench nlu reports the whole figure).
 //

@@ -27,8 +27,8 @@ const (
 	// when sentence embeddings are used (their kernel has weight 1).
 	DefaultNgramWeight = 0.5
 	// DefaultMaxFit bounds the examples the kernel head is fitted on (and
-	// embedded): the fit costs O(n³), measured 3.4 s of CPU at 1500 and
-	// 13 s at 2500 (scratch run, 2-core machine).
+	// embedded): the fit costs O(n³), measured 2.4 s of CPU at 1500 and
+	// 10.2 s at 2500 (scratch run, 2-core machine under load).
 	DefaultMaxFit = 2500
 	// DefaultOutOfScopeQuantile is the share of held-out in-scope
 	// examples whose nearest-centroid similarity falls below the
@@ -540,15 +540,18 @@ func (c *Classifier) scores(ctx context.Context, text string) ([]float64, float6
 		}
 	}
 	if len(x) > 0 {
-		dsim := map[int32]float32{}
+		dsim := make([]float32, c.n)
 		for _, f := range x {
 			for _, p := range c.postings[f.i] {
 				dsim[p.doc] += f.v * p.v
 			}
 		}
 		for doc, s := range dsim {
+			if s == 0 {
+				continue
+			}
 			s *= c.wNg
-			row := c.alpha[int(doc)*k : int(doc)*k+k]
+			row := c.alpha[doc*k : doc*k+k]
 			for j := range row {
 				out[j] += float64(s * row[j])
 			}

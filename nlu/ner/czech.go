@@ -151,6 +151,26 @@ var czechSaying = func() map[string]bool {
 	return m
 }()
 
+// czechGenitive reports whether a folded lower-case word can be a noun or
+// adjective in the genitive that continues an institution's name
+// ("zahranicnich", "veci", "vlady", "zdravotnictvi"), leaving out function
+// words.
+func czechGenitive(f string) bool {
+	if len(f) < 4 || czechFunctionWords[f] {
+		return false
+	}
+	return hasAnySuffix(f, "ich", "ych", "eho", "iho", "stvi", "ctvi", "ni", "ti", "ky", "dy", "ty", "vy", "ry", "ly", "ny", "sy", "ci", "ce", "u", "ie", "veci")
+}
+
+// czechFunctionWords are folded words that end a name's genitive run.
+var czechFunctionWords = map[string]bool{
+	"jeho": true, "jejich": true, "tohoto": true, "toho": true, "ktery": true, "ktera": true, "ktere": true, "kteri": true,
+	"jako": true, "podle": true, "proti": true, "kvuli": true, "behem": true, "mezi": true, "pouze": true, "take": true,
+	"tedy": true, "vsak": true, "nebo": true, "kdyz": true, "jestli": true, "zatim": true, "dnes": true, "vcera": true,
+	"zitra": true, "letos": true, "jeste": true, "prave": true, "velmi": true, "pred": true, "ktereho": true, "sveho": true,
+	"meho": true, "naseho": true, "vaseho": true, "tomu": true, "nemu": true, "jemu": true, "kazdy": true, "vsechny": true,
+}
+
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
 // surname ("předseda Kučera", "s ředitelem Tomkou").
@@ -268,7 +288,8 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		f := token.Fold(toks[i].Text)
 		head := false
 		// A known first name is no head word ("Vladimír" is not "vláda").
-		if !c.first[phrase.CzechStem(f)] {
+		// "může" is no museum, "soudnost" no court.
+		if !c.first[phrase.CzechStem(f)] && f != "muze" && !strings.HasPrefix(f, "soudnost") {
 			for _, h := range czechOrgHeads {
 				if strings.HasPrefix(f, h) {
 					head = true
@@ -277,16 +298,31 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 			}
 		}
 		if head {
-			j := i + 1
-			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
-				j++
-			}
 			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.
 			s := i
 			if capAt(i-1) && !taken[i-1] && !sentenceStart(i-1) {
 				s = i - 1
 			} else if i > 0 && capAt(i-1) && !taken[i-1] && i-1 == 0 {
 				s = i - 1
+			}
+			j := i + 1
+			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
+				j++
+			}
+			// "Ministerstvo zahraničních věcí", "Úřad vlády": a capitalized
+			// head mid-sentence takes up to three lower-case genitive
+			// words.
+			if j == i+1 && (capAt(i) || s < i) && !sentenceStart(s) {
+				k := j
+				for k < n && k-j < 3 && toks[k].Word() && !capAt(k) && !taken[k] && czechGenitive(token.Fold(toks[k].Text)) {
+					k++
+				}
+				if k > j {
+					j = k
+					for j < n && capAt(j) && !taken[j] && j-k < 2 {
+						j++
+					}
+				}
 			}
 			if j-s >= 2 {
 				add(s, j, "organization", 0.75)
