@@ -66,6 +66,13 @@ func TestKillNodeMidIngest(t *testing.T) {
 			t.Fatalf("restart: %v", err)
 		}
 		t.Logf("%s killed mid-ingest (%v); restarted in %s", f, ingestErr, time.Since(t0).Round(time.Second))
+		// The restart may have used up the test's context; wait for the
+		// collection's shard to be recovered.
+		ctx = testCtx(t)
+		if err := c.doJSON(ctx, "GET", "/_cluster/health/"+c.alias("kill"),
+			map[string][]string{"wait_for_status": {"yellow"}, "timeout": {"120s"}}, nil, nil); err != nil {
+			t.Fatalf("index health after restart: %v", err)
+		}
 		bad := map[string]bool{}
 		for _, d := range failed {
 			bad[d.ID] = true
