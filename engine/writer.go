@@ -117,7 +117,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && !w.typing() && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -125,6 +125,24 @@ func (w *writer) add(d pendingDoc) error {
 		return w.turn.yield(w.ctx)
 	}
 	return nil
+}
+
+// typing reports whether the buffered documents carry a field whose type
+// this upload inferred and no flush has settled yet. A job's progress
+// flushes (small first batches, one a second) wait until it has not: the
+// type of a new field is inferred from the documents of one full flush
+// (FlushDocs documents or FlushBytes bytes), so an asynchronous job types
+// a file's columns as a synchronous upload of the same file does, and
+// neither depends on how fast parsing ran ahead of embedding (a CSV column
+// of 2 in its first rows and 2,2 in row 25 is text in both, not a number
+// field that rejects row 25 only when a job happened to flush before it).
+func (w *writer) typing() bool {
+	for name := range w.types {
+		if _, settled := fieldTypeOf(&w.rec, name); !settled {
+			return true
+		}
+	}
+	return false
 }
 
 // flush writes the buffered documents as one segment, atomically with
