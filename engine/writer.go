@@ -52,6 +52,10 @@ type writer struct {
 	// documents accepted by this ingest will infer at their flush; see
 	// checkDoc.
 	types map[string]string
+	// decided holds the names in types that a job's prescan typed from
+	// the documents of a full first flush (prescanTypes): its progress
+	// flushes may settle them.
+	decided map[string]bool
 
 	pending      []pendingDoc
 	pendingBytes int
@@ -128,7 +132,8 @@ func (w *writer) add(d pendingDoc) error {
 }
 
 // typing reports whether the buffered documents carry a field whose type
-// this upload inferred and no flush has settled yet. A job's progress
+// this upload inferred and neither a flush settled nor a job's prescan
+// decided (prescanTypes). A job's progress
 // flushes (small first batches, one a second) wait until it has not: the
 // type of a new field is inferred from the documents of one full flush
 // (FlushDocs documents or FlushBytes bytes), so an asynchronous job types
@@ -138,7 +143,7 @@ func (w *writer) add(d pendingDoc) error {
 // field that rejects row 25 only when a job happened to flush before it).
 func (w *writer) typing() bool {
 	for name := range w.types {
-		if _, settled := fieldTypeOf(&w.rec, name); !settled {
+		if _, settled := fieldTypeOf(&w.rec, name); !settled && !w.decided[name] {
 			return true
 		}
 	}

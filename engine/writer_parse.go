@@ -87,6 +87,9 @@ func (w *writer) uploadDocument(req IngestRequest, f ingest.Format, rd io.Reader
 // and skipped.
 func (w *writer) uploadRecords(req IngestRequest, f ingest.Format, rd io.Reader) error {
 	if rd == nil {
+		if w.jobID != "" {
+			w.prescanTypes(req, f)
+		}
 		rd = bytes.NewReader(req.Data)
 	}
 	if req.meter != nil {
@@ -144,6 +147,48 @@ func (w *writer) uploadRecords(req IngestRequest, f ingest.Format, rd io.Reader)
 		return invalidf("the %s upload holds no records", f)
 	}
 	return nil
+}
+
+// prescanTypes types the new fields of a job's record upload before the
+// job stores any of it: it reads the records a synchronous upload would
+// hold in its first flush (FlushDocs documents or FlushBytes bytes) and
+// types their fields as checkDoc does, so that the job's small progress
+// flushes settle the types a synchronous upload of the same file settles
+// (see typing). Errors are left to the real pass, which reports them.
+func (w *writer) prescanTypes(req IngestRequest, f ingest.Format) {
+	rr, err := ingest.NewRecordReader(f, bytes.NewReader(req.Data), ingest.RecordOptions{Charset: charsetOf(req.ContentType)})
+	if err != nil {
+		return
+	}
+	stem := strings.TrimSuffix(path.Base(req.FileName), path.Ext(req.FileName))
+	docs, size := 0, 0
+	for docs < w.e.opts.FlushDocs && size < w.e.opts.FlushBytes && w.ctx.Err() == nil {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		var re *ingest.RecordError
+		if errors.As(err, &re) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		d, err := w.fromRecord(rec, req.IDField, stem)
+		if err != nil || w.checkDoc(d) != nil {
+			continue
+		}
+		docs++
+		for _, s := range d.sections {
+			size += len(s.Content)
+		}
+	}
+	for name := range w.types {
+		if w.decided == nil {
+			w.decided = map[string]bool{}
+		}
+		w.decided[name] = true
+	}
 }
 
 // peekReader exposes the first bytes of a stream for format detection.
