@@ -3,6 +3,8 @@ package embed
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +138,55 @@ func BenchmarkEmbedQuery(b *testing.B) {
 		if _, err := l.EmbedQueries(ctx, q); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkQueryDuringPassages measures query embedding latency while
+// another goroutine embeds 512-token passages without pause, as an ingest
+// does, and alone (p50 and p99 of each, in ms). Queries run in their own
+// session: they wait neither for a passage run in flight nor behind it.
+func BenchmarkQueryDuringPassages(b *testing.B) {
+	l := loadModel(b, "bge-small-en-v1.5")
+	ctx := context.Background()
+	passage := strings.Repeat("the quick brown fox jumps over the lazy dog while ", 60)
+	query := []string{"effects of vitamin d on bone density"}
+	measure := func(n int) (p50, p99 float64) {
+		lat := make([]float64, n)
+		for i := range lat {
+			start := time.Now()
+			if _, err := l.EmbedQueries(ctx, query); err != nil {
+				b.Fatal(err)
+			}
+			lat[i] = float64(time.Since(start)) / float64(time.Millisecond)
+			time.Sleep(5 * time.Millisecond)
+		}
+		slices.Sort(lat)
+		return lat[n/2], lat[min(n-1, n*99/100)]
+	}
+	for b.Loop() {
+		p50, p99 := measure(60)
+		b.ReportMetric(p50, "idle-p50-ms")
+		b.ReportMetric(p99, "idle-p99-ms")
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := l.EmbedPassages(ctx, []string{passage}); err != nil {
+					panic(err)
+				}
+			}
+		}()
+		time.Sleep(100 * time.Millisecond)
+		p50, p99 = measure(60)
+		close(stop)
+		<-done
+		b.ReportMetric(p50, "busy-p50-ms")
+		b.ReportMetric(p99, "busy-p99-ms")
 	}
 }
