@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,12 +36,27 @@ type SearchConfig struct {
 	// documents) and reports the top-10 overlap of a two-collection search
 	// with the one-collection search.
 	Split bool
+	// Model is the collection's embedding_config.model ("" for the
+	// language's default, see engine.LanguageModel).
+	Model string
+	// Language is the collection's search_config.language ("" for en).
+	Language string
+	// NoAnswers skips the extractive-answer evaluation.
+	NoAnswers bool
+	// MaxQueries, when positive, evaluates that many judged queries, evenly
+	// spaced over the file order, instead of all of them.
+	MaxQueries int
+	// SweepWeights, SweepFloors and SweepCeilings are the grid of Sweep:
+	// keyword weights, semantic floors and ceilings (defaults 0.2–0.5,
+	// 0.45–0.65 and 0.90).
+	SweepWeights, SweepFloors, SweepCeilings []float64
 }
 
 // SearchModeResult is the quality and latency of one ranking mode.
 type SearchModeResult struct {
 	Mode          string
 	NDCG10        float64
+	Recall10      float64
 	Recall100     float64
 	P50, P99, Avg time.Duration
 }
@@ -64,6 +80,14 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 			return err
 		}
 	}
+	if n := len(b.Queries); cfg.MaxQueries > 0 && cfg.MaxQueries < n {
+		qs := make([]BEIRQuery, cfg.MaxQueries)
+		for i := range qs {
+			qs[i] = b.Queries[i*n/cfg.MaxQueries]
+		}
+		b.Queries = qs
+	}
+	fmt.Fprintf(w, "%d documents, %d queries (%s judgments)\n", len(b.Docs), len(b.Queries), cmp.Or(cfg.Qrels, "test"))
 	if cfg.Dir == "" {
 		d, err := os.MkdirTemp("", "najdi-bench-search")
 		if err != nil {
@@ -94,10 +118,13 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		if err == nil && c.DocumentCount > 0 {
 			continue
 		}
-		if _, _, err := e.PutCollection(ctx, "", name, engine.CollectionConfig{}); err != nil {
+		cc := engine.CollectionConfig{SearchConfig: engine.SearchConfig{Language: cfg.Language}, EmbeddingConfig: engine.EmbeddingConfig{Model: cfg.Model}}
+		info, _, err := e.PutCollection(ctx, "", name, cc)
+		if err != nil {
 			e.Close()
 			return err
 		}
+		fmt.Fprintf(w, "collection %s: language %s, model %s\n", name, info.Config.SearchConfig.Language, info.Config.EmbeddingConfig.Key())
 		start := time.Now()
 		var docs []engine.DocumentInput
 		n := 0
@@ -147,7 +174,7 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	e.Close()
 
 	if cfg.Sweep {
-		return searchSweep(ctx, open, b, cfg.MaxResults, w)
+		return searchSweep(ctx, open, b, cfg, w)
 	}
 	modes := []struct {
 		name string
@@ -157,7 +184,7 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		{"dense", func(r engine.RankerConfig) engine.RankerConfig { r.KeywordWeight = 0; return r }},
 		{"hybrid", func(r engine.RankerConfig) engine.RankerConfig { return r }},
 	}
-	fmt.Fprintf(w, "%-8s %8s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@100", "p50", "p99", "mean")
+	fmt.Fprintf(w, "%-8s %8s %9s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@10", "recall@100", "p50", "p99", "mean")
 	var hybridTop map[string][]string
 	for _, m := range modes {
 		e, err := open(m.rk(engine.DefaultRanker()))
@@ -173,9 +200,9 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		if m.name == "hybrid" {
 			hybridTop = tops
 		}
-		fmt.Fprintf(w, "%-8s %8.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
+		fmt.Fprintf(w, "%-8s %8.4f %9.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
 	}
-	{
+	if !cfg.NoAnswers {
 		e, err := open(engine.DefaultRanker())
 		if err != nil {
 			return err
@@ -226,10 +253,12 @@ func evalMode(ctx context.Context, e *engine.Engine, b *BEIR, colls []string, de
 		}
 		tops[q.ID] = ranked
 		r.NDCG10 += NDCGAt(10, ranked, b.Qrels[q.ID])
+		r.Recall10 += RecallAt(10, ranked, b.Qrels[q.ID])
 		r.Recall100 += RecallAt(100, ranked, b.Qrels[q.ID])
 	}
 	n := float64(len(b.Queries))
 	r.NDCG10 /= n
+	r.Recall10 /= n
 	r.Recall100 /= n
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	var sum time.Duration
@@ -342,24 +371,38 @@ func searchUseQrels(b *BEIR, dir, split string) error {
 }
 
 // searchSweep reports hybrid nDCG@10 over a grid of ranking constants.
-func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, depth int, w io.Writer) error {
+func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, cfg SearchConfig, w io.Writer) error {
+	or := func(v, def []float64) []float64 {
+		if len(v) == 0 {
+			return def
+		}
+		return v
+	}
+	weights := or(cfg.SweepWeights, []float64{0.2, 0.3, 0.35, 0.4, 0.5})
+	floors := or(cfg.SweepFloors, []float64{0.45, 0.55, 0.65})
+	ceilings := or(cfg.SweepCeilings, []float64{0.90})
 	fmt.Fprintf(w, "%6s %6s %6s %6s %8s\n", "wkey", "floor", "ceil", "sat", "nDCG@10")
-	for _, wk := range []float64{0.2, 0.3, 0.35, 0.4, 0.5} {
-		for _, fl := range []float64{0.45, 0.55, 0.65} {
-			for _, sat := range []float64{0.3, 1} {
-				r := engine.DefaultRanker()
-				r.KeywordWeight, r.SemanticWeight = wk, 1-wk
-				r.SemanticFloor, r.KeywordSaturation = fl, sat
-				e, err := open(r)
-				if err != nil {
-					return err
+	for _, wk := range weights {
+		for _, fl := range floors {
+			for _, ce := range ceilings {
+				if ce <= fl {
+					continue
 				}
-				res, _, err := evalMode(ctx, e, b, []string{"all"}, depth)
-				e.Close()
-				if err != nil {
-					return err
+				for _, sat := range []float64{0.3, 1} {
+					r := engine.DefaultRanker()
+					r.KeywordWeight, r.SemanticWeight = wk, 1-wk
+					r.SemanticFloor, r.SemanticCeiling, r.KeywordSaturation = fl, ce, sat
+					e, err := open(r)
+					if err != nil {
+						return err
+					}
+					res, _, err := evalMode(ctx, e, b, []string{"all"}, cfg.MaxResults)
+					e.Close()
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(w, "%6.2f %6.2f %6.2f %6.2f %8.4f\n", wk, fl, r.SemanticCeiling, sat, res.NDCG10)
 				}
-				fmt.Fprintf(w, "%6.2f %6.2f %6.2f %6.2f %8.4f\n", wk, fl, r.SemanticCeiling, sat, res.NDCG10)
 			}
 		}
 	}

@@ -76,7 +76,7 @@ func BenchmarkIngestOverhead(b *testing.B) {
 	for _, c := range chunks {
 		ids := l.tok.Encode(l.man.PassagePrefix+c, l.man.MaxTokens)
 		var in inputBuf
-		in.fill([][]int32{ids}, []int{0}, len(ids), l.tok.pad)
+		in.fill([][]int32{ids}, []int{0}, len(ids), l.tok.PadID())
 		shape := ort.NewShape(1, int64(len(ids)))
 		var p prepared
 		for _, data := range [][]int64{in.ids, in.mask, in.types} {

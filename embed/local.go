@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -61,7 +62,7 @@ func (o LocalOptions) Validate() error {
 // created on the first EmbedPassages. Local is safe for concurrent use.
 type Local struct {
 	man       Manifest
-	tok       *Tokenizer
+	tok       TextTokenizer
 	withTypes bool // the model takes token_type_ids
 	batch     int
 	maxTokens int // tokens per batch (batch × padded length)
@@ -119,7 +120,7 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	if man.DoLowerCase != nil {
 		lower = *man.DoLowerCase
 	}
-	tok, err := LoadTokenizer(filepath.Join(dir, man.Tokenizer), lower)
+	tok, err := loadTextTokenizer(filepath.Join(dir, man.Tokenizer), lower)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", man.Name, err)
 	}
@@ -183,6 +184,15 @@ func (l *Local) newSession(threads, workers int) (*session, error) {
 		return nil, fmt.Errorf("model %s: session: %w: %w", l.modelPath, ErrRuntime, err)
 	}
 	return &session{sess: sess, sem: make(chan struct{}, workers), threads: threads}, nil
+}
+
+// loadTextTokenizer loads a SentencePiece-Unigram unigram.json, or else a
+// WordPiece tokenizer.json or vocab.txt.
+func loadTextTokenizer(path string, lower bool) (TextTokenizer, error) {
+	if strings.HasSuffix(filepath.Base(path), "unigram.json") {
+		return LoadUnigram(path)
+	}
+	return LoadTokenizer(path, lower)
 }
 
 // passageSession returns the passage session, creating it on first use.
@@ -267,7 +277,7 @@ func (l *Local) MaxTokens() int { return l.man.MaxTokens }
 func (l *Local) Manifest() Manifest { return l.man }
 
 // Tokenizer returns the model's tokenizer.
-func (l *Local) Tokenizer() *Tokenizer { return l.tok }
+func (l *Local) Tokenizer() TextTokenizer { return l.tok }
 
 // CountTokens returns the number of word pieces of s (no special tokens, no
 // truncation).
@@ -404,7 +414,7 @@ func (l *Local) embedTokens(ctx context.Context, s *session, seqs [][]int32) ([]
 // embedBatch runs one batch and pools its vectors into out.
 func (l *Local) embedBatch(ctx context.Context, s *session, in *inputBuf, seqs [][]int32, order []int, b batchSpan, out [][]float32) error {
 	idx := order[b.lo:b.hi]
-	in.fill(seqs, idx, b.seqLen, l.tok.pad)
+	in.fill(seqs, idx, b.seqLen, l.tok.PadID())
 	hidden, err := l.runBatch(ctx, s, in, len(idx), b.seqLen)
 	if err != nil {
 		return err

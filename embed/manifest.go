@@ -29,8 +29,9 @@ type Manifest struct {
 	// Model is the ONNX file name inside the directory (default "model.onnx").
 	Model string `json:"model"`
 	// Tokenizer is the vocabulary file: a Hugging Face tokenizer.json with a
-	// WordPiece model, or a BERT vocab.txt (default: tokenizer.json if
-	// present, else vocab.txt).
+	// WordPiece model, a BERT vocab.txt, or a SentencePiece-Unigram
+	// unigram.json (LoadUnigram; any name ending in unigram.json)
+	// (default: tokenizer.json if present, else vocab.txt).
 	Tokenizer string `json:"tokenizer"`
 	// Dims is the embedding length.
 	Dims int `json:"dims"`

@@ -53,6 +53,29 @@ type CollectionConfig struct {
 	SummaryConfig   SummaryConfig        `json:"summary_config"`
 	EmbeddingConfig EmbeddingConfig      `json:"embedding_config"`
 	Fields          map[string]FieldSpec `json:"fields,omitempty"`
+
+	// modelDefaulted records that Normalize chose the model because the
+	// configuration named none.
+	modelDefaulted bool
+}
+
+// MultilingualModel is the embedding model that collections in Czech
+// ("cs") or of detected language ("auto") get when their configuration
+// names none: multilingual-e5-small, which matches Czech text to Czech and
+// English queries (see docs/models.md for the figures).
+const MultilingualModel = "multilingual-e5-small"
+
+// LanguageModel returns the embedding model a new collection of language
+// lang gets when its configuration names none: MultilingualModel for "cs"
+// and "auto", "default" (DefaultModel, the English bge-small-en-v1.5) for
+// "en". The choice is stored with the collection, so existing collections
+// keep the model their vectors were made with.
+func LanguageModel(lang string) string {
+	switch lang {
+	case "cs", "auto":
+		return MultilingualModel
+	}
+	return "default"
 }
 
 // SearchConfig holds search defaults of a collection.
@@ -89,8 +112,9 @@ type SummaryConfig struct {
 
 // EmbeddingConfig selects how a collection's text is embedded.
 type EmbeddingConfig struct {
-	// Model is "default", the name of an installed model, or "none" for a
-	// keyword-only collection. Empty when Remote is set.
+	// Model is "default" (bge-small-en-v1.5), the name of an installed
+	// model, or "none" for a keyword-only collection. Empty when Remote is
+	// set. Omitted, it is LanguageModel of the collection's language.
 	Model string
 	// Remote describes an OpenAI-compatible embedding endpoint.
 	Remote *RemoteEmbedding
@@ -283,7 +307,8 @@ func (c *CollectionConfig) Normalize() error {
 		return invalidField("summary_config.tokenizer", "%q is not supported (use o200k_base, cl100k_base or embedding)", c.SummaryConfig.Tokenizer)
 	}
 	if c.EmbeddingConfig.Remote == nil && c.EmbeddingConfig.Model == "" {
-		c.EmbeddingConfig.Model = "default"
+		c.EmbeddingConfig.Model = LanguageModel(c.SearchConfig.Language)
+		c.modelDefaulted = true
 	}
 	if r := c.EmbeddingConfig.Remote; r != nil {
 		if scheme := strings.ToLower(r.URL[:min(len(r.URL), 8)]); !(strings.HasPrefix(scheme, "http://") || strings.HasPrefix(scheme, "https://")) {

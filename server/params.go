@@ -29,9 +29,13 @@ func knownParams(method string, parts []string) []string {
 			return none
 		case len(rest) == 3 && rest[1] == "jobs" && method == "GET":
 			return none
+		case len(rest) == 2 && rest[1] == "jobs" && method == "GET":
+			return []string{"status", "limit"}
 		case len(rest) == 2 && (rest[1] == "search" || rest[1] == "answer") && method == "POST":
 			return none
 		}
+	case len(parts) == 2 && parts[0] == "v1" && parts[1] == "jobs" && method == "GET":
+		return []string{"collection_id", "status", "limit"}
 	case parts[0] == "models" || parts[0] == "phrase-sets":
 		switch {
 		case len(parts) == 1 && (method == "GET" || method == "POST"):
