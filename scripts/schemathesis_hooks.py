@@ -176,6 +176,9 @@ def json_upload_acceptance(ctx, response, case):
         return None
     if (case.media_type or "").split(";")[0].strip() != "application/json":
         return None
+    query = case.query or {}
+    if query.get("format") not in (None, "json"):
+        return None  # a file of that format, not JSON (format wins)
     if response.status_code in (400, 415):
         raise AssertionError(f"Valid JSON upload rejected with {response.status_code}: {response.text[:300]}")
     return None
@@ -200,14 +203,41 @@ def upload_negative_rejection(ctx, response, case):
     (format wins over the Content-Type), not JSON. Only cases whose sole
     invalid part is the body are let through in those two cases;
     schemathesis.toml turns the built-in check off for this operation
-    and this one runs instead.
+    and this one runs instead (for every other operation it is the
+    built-in check, which the script excludes so that it runs once).
     """
     meta = case.meta
-    if meta is None or not _is_ingest(case):
+    if meta is None:
         return None
+    if not _is_ingest(case):
+        return negative_data_rejection(ctx, response, case)
     negative = {loc for loc, info in meta.components.items() if info.mode.is_negative}
     query = case.query or {}
     fmt = query.get("format")
     if negative == {ParameterLocation.BODY} and (str(query.get("async")).lower() == "true" or fmt not in (None, "json")):
         return None
     return negative_data_rejection(ctx, response, case)
+
+
+QUERY = ("GET", "/v1/collections/{collection_ids}/query")
+
+
+@schemathesis.check
+def query_params_acceptance(ctx, response, case):
+    """positive_data_acceptance for the query endpoint, where it applies.
+
+    The endpoint needs a query, a filter or a filter:{field} parameter;
+    each is optional on its own, and OpenAPI cannot require one of several
+    parameters. A request with none of them answers 400 ("send a query, a
+    filter, or both"), which is not a mismatch; every other rejection of
+    a schema-valid request still fails. schemathesis.toml turns the
+    built-in check off for this operation.
+    """
+    meta = case.meta
+    if meta is None or (case.operation.method.upper(), case.operation.path) != QUERY:
+        return None
+    query = case.query or {}
+    if not (str(query.get("query") or "").strip() or query.get("filter") or any(str(k).startswith("filter:") for k in query)):
+        return None
+    from schemathesis.specs.openapi.checks import positive_data_acceptance
+    return positive_data_acceptance(ctx, response, case)

@@ -113,6 +113,12 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 			return
 		}
 	}
+	// document_id is checked whatever the format (a record upload does
+	// not use it, but a malformed one is still a mistake).
+	if id := string(args.Peek("document_id")); id != "" && !engine.ValidDocumentID(id) {
+		writeErrorStatus(ctx, 400, fmt.Sprintf("document_id: %q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id), map[string]any{"field": "document_id"})
+		return
+	}
 	async := false
 	if v := args.Peek("async"); len(v) > 0 {
 		b, err := parseBoolParam("async", string(v))

@@ -31,6 +31,7 @@ func TestSchemaEmptyParameters(t *testing.T) {
 		{"POST", "/v1/collections/c/documents?id_field=", "id_field"},
 		{"POST", "/v1/collections/c/documents?async=", "async"},
 		{"POST", "/v1/collections/c/documents?async=1", "async"},
+		{"POST", "/v1/collections/c/documents?format=json&document_id=a%00b", "document_id"},
 		{"GET", "/v1/collections/c/query?query=alpha&highlight=1", "highlight"},
 		{"GET", "/v1/collections/c/query?query=alpha&restore_diacritics=T", "restore_diacritics"},
 		// A parameter without a name ("&=") is unknown, not absent
