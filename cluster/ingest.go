@@ -108,8 +108,10 @@ type bulkLine struct {
 // cluster answers 429 are retried with backoff. When Ingest returns, every
 // stored document is searchable (refresh=wait_for) and the chunks of the
 // documents' previous versions are gone. Documents the cluster rejected are
-// returned as DocErrors; the error is for failures of the whole call (the
-// cluster down: ErrUnavailable), after which some documents may be stored.
+// returned as DocErrors. The error reports a failure of the call (the
+// cluster down: ErrUnavailable); then every document not yet confirmed is
+// in the DocErrors too, and every document that is not is stored and
+// searchable.
 func (c *Client) Ingest(ctx context.Context, coll string, docs []Document) ([]DocError, error) {
 	return c.IngestInto(ctx, c.alias(coll), docs)
 }
@@ -155,6 +157,14 @@ func (c *Client) IngestInto(ctx context.Context, index string, docs []Document) 
 			end++
 		}
 		if err := c.bulk(ctx, lines[start:end], failed); err != nil {
+			// Every document with an entry in this or a later batch is
+			// reported failed; the documents of earlier batches are stored
+			// and searchable.
+			for _, l := range lines[start:] {
+				if _, ok := failed[l.doc]; !ok {
+					failed[l.doc] = err
+				}
+			}
 			return docErrors(docs, failed), err
 		}
 		start = end
@@ -173,7 +183,16 @@ func (c *Client) IngestInto(ctx context.Context, index string, docs []Document) 
 			"filter":   []any{map[string]any{"terms": map[string]any{fDoc: ids[:n]}}},
 			"must_not": []any{map[string]any{"term": map[string]any{fVer: ver}}}}}
 		if err := c.deleteMatching(ctx, index, q); err != nil {
-			return docErrors(docs, failed), fmt.Errorf("cluster: remove stale chunks: %w", err)
+			// The new versions are stored but old chunks may remain: the
+			// documents are reported failed so that the caller retries
+			// (ingest is idempotent).
+			err = fmt.Errorf("cluster: remove stale chunks: %w", err)
+			for i := range docs {
+				if _, ok := failed[i]; !ok {
+					failed[i] = err
+				}
+			}
+			return docErrors(docs, failed), err
 		}
 		ids = ids[n:]
 	}

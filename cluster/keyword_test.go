@@ -26,7 +26,7 @@ type sciDoc struct {
 	id, title, text string
 }
 
-func sciDir(t *testing.T) string {
+func sciDir(t testing.TB) string {
 	dir := filepath.Join("..", "..", "shared", "data", "beir", "scifact")
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("SciFact data not found at %s: %v", dir, err)
@@ -34,7 +34,7 @@ func sciDir(t *testing.T) string {
 	return dir
 }
 
-func readJSONL(t *testing.T, path string, fn func(m map[string]any)) {
+func readJSONL(t testing.TB, path string, fn func(m map[string]any)) {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func readJSONL(t *testing.T, path string, fn func(m map[string]any)) {
 
 // sciSubset returns the documents, the train queries (id → text) and the
 // train judgements (query → relevant doc ids).
-func sciSubset(t *testing.T, maxDocs, maxQueries int) ([]sciDoc, [][2]string, map[string][]string) {
+func sciSubset(t testing.TB, maxDocs, maxQueries int) ([]sciDoc, [][2]string, map[string][]string) {
 	dir := sciDir(t)
 	data, err := os.ReadFile(filepath.Join(dir, "qrels", "train.tsv"))
 	if err != nil {
@@ -124,7 +124,7 @@ func ndcg10(ranked []string, rel []string) float64 {
 }
 
 func TestKeywordAgreementSciFact(t *testing.T) {
-	const maxDocs, maxQueries = 2000, 300
+	const maxDocs, maxQueries = 2000, 200
 	docs, queries, qrels := sciSubset(t, maxDocs, maxQueries)
 	an := text.NewAnalyzer(text.English)
 	// Embedded side.

@@ -54,9 +54,15 @@
 // equality.
 //
 // The texts of a call are encoded, ordered by length, cut into batches and
-// run through one shared session (IntraOpNumThreads = NumCPU by default, at
-// most LocalOptions.Workers runs in flight). The hidden states are pooled
-// (the [CLS] row, or the mean of the real tokens' rows) and L2-normalized.
+// run through one of the model's two sessions, each with its own intra-op
+// thread pool and at most LocalOptions.Workers runs in flight: queries in
+// the query session (QueryThreads, default GOMAXPROCS), passages in the
+// passage session (Threads, default max(1, GOMAXPROCS-1), created on the
+// first EmbedPassages). With one shared session a query waited for the
+// ingest's passage run in flight (a 256-token run takes tens of
+// milliseconds) and competed with it for every core. The hidden states are
+// pooled (the [CLS] row, or the mean of the real tokens' rows) and
+// L2-normalized.
 //
 // The default batch is one text per run. The langchain4j models are
 // dynamically quantized: each DynamicQuantizeLinear picks its int8 scale

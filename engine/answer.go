@@ -19,7 +19,7 @@ type LLMAnswerer interface {
 // or several collections: extractively by default, with the configured LLM
 // when the engine has one.
 func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
-	start := nowFunc()
+	start := e.opts.Now()
 	p, err := e.plan(owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
@@ -63,6 +63,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		ans = summary.Extractive(p.query, res, docs)
 	}
 	resp := SearchResponse{SearchID: newID()}
+	p.pageMetadata(&resp.Metadata)
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}
@@ -80,7 +81,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}
-	resp.Metadata.TookMS = msSince(start)
+	resp.Metadata.TookMS = e.msSince(start)
 	return resp, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,68 @@ func TestJobBounds(t *testing.T) {
 	}
 	if _, err := e.StartIngest("a", "jobs", req); err != nil {
 		t.Fatalf("after a's jobs ended: %v", err)
+	}
+}
+
+// TestQueuedJobsHoldNoUpload queues jobs behind a held ingest turn and
+// checks that their uploads, stored durably by StartIngest, are not kept in
+// memory while they wait (the job reads its upload when its turn comes),
+// and that the jobs then run to the end.
+func TestQueuedJobsHoldNoUpload(t *testing.T) {
+	e, err := Open(Options{Dir: t.TempDir(), IngestWorkers: 1, MaxIngestJobsPerOwner: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if _, _, err := e.PutCollection(ctx, "", "q", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := e.ingestTurn(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const jobs, size = 6, 8 << 20
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	var ids []string
+	rows := 0
+	for j := range jobs {
+		var b strings.Builder
+		b.WriteString("id,body\n")
+		i := 0
+		for ; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "j%d-%d,upload %d of job %d %s\n", j, i, i, j, strings.Repeat("queued ", 1000))
+		}
+		rows = i
+		id, err := e.StartIngest("", "q", IngestRequest{Format: "csv", IDField: "id", Data: []byte(b.String())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	waitFor(t, func() bool { return waiters(e.slots, prioJob) == jobs })
+	// Pebble holds a large batch in memory until it has flushed it: wait
+	// for the heap to come down.
+	var grew int64
+	for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(100 * time.Millisecond) {
+		if grew = int64(heap()) - int64(before); grew < jobs*size/2 {
+			break
+		}
+	}
+	if grew >= jobs*size/2 {
+		t.Errorf("the heap grew by %d MiB with %d queued jobs of %d MiB", grew>>20, jobs, size>>20)
+	}
+	hold.release()
+	for _, id := range ids {
+		waitForIn(t, 3*time.Minute, func() bool { st, _ := e.Job("", "q", id); return st.Status != "running" })
+		if st, _ := e.Job("", "q", id); st.Status != "done" || len(st.Documents) != rows {
+			t.Fatalf("job %s: status %s, %d documents, error %q", id, st.Status, len(st.Documents), st.Error)
+		}
 	}
 }

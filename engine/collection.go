@@ -14,27 +14,49 @@ type docLoc struct {
 	local uint32
 }
 
-// collection is the in-memory state of one collection. Writers (ingest,
-// delete, merge commit) hold wmu for their whole operation; readers take a
-// snapshot of segs under mu and then work lock-free on immutable segments.
+// collection is the in-memory state of one collection. Readers take a
+// snapshot of its segments under mu and then work lock-free on immutable
+// segments. Writers (an ingest's flush, a delete, a merge) prepare their
+// work without locks and take wmu only to commit it: to type fields, write
+// one batch and install the result under mu.
 type collection struct {
-	e          *Engine
-	owner, id  string
-	num        uint32
-	wmu        sync.Mutex
-	mu         sync.RWMutex
-	rec        collRecord
-	segs       []*segment.Segment // ascending id
-	loc        map[string]docLoc
-	dropped    bool
-	vocabCache *vocabCache
+	e         *Engine
+	owner, id string
+	num       uint32 // the collection's number in store keys
+
+	// wmu serializes the commits of writers (writer.flush, DeleteDocument,
+	// merge) and of DeleteCollection. Readers never take it.
+	wmu sync.Mutex
+	// dropped, guarded by wmu, is set by DeleteCollection; a writer that
+	// takes wmu after it gives up.
+	dropped bool
+
+	// mu guards the state below. Writers hold wmu when they take it to
+	// install a commit; readers hold it only to copy what they need.
+	mu struct {
+		sync.RWMutex
+		// rec is the stored collection record: the configuration and the
+		// inferred field types (copied by record, with its own map).
+		rec collRecord
+		// segs are the live segments in ascending id order. A commit
+		// replaces the slice, never a segment in it, so a snapshot stays
+		// valid.
+		segs []*segment.Segment
+		// loc locates the live copy of each document.
+		loc map[string]docLoc
+		// vocabCache is the diacritics vocabulary, built on demand and
+		// dropped by every commit (invalidateVocabulary).
+		vocabCache *vocabCache
+	}
 }
 
 func newCollection(e *Engine, owner, id string, rec collRecord) *collection {
 	if rec.Inferred == nil {
 		rec.Inferred = map[string]string{}
 	}
-	return &collection{e: e, owner: owner, id: id, num: rec.Num, rec: rec, loc: map[string]docLoc{}}
+	c := &collection{e: e, owner: owner, id: id, num: rec.Num}
+	c.mu.rec, c.mu.loc = rec, map[string]docLoc{}
+	return c
 }
 
 func loadCollection(e *Engine, owner, id string, rec collRecord) (*collection, error) {
@@ -48,12 +70,12 @@ func loadCollection(e *Engine, owner, id string, rec collRecord) (*collection, e
 		if err != nil {
 			return nil, err
 		}
-		c.segs = append(c.segs, s)
+		c.mu.segs = append(c.mu.segs, s)
 		for local, doc := range s.Docs {
 			if s.Deleted.Contains(uint32(local)) {
 				continue
 			}
-			c.loc[doc] = docLoc{seg: s.ID, local: uint32(local)}
+			c.mu.loc[doc] = docLoc{seg: s.ID, local: uint32(local)}
 		}
 	}
 	return c, nil
@@ -62,14 +84,14 @@ func loadCollection(e *Engine, owner, id string, rec collRecord) (*collection, e
 func (c *collection) config() CollectionConfig {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.rec.Config
+	return c.mu.rec.Config
 }
 
 func (c *collection) record() collRecord {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	r := c.rec
-	r.Inferred = cloneMap(c.rec.Inferred)
+	r := c.mu.rec
+	r.Inferred = cloneMap(c.mu.rec.Inferred)
 	return r
 }
 
@@ -83,34 +105,34 @@ func cloneMap(m map[string]string) map[string]string {
 
 func (c *collection) setRecord(r collRecord) {
 	c.mu.Lock()
-	c.rec = r
+	c.mu.rec = r
 	c.mu.Unlock()
 }
 
 func (c *collection) docCount() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.loc)
+	return len(c.mu.loc)
 }
 
 func (c *collection) info() Collection {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return Collection{ID: c.id, Owner: c.owner, Config: c.rec.Config, DocumentCount: int64(len(c.loc)), CreatedAt: c.rec.Created, UpdatedAt: c.rec.Updated}
+	return Collection{ID: c.id, Owner: c.owner, Config: c.mu.rec.Config, DocumentCount: int64(len(c.mu.loc)), CreatedAt: c.mu.rec.Created, UpdatedAt: c.mu.rec.Updated}
 }
 
 // snapshot returns the current segments; the slice must not be modified.
 func (c *collection) snapshot() []*segment.Segment {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.segs
+	return c.mu.segs
 }
 
 // fieldType returns the declared, else inferred, type of a field.
 func (c *collection) fieldType(name string) (string, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return fieldTypeOf(&c.rec, name)
+	return fieldTypeOf(&c.mu.rec, name)
 }
 
 func fieldTypeOf(rec *collRecord, name string) (string, bool) {

@@ -311,7 +311,7 @@ func (c *CollectionConfig) Normalize() error {
 		c.modelDefaulted = true
 	}
 	if r := c.EmbeddingConfig.Remote; r != nil {
-		if r.URL == "" || !(strings.HasPrefix(r.URL, "http://") || strings.HasPrefix(r.URL, "https://")) {
+		if scheme := strings.ToLower(r.URL[:min(len(r.URL), 8)]); !(strings.HasPrefix(scheme, "http://") || strings.HasPrefix(scheme, "https://")) {
 			return invalidField("embedding_config.model.url", "must be an http(s) URL of an OpenAI-compatible embedding server")
 		}
 		if r.Model == "" {

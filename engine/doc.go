@@ -33,10 +33,17 @@
 // document id. See ARCHITECTURE.md for the whole flow and RankerConfig for
 // the calibration.
 //
+// The files follow a search in order: search.go (Search), plan.go
+// (validation), restore.go, retrieve.go (candidates), rank.go (calibration,
+// fusion, order), passages.go, render.go, answer.go; and an ingest:
+// writer.go (Ingest, flush), writer_parse.go, writer_check.go,
+// writer_build.go.
+//
 // # Errors
 //
 // Every error a caller should react to wraps one of ErrInvalid, ErrNotFound,
 // ErrConflict, ErrUnsupportedMedia, ErrTooLarge, ErrUpstream,
-// ErrUpstreamTimeout or ErrClosed; *Error carries a message meant for the
-// API user and optional details.
+// ErrUpstreamTimeout, ErrClosed or ErrBusy, the kinds of internal/errs
+// shared with packages nlu and summary; *Error carries a message meant for
+// the API user and optional details.
 package engine

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -23,7 +24,7 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 		return Document{}, err
 	}
 	c.mu.RLock()
-	_, ok := c.loc[id]
+	_, ok := c.mu.loc[id]
 	c.mu.RUnlock()
 	if !ok {
 		return Document{}, notFoundf("document %q not found in collection %q", id, coll)
@@ -33,7 +34,7 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 
 func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
 	raw, err := e.store.Document(c.num, id)
-	if errorsIsNotFound(err) {
+	if errors.Is(err, segment.ErrNotFound) {
 		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
 	}
 	if err != nil {
@@ -55,8 +56,8 @@ func (e *Engine) DeleteDocument(ctx context.Context, owner, coll, id string) err
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.mu.RLock()
-	l, ok := c.loc[id]
-	segs := c.segs
+	l, ok := c.mu.loc[id]
+	segs := c.mu.segs
 	c.mu.RUnlock()
 	if !ok {
 		return notFoundf("document %q not found in collection %q", id, coll)
@@ -70,8 +71,8 @@ func (e *Engine) DeleteDocument(ctx context.Context, owner, coll, id string) err
 		return err
 	}
 	c.mu.Lock()
-	c.segs = replaceSegs(c.segs, []*segment.Segment{ns})
-	delete(c.loc, id)
+	c.mu.segs = replaceSegs(c.mu.segs, []*segment.Segment{ns})
+	delete(c.mu.loc, id)
 	c.invalidateVocabulary()
 	c.mu.Unlock()
 	return nil
@@ -91,8 +92,8 @@ func (e *Engine) ListDocuments(ctx context.Context, owner, coll string, limit in
 		return nil, "", invalidField("limit", "must be at most 10000, got %d", limit)
 	}
 	c.mu.RLock()
-	ids := make([]string, 0, len(c.loc))
-	for id := range c.loc {
+	ids := make([]string, 0, len(c.mu.loc))
+	for id := range c.mu.loc {
 		if id > cursor {
 			ids = append(ids, id)
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/text/diacritics"
 )
 
 // Options configure an Engine. The zero value of every field but Dir is a
@@ -38,6 +38,9 @@ type Options struct {
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
+	// Now is the engine's clock (default time.Now): metadata.took_ms,
+	// collection timestamps and the flush interval of ingest jobs.
+	Now func() time.Time
 
 	// IngestWorkers is the number of ingests that parse, analyze and embed
 	// at once (default max(1, GOMAXPROCS-1), so that searches keep a CPU);
@@ -55,6 +58,9 @@ type Options struct {
 func (o *Options) fill() error {
 	if o.Dir == "" {
 		return fmt.Errorf("engine: Options.Dir is required")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.FlushDocs <= 0 {
 		o.FlushDocs = 2000
@@ -113,6 +119,13 @@ type Engine struct {
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
+
+	// restorer is the base diacritics restorer (see baseRestorer).
+	restorer struct {
+		once sync.Once
+		r    *diacritics.Restorer
+		err  error
+	}
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -223,7 +236,7 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	k := collKey{owner, id}
-	now := time.Now().UTC()
+	now := e.opts.Now().UTC()
 	if c, ok := e.colls[k]; ok {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
@@ -324,6 +337,3 @@ func (e *Engine) collection(owner, id string) (*collection, error) {
 	}
 	return c, nil
 }
-
-// errorsIsNotFound reports whether err is a store miss.
-func errorsIsNotFound(err error) bool { return errors.Is(err, segment.ErrNotFound) }

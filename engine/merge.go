@@ -178,18 +178,18 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		return err
 	}
 	c.mu.Lock()
-	out := make([]*segment.Segment, 0, len(c.segs))
-	for _, s := range c.segs {
+	out := make([]*segment.Segment, 0, len(c.mu.segs))
+	for _, s := range c.mu.segs {
 		if !slices.ContainsFunc(parts, func(p *segment.Segment) bool { return p.ID == s.ID }) {
 			out = append(out, s)
 		}
 	}
 	out = append(out, merged)
 	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
-	c.segs = out
+	c.mu.segs = out
 	for local, doc := range merged.Docs {
 		if !merged.Deleted.Contains(uint32(local)) {
-			c.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
+			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
 		}
 	}
 	c.mu.Unlock()

@@ -7,6 +7,9 @@ import (
 	"github.com/najdi/najdi/text"
 )
 
+// defaultPassages is the number of passages returned per document.
+const defaultPassages = 3
+
 // loadHits loads the hits' documents and cuts their passages. A document
 // deleted since the search took its snapshot is dropped, not returned
 // empty.

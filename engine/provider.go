@@ -48,6 +48,12 @@ type ProviderOptions struct {
 	// Logger receives the details of failed remote calls, which the
 	// errors returned to clients leave out (default slog.Default()).
 	Logger *slog.Logger
+	// EmbedThreads is the ONNX Runtime intra-op thread count with which
+	// local models embed the passages of ingests (default max(1,
+	// GOMAXPROCS-1)), and QueryEmbedThreads the count for queries (default
+	// GOMAXPROCS). Queries run in a session of their own, so that searches
+	// keep their latency while ingestion is saturated (embed.LocalOptions).
+	EmbedThreads, QueryEmbedThreads int
 }
 
 // APIKey is an API key the operator declared for remote endpoints.
@@ -67,6 +73,9 @@ type APIKey struct {
 func (o ProviderOptions) Validate() error {
 	if _, err := outbound.New(o.AllowOutbound); err != nil {
 		return fmt.Errorf("allow-outbound: %w", err)
+	}
+	if o.EmbedThreads < 0 || o.QueryEmbedThreads < 0 {
+		return fmt.Errorf("embedding threads %d, query embedding threads %d: want 0 (the default) or more", o.EmbedThreads, o.QueryEmbedThreads)
 	}
 	seen := map[string]bool{}
 	for _, k := range o.APIKeys {
@@ -116,7 +125,8 @@ func NewModelProviderOptions(dir, lib string, opts ProviderOptions) (*ModelProvi
 	if _, err := os.Stat(lib); err != nil {
 		return nil, fmt.Errorf("the ONNX Runtime library is not at %s (run `make models`): %w", lib, err)
 	}
-	return newModelProvider(embed.NewRegistry(dir, lib), opts), nil
+	reg := embed.NewRegistryOptions(dir, embed.LocalOptions{LibraryPath: lib, Threads: opts.EmbedThreads, QueryThreads: opts.QueryEmbedThreads})
+	return newModelProvider(reg, opts), nil
 }
 
 // newModelProvider returns a provider over reg with opts, which Validate

@@ -138,8 +138,8 @@ func tier(hits []*hit) {
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
 // scoreHits calibrates and fuses the evidence of each candidate (its best
-// chunk first) and drops the candidates scoring 0. keyword and semantic
-// tell which retrievers ran (see fuse).
+// chunk first); retrieve cuts the ranking at min_score. keyword and
+// semantic tell which retrievers ran (see fuse).
 func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 	for _, h := range hs {
 		if len(h.bestCh) > 0 {
@@ -158,13 +158,7 @@ func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 		h.score = round6(h.score)
 		h.byKey = h.byKey || h.exact
 	}
-	keep := hs[:0]
-	for _, h := range hs {
-		if h.score > 0 {
-			keep = append(keep, h)
-		}
-	}
-	return keep
+	return hs
 }
 
 // rankHits orders the candidates of every collection: exact identifier

@@ -9,12 +9,6 @@ import (
 	"github.com/najdi/najdi/text/diacritics"
 )
 
-var (
-	restorerOnce sync.Once
-	restorer     *diacritics.Restorer
-	restorerErr  error
-)
-
 // restoreQuery restores Czech diacritics in the query when the request, or
 // else the first collection's search_config, asks for it.
 func (e *Engine) restoreQuery(p *plan) error {
@@ -25,20 +19,13 @@ func (e *Engine) restoreQuery(p *plan) error {
 	if !on || p.query == "" {
 		return nil
 	}
-	restorerOnce.Do(func() {
-		restorer, restorerErr = diacritics.Default()
-		if restorerErr == nil {
-			// Multiword place names get their spelling and capitals back
-			// in lowercase queries ("cesky krumlov" → "Český Krumlov").
-			restorer = restorer.WithNames(ner.CzechPlaceNames())
-		}
-	})
-	if restorerErr != nil {
-		return restorerErr
+	base, err := e.baseRestorer()
+	if err != nil {
+		return err
 	}
-	r := restorer
+	r := base
 	if len(p.colls) == 1 {
-		r = e.collectionRestorer(p.colls[0], restorer)
+		r = e.collectionRestorer(p.colls[0], base)
 	} else if v := e.vocabulary(p.colls); len(v) > 0 {
 		r = r.WithVocabulary(v)
 	}
@@ -48,12 +35,28 @@ func (e *Engine) restoreQuery(p *plan) error {
 	return nil
 }
 
+// baseRestorer returns the engine's restorer without collection
+// vocabularies, built on first use: the default lexicon and dictionary
+// (shared by the process) with Czech place names, so that multiword place
+// names get their spelling and capitals back in lowercase queries ("cesky
+// krumlov" → "Český Krumlov").
+func (e *Engine) baseRestorer() (*diacritics.Restorer, error) {
+	br := &e.restorer
+	br.once.Do(func() {
+		br.r, br.err = diacritics.Default()
+		if br.err == nil {
+			br.r = br.r.WithNames(ner.CzechPlaceNames())
+		}
+	})
+	return br.r, br.err
+}
+
 // collectionRestorer returns the base restorer extended with the
 // collection's vocabulary, cached until the collection changes.
 func (e *Engine) collectionRestorer(c *collection, base *diacritics.Restorer) *diacritics.Restorer {
-	e.vocabulary([]*collection{c}) // fills c.vocabCache
+	e.vocabulary([]*collection{c}) // fills c.mu.vocabCache
 	c.mu.Lock()
-	vc := c.vocabCache
+	vc := c.mu.vocabCache
 	c.mu.Unlock()
 	if vc == nil {
 		return base
@@ -81,16 +84,16 @@ type vocabCache struct {
 }
 
 // vocabulary returns the merged word-form counts of the collections,
-// built lazily from up to vocabSampleDocs documents each and cached until
-// the collection changes.
+// built lazily from up to vocabSampleDocs documents each (buildVocabulary)
+// and cached until the collection changes.
 func (e *Engine) vocabulary(colls []*collection) map[string]int {
 	out := map[string]int{}
 	for _, c := range colls {
 		c.mu.Lock()
-		vc := c.vocabCache
+		vc := c.mu.vocabCache
 		if vc == nil {
 			vc = &vocabCache{}
-			c.vocabCache = vc
+			c.mu.vocabCache = vc
 		}
 		c.mu.Unlock()
 		vc.once.Do(func() { vc.words = e.buildVocabulary(c) })
@@ -101,16 +104,22 @@ func (e *Engine) vocabulary(colls []*collection) map[string]int {
 	return out
 }
 
+// buildVocabulary counts the word forms of the first vocabSampleDocs live
+// documents in segment order (oldest segment first, then by position): the
+// same sample for the same collection state, whatever the map order.
 func (e *Engine) buildVocabulary(c *collection) map[string]int {
-	c.mu.RLock()
-	ids := make([]string, 0, min(len(c.loc), vocabSampleDocs))
-	for id := range c.loc {
-		if len(ids) == vocabSampleDocs {
-			break
+	ids := make([]string, 0, vocabSampleDocs)
+sample:
+	for _, s := range c.snapshot() {
+		for local, id := range s.Docs {
+			if len(ids) == vocabSampleDocs {
+				break sample
+			}
+			if !s.Deleted.Contains(uint32(local)) {
+				ids = append(ids, id)
+			}
 		}
-		ids = append(ids, id)
 	}
-	c.mu.RUnlock()
 	words := map[string]int{}
 	for _, id := range ids {
 		d, err := e.loadDoc(c, id)
@@ -129,5 +138,6 @@ func (e *Engine) buildVocabulary(c *collection) map[string]int {
 	return words
 }
 
-// invalidateVocabulary drops the cached vocabulary after a write.
-func (c *collection) invalidateVocabulary() { c.vocabCache = nil }
+// invalidateVocabulary drops the cached vocabulary after a write; c.mu is
+// held.
+func (c *collection) invalidateVocabulary() { c.mu.vocabCache = nil }

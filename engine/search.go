@@ -9,7 +9,7 @@ import (
 
 // Search runs a search over one or several collections of the owner.
 func (e *Engine) Search(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
-	start := nowFunc()
+	start := e.opts.Now()
 	p, err := e.plan(owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
@@ -19,6 +19,7 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 		return SearchResponse{}, err
 	}
 	resp := SearchResponse{SearchID: uuid.NewString()}
+	p.pageMetadata(&resp.Metadata)
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}
@@ -36,10 +37,12 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 			return SearchResponse{}, err
 		}
 	}
-	resp.Metadata.TookMS = msSince(start)
+	resp.Metadata.TookMS = e.msSince(start)
 	return resp, nil
 }
 
-var nowFunc = time.Now
-
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+// msSince returns the milliseconds since start on the engine's clock, with
+// microsecond precision (metadata.took_ms).
+func (e *Engine) msSince(start time.Time) float64 {
+	return float64(e.opts.Now().Sub(start).Microseconds()) / 1000
+}

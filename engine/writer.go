@@ -32,7 +32,8 @@ type fieldInput struct {
 }
 
 // writer buffers the documents of one ingest and flushes them as segments.
-// It runs with the collection's write lock held.
+// It parses, analyzes and embeds without locks; flush takes the
+// collection's wmu only to type fields and commit.
 type writer struct {
 	e        *Engine
 	c        *collection
@@ -43,6 +44,8 @@ type writer struct {
 	// lastFlush is when the buffer was last emptied: a job flushes at
 	// least every jobFlushInterval (backpressure.go).
 	lastFlush time.Time
+	// jobBatch is the size of a job's next flush (see jobFirstFlushDocs).
+	jobBatch int
 
 	rec      collRecord
 	recDirty bool
@@ -67,11 +70,13 @@ func (e *Engine) Ingest(ctx context.Context, owner, coll string, req IngestReque
 	if err != nil {
 		return IngestResult{}, err
 	}
-	turn, err := e.ingestTurn(ctx, req.jobID != "")
-	if err != nil {
-		return IngestResult{}, err
+	turn := req.turn
+	if turn == nil {
+		if turn, err = e.ingestTurn(ctx, req.jobID != ""); err != nil {
+			return IngestResult{}, err
+		}
+		defer turn.release()
 	}
-	defer turn.release()
 	w := &writer{e: e, c: c, ctx: ctx, progress: req.Progress, jobID: req.jobID, turn: turn}
 	if err := w.init(); err != nil {
 		return IngestResult{}, err
@@ -105,7 +110,7 @@ func (w *writer) init() error {
 		return err
 	}
 	w.emb = emb
-	w.lastFlush = time.Now()
+	w.lastFlush = w.e.opts.Now()
 	return nil
 }
 
@@ -115,7 +120,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || time.Since(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -144,28 +149,50 @@ func (w *writer) flush() error {
 	}
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
-	w.lastFlush = time.Now()
+	w.lastFlush = w.e.opts.Now()
+	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
 
 	seg, err := w.prepare(docs)
 	if err != nil {
 		return err
 	}
+	status, nsegs, err := w.commit(seg, docs, ids)
+	if err != nil {
+		return err
+	}
+	w.res.Documents = append(w.res.Documents, status...)
+	w.processed += len(ids)
+	if w.progress != nil {
+		w.progress(w.processed)
+	}
+	if nsegs > w.e.opts.MaxSegments {
+		w.e.kickMerge()
+	}
+	return nil
+}
+
+// commit types the fields of docs and writes them with their new segment
+// seg and the deletes of the documents they replace in one batch, then
+// installs the result, all under the collection's wmu. It returns the
+// status of each input id (ids, in input order) and the collection's
+// number of segments after the commit.
+func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) ([]DocStatus, int, error) {
 	c := w.c
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped {
-		return notFoundf("collection %q was deleted during the ingest", c.id)
+		return nil, 0, notFoundf("collection %q was deleted during the ingest", c.id)
 	}
 	w.rec = c.record()
 	bodies, err := w.fields(seg, docs)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	c.mu.RLock()
-	segs := c.segs
+	segs := c.mu.segs
 	replaced := map[uint64][]uint32{}
 	for _, d := range docs {
-		if l, ok := c.loc[d.id]; ok {
+		if l, ok := c.mu.loc[d.id]; ok {
 			replaced[l.seg] = append(replaced[l.seg], l.local)
 		}
 	}
@@ -173,7 +200,7 @@ func (w *writer) flush() error {
 	inBatch := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		status[i] = DocStatus{DocumentID: id, Status: "created"}
-		if _, ok := c.loc[id]; ok || inBatch[id] {
+		if _, ok := c.mu.loc[id]; ok || inBatch[id] {
 			status[i].Status = "replaced"
 		}
 		inBatch[id] = true
@@ -195,37 +222,29 @@ func (w *writer) flush() error {
 		raw, err := json.Marshal(w.rec)
 		if err != nil {
 			b.Abort()
-			return fmt.Errorf("encode collection: %w", err)
+			return nil, 0, fmt.Errorf("encode collection: %w", err)
 		}
 		b.PutCollection(c.owner, c.id, raw)
 	}
 	if err := b.Commit(); err != nil {
-		return err
+		return nil, 0, err
 	}
 	c.mu.Lock()
 	// Segment ids are taken before the lock, so concurrent writers may
 	// commit out of id order: keep the list sorted (segByID searches it).
-	c.segs = append(replaceSegs(c.segs, changed), seg)
-	slices.SortFunc(c.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
+	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
+	slices.SortFunc(c.mu.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	for i, d := range docs {
-		c.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
+		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
 	}
 	c.invalidateVocabulary()
 	if w.recDirty {
-		c.rec = w.rec
+		c.mu.rec = w.rec
 		w.recDirty = false
 	}
-	nsegs := len(c.segs)
+	nsegs := len(c.mu.segs)
 	c.mu.Unlock()
-	w.res.Documents = append(w.res.Documents, status...)
-	w.processed += len(ids)
-	if w.progress != nil {
-		w.progress(w.processed)
-	}
-	if nsegs > w.e.opts.MaxSegments {
-		w.e.kickMerge()
-	}
-	return nil
+	return status, nsegs, nil
 }
 
 // dedupe keeps the last occurrence of each document id, in order.

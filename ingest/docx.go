@@ -12,8 +12,8 @@ import (
 
 // docxMaxPartSize bounds the uncompressed size of one XML part read from a
 // DOCX archive (the document text is held in memory), within the limits
-// of archive.go. Tests lower it.
-var docxMaxPartSize int64 = 256 << 20
+// of archive.go.
+const docxMaxPartSize int64 = 256 << 20
 
 // The WordprocessingML namespaces (transitional and strict) and the
 // markup-compatibility namespace.
@@ -44,12 +44,15 @@ const (
 // wrapping ErrCorrupt; archives over the limits of archive.go, one wrapping
 // ErrTooLarge, even when the part is one whose errors are otherwise
 // ignored.
-func ParseDOCX(data []byte) (Document, error) {
+func ParseDOCX(data []byte) (Document, error) { return parseDOCX(data, docxMaxPartSize) }
+
+// parseDOCX is ParseDOCX with maxPart bounding the size of one XML part.
+func parseDOCX(data []byte, maxPart int64) (Document, error) {
 	z, err := openZip("docx", data)
 	if err != nil {
 		return Document{}, fmt.Errorf("parse %w", err)
 	}
-	z.lim.entry = docxMaxPartSize
+	z.lim.entry = maxPart
 	files := make(map[string]*zip.File, len(z.files))
 	for _, f := range z.files {
 		files[strings.TrimPrefix(f.Name, "/")] = f

@@ -148,8 +148,7 @@ func TestParseDOCX(t *testing.T) {
 }
 
 func TestParseDOCXCorrupt(t *testing.T) {
-	defer func(n int64) { docxMaxPartSize = n }(docxMaxPartSize)
-	docxMaxPartSize = 1 << 20
+	const maxPart = 1 << 20
 	tests := []struct {
 		name string
 		data []byte
@@ -161,15 +160,15 @@ func TestParseDOCXCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := ParseDOCX(tt.data); !errors.Is(err, ErrCorrupt) {
+			if _, err := parseDOCX(tt.data, maxPart); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("err = %v, want ErrCorrupt", err)
 			}
 		})
 	}
-	// A part over docxMaxPartSize is too large, not corrupt.
+	// A part over the limit is too large, not corrupt.
 	bomb := docxBuild(t, map[string]string{"word/document.xml": docxTestHead + string(bytes.Repeat([]byte(" "), 2<<20))})
-	if _, err := ParseDOCX(bomb); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
-		t.Errorf("part over docxMaxPartSize: err = %v, want ErrTooLarge", err)
+	if _, err := parseDOCX(bomb, maxPart); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrCorrupt) {
+		t.Errorf("part over the limit: err = %v, want ErrTooLarge", err)
 	}
 }
 

@@ -275,7 +275,17 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 				}
 			}
 		}
-		c, err := intent.Train(ctx, ex, intent.Options{Embedder: s.opts.Embedder})
+		emb := s.opts.Embedder
+		if s.opts.EmbedderFor != nil {
+			lang := m.Language
+			if lang == "" {
+				lang = cfg.Language
+			}
+			if e := s.opts.EmbedderFor(lang); e != nil {
+				emb = e
+			}
+		}
+		c, err := intent.Train(ctx, ex, intent.Options{Embedder: emb})
 		if err != nil {
 			return nil, fmt.Errorf("%w: annotator.config.examples: %v", ErrInvalid, err)
 		}
@@ -316,7 +326,7 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 
 // intentAnnotator reports the classifier's intents with probability of at
 // least minIntentConfidence; when the best is under the threshold an
-// out_of_scope intent with confidence 1-best comes first.
+// out_of_scope intent with confidence max(1-best, threshold) comes first.
 type intentAnnotator struct {
 	c         *intent.Classifier
 	threshold float64
@@ -335,7 +345,9 @@ func (a *intentAnnotator) annotate(ctx context.Context, in *input) ([]Intent, []
 		if len(scored) > 0 {
 			best = scored[0].Probability
 		}
-		out = append(out, Intent{Intent: OutOfScope, Confidence: round(1 - best)})
+		// out_of_scope comes first even when the best intent is over 0.5
+		// but under a higher threshold.
+		out = append(out, Intent{Intent: OutOfScope, Confidence: round(math.Max(1-best, a.threshold))})
 	}
 	for i, sc := range scored {
 		if i > 0 && sc.Probability < minIntentConfidence {

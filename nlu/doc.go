@@ -16,7 +16,9 @@
 //
 // Annotator models run in-process (annotator.service "builtin"):
 // intent-classifier (package intent; trained on create/update from
-// config.examples, out_of_scope under config.threshold, default 0.5), regex
+// config.examples with the sentence embedder of the model's language —
+// Options.EmbedderFor, else Options.Embedder — out_of_scope under
+// config.threshold, default 0.5), regex
 // (named RE2 patterns → entities), builtin-ner (package entity: person,
 // location, organization, date, time, duration, number, ordinal, money,
 // percent, email, url, phone for "en" and "cs") and closed-ner (package

@@ -23,6 +23,11 @@ type Options struct {
 	// Embedder, when set, adds sentence embeddings to the intent
 	// classifier's features. Optional: the classifier works without it.
 	Embedder intent.Embedder
+	// EmbedderFor, when set, picks the sentence embedder of an intent
+	// classifier by its language (the model's "language", else its
+	// config's; "" when neither is given), e.g. a multilingual model for
+	// "cs". A nil result falls back to Embedder.
+	EmbedderFor func(language string) intent.Embedder
 	// AllowOutbound lists the hosts annotation microservices may be on:
 	// "host" (every port), "host:port", "*.domain" or "*" (wildcards admit
 	// public addresses only; see internal/outbound). Empty, a model naming

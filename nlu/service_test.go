@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/nlu/intent"
 )
 
 func newTestService(t *testing.T, opts Options) (*Service, *MemStore) {
@@ -611,5 +613,62 @@ func TestNestedPipelinesAndInlineCleanup(t *testing.T) {
 	up, err := s.UpdateModel(ctx, "alice", outer.ModelID, body)
 	if err != nil || up.Pipeline.Models[0] != inner.ModelID || up.Mode != ModeParallel {
 		t.Errorf("echoed update = %+v, %v", up, err)
+	}
+}
+
+// TestEmbedderForLanguage checks that an intent classifier embeds with the
+// embedder of its language and falls back to Options.Embedder.
+func TestEmbedderForLanguage(t *testing.T) {
+	calls := map[string]int{}
+	counting := func(name string) intent.Embedder {
+		return func(ctx context.Context, texts []string) ([][]float32, error) {
+			calls[name] += len(texts)
+			out := make([][]float32, len(texts))
+			for i, s := range texts {
+				out[i] = []float32{float32(len(s)), 1, float32(strings.Count(s, "a"))}
+			}
+			return out, nil
+		}
+	}
+	s, err := NewService(&MemStore{}, Options{Embedder: counting("default"), EmbedderFor: func(lang string) intent.Embedder {
+		if lang == "cs" {
+			return counting("cs")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"name": "%s", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", %s "config": {"examples": {"a": ["ahoj", "nazdar"], "b": ["sbohem", "nashle"]}}}}`
+	mustCreate(t, s, "alice", fmt.Sprintf(body, "cs", `"language": "cs",`))
+	if calls["cs"] != 4 || calls["default"] != 0 {
+		t.Fatalf("a cs classifier embedded %v, want 4 texts with the cs embedder", calls)
+	}
+	mustCreate(t, s, "alice", fmt.Sprintf(body, "any", ""))
+	if calls["default"] != 4 {
+		t.Fatalf("a classifier without language embedded %v, want 4 texts with the default embedder", calls)
+	}
+}
+
+// TestClosedHyphenated: a closed-ner model finds a hyphenated place in
+// another case (issue 14: "Praha-Karlín" was missed).
+func TestClosedHyphenated(t *testing.T) {
+	s, _ := newTestService(t, Options{})
+	ctx := context.Background()
+	ps, err := s.CreatePhraseSet(ctx, "alice", []byte(`{"name": "district", "language": "cs", "phrases": [{"text": "Praha-Karlín"}, {"text": "Frýdek-Místek"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustCreate(t, s, "alice", fmt.Sprintf(`{"name": "districts", "type": "annotator", "annotator": {"service": "builtin", "model": "closed-ner"}, "phrase_set_ids": [%q]}`, ps.PhraseSetID))
+	a, err := s.Analyze(ctx, "alice", m.ModelID, "Bydlím v Praze-Karlíně, bratr ve Frýdku - Místku.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, an := range a.Annotations {
+		got = append(got, fmt.Sprintf("%s=%v", an.Text, an.Value))
+	}
+	if g := strings.Join(got, ","); g != "Praze-Karlíně=Praha-Karlín,Frýdku - Místku=Frýdek-Místek" {
+		t.Errorf("found %q", g)
 	}
 }

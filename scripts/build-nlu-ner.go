@@ -1,8 +1,10 @@
 //go:build ignore
 
 // Command build-nlu-ner trains the English named-entity tagger of package
-// nlu/ner on CoNLL-2003 train.txt and writes nlu/ner/en.model.gz. Training is
-// deterministic (fixed seed), so the committed model can be rebuilt
+// nlu/ner on CoNLL-2003 train.txt and writes nlu/ner/en.model.gz. Its
+// features include the external gazetteer nlu/ner/en_gazetteer.txt.gz
+// (scripts/build-nlu-en-gazetteer.sh; make nlu-models runs both). Training
+// is deterministic (fixed seed), so the committed model can be rebuilt
 // byte-for-byte:
 //
 //	go run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt
@@ -22,7 +24,7 @@ import (
 func main() {
 	train := flag.String("train", "../shared/data/ner/conll2003/train.txt", "CoNLL-2003 training file")
 	out := flag.String("out", "nlu/ner/en.model.gz", "model file to write")
-	epochs := flag.Int("epochs", 10, "training epochs")
+	epochs := flag.Int("epochs", 15, "training epochs (15: +0.13 F1 over 10 on CoNLL valid)")
 	minWeight := flag.Float64("min-weight", 0.05, "drop features whose weights are all smaller")
 	flag.Parse()
 	if err := run(*train, *out, *epochs, float32(*minWeight)); err != nil {

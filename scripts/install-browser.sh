@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-browser.sh: what the console's browser tests need (tests/browser).
 #
-# - Debian's chromium (apt-get), when /usr/bin/chromium is missing. The
+# - Debian's chromium and a CJK font (apt-get), when missing. The
 #   tests drive it with executablePath /usr/bin/chromium: Playwright's own
 #   browser downloads (`npx playwright install`) are never used.
 # - playwright-core, pinned, from the npm registry into
@@ -14,12 +14,18 @@ CACHE="${NAJDI_CACHE:-$HOME/.cache/najdi}"
 VERSION="${PLAYWRIGHT_CORE_VERSION:-1.65.1}"
 DIR="$CACHE/node/playwright-core-$VERSION"
 
-if [ ! -x /usr/bin/chromium ]; then
-	echo "installing chromium (Debian)" >&2
+# A CJK font (1.6 MB), so that the screenshots show the Chinese names of
+# the test data as characters, not boxes.
+missing=""
+[ -x /usr/bin/chromium ] || missing="chromium"
+dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing="$missing fonts-wqy-microhei"
+if [ -n "$missing" ]; then
+	echo "installing$missing (Debian)" >&2
 	SUDO=""
 	if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 	$SUDO apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >&2
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >&2
 fi
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

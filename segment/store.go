@@ -74,13 +74,18 @@ const blockCacheSize = 64 << 20
 // and decompressing a block of each: without them a document lookup after
 // a burst of ingestion decoded the blocks of unrelated segment blobs and
 // job uploads (megabytes) in every recent table. The block cache is larger
-// than Pebble's default for the same reason.
+// than Pebble's default for the same reason. A data block is also closed
+// before a value that would overflow it (Pebble's default adds it to any
+// block under 90 % full), so a large value (a blob chunk, an upload) gets a
+// block of its own and a lookup of the small key before it does not
+// decompress it.
 func pebbleOptions(cache *pebble.Cache) *pebble.Options {
 	o := &pebble.Options{Logger: quietLogger{}, Cache: cache}
 	o.Levels = make([]pebble.LevelOptions, 7)
 	for i := range o.Levels {
 		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		o.Levels[i].FilterType = pebble.TableFilter
+		o.Levels[i].BlockSizeThreshold = 1
 	}
 	return o.EnsureDefaults()
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
 	"strings"
 	"testing"
@@ -32,6 +33,12 @@ func TestSchemaEmptyParameters(t *testing.T) {
 		{"POST", "/v1/collections/c/documents?async=1", "async"},
 		{"GET", "/v1/collections/c/query?query=alpha&highlight=1", "highlight"},
 		{"GET", "/v1/collections/c/query?query=alpha&restore_diacritics=T", "restore_diacritics"},
+		// A parameter without a name ("&=") is unknown, not absent
+		// (fasthttp drops it when its value is empty too).
+		{"GET", "/v1/collections/c?=", "unknown query parameter"},
+		{"GET", "/phrase-sets?owner=&=", "unknown query parameter"},
+		{"POST", "/v1/collections/c/documents?=", "unknown query parameter"},
+		{"GET", "/v1/collections/c/query?query=alpha&=", "unknown query parameter"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			errorIs(t, n.do(tc.method, tc.path, "text/plain", []byte("gamma")), 400, "invalid_request", tc.field)
@@ -125,4 +132,16 @@ func TestSchemaMultipartParts(t *testing.T) {
 	errorIs(t, n.do("POST", "/v1/collections/c/documents", ct, b), 400, "invalid_request", `"files"`)
 	ct, b = body("", "file")
 	must(t, n.do("POST", "/v1/collections/c/documents", ct, b), 200)
+}
+
+// TestSchemaURLSchemeCase: the scheme of a remote embedding URL is case
+// insensitive, as for annotation microservices and as the document's
+// pattern says (HTTP://host was a 400 for embeddings only).
+func TestSchemaURLSchemeCase(t *testing.T) {
+	n := start(t, "", "--allow-outbound", "127.0.0.1:9")
+	for i, u := range []string{"http://127.0.0.1:9", "HTTP://127.0.0.1:9/v1", "Https://127.0.0.1:9"} {
+		must(t, n.putJSON(fmt.Sprintf("/v1/collections/r%d", i), `{"embedding_config": {"model": {"url": "`+u+`", "model": "m", "dims": 4}}}`), 201)
+		must(t, n.postJSON("/models", `{"name": "m", "type": "annotator", "annotator": {"service": "`+u+`"}}`), 201)
+	}
+	errorIs(t, n.putJSON("/v1/collections/x", `{"embedding_config": {"model": {"url": "ftp://127.0.0.1:9", "model": "m", "dims": 4}}}`), 400, "invalid_request", "embedding_config.model.url")
 }

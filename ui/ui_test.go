@@ -26,19 +26,26 @@ type console struct {
 
 const user, pass = "alice", "s3cret-console"
 
-func startConsole(t *testing.T) *console {
+func startConsole(t *testing.T) *console { return startServer(t, true) }
+
+// startServer starts the server, with the user alice when auth is set,
+// else without users (no authentication, as on loopback).
+func startServer(t *testing.T, auth bool) *console {
 	t.Helper()
 	eng, err := engine.Open(engine.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pass), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := server.ParseUsers(strings.NewReader(user + ":" + string(hash) + ":user\n"))
-	if err != nil {
-		t.Fatal(err)
+	var users *server.Users
+	if auth {
+		hash, err := bcrypt.GenerateFromPassword([]byte(pass), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users, err = server.ParseUsers(strings.NewReader(user + ":" + string(hash) + ":user\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv := server.New(eng, nil, server.Config{Users: users})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -227,5 +234,19 @@ func TestAssetsAreSelfContained(t *testing.T) {
 		if a := c.do("GET", "/ui/"+r[1], true, nil); a.status != 200 {
 			t.Errorf("index.html references %s: %d", r[1], a.status)
 		}
+	}
+}
+
+// TestConsoleWithoutUsers: without configured users the console, like the
+// API, needs no login, and the page is told so.
+func TestConsoleWithoutUsers(t *testing.T) {
+	c := startServer(t, false)
+	if a := c.do("GET", "/ui/", false, nil); a.status != 200 || !bytes.Contains(a.body, []byte("app.js")) {
+		t.Fatalf("GET /ui/ without users: %d %.80s", a.status, a.body)
+	}
+	a := c.do("GET", "/ui/session.json", false, nil)
+	var s ui.Session
+	if err := json.Unmarshal(a.body, &s); err != nil || s.Auth || s.User != "" {
+		t.Fatalf("session without users: %s (%v)", a.body, err)
 	}
 }

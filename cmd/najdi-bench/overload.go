@@ -27,6 +27,8 @@ func runOverload(args []string) error {
 	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
 	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
 	fs.IntVar(&cfg.Words, "words", 200, "words per generated record")
+	fs.Int64Var(&cfg.MemoryLimit, "memory-limit", 0, "Go soft memory limit in bytes for the run (0: none), as the server's --memory-limit")
+	fs.IntVar(&cfg.Repeat, "repeat", 1, "runs to make; with more than one, the spread is reported")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "directory for CPU, mutex, block profiles and an execution trace of the saturated phase")
 	fs.IntVar(&cfg.Engine.IngestWorkers, "ingest-workers", 0, "server --ingest-workers (0: default)")
 	fs.IntVar(&cfg.Engine.MaxIngests, "max-ingests", 0, "server --max-ingests (0: default)")

@@ -103,6 +103,10 @@ func TestExtract(t *testing.T) {
 		{"cs", "tři čtvrtě hodiny", "duration", `tři čtvrtě hodiny="PT45M"`},
 		{"cs", "dva a půl dne", "duration", `dva a půl dne="P2DT12H"`},
 		{"en", "two and a half hours", "duration", `two and a half hours="PT2H30M"`},
+		// ranges: each bound a duration
+		{"cs", "trvá to 2–3 dny", "duration", `2="P2D"; 3 dny="P3D"`},
+		{"cs", "dva až tři týdny", "duration", `dva="P2W"; tři týdny="P3W"`},
+		{"en", "2 to 3 hours", "duration", `2="PT2H"; 3 hours="PT3H"`},
 		{"en", "an hour and a half", "duration", `an hour and a half="PT1H30M"`},
 		{"en", "a quarter of an hour", "duration", `a quarter of an hour="PT15M"`},
 		{"en", "three quarters of an hour", "duration", `three quarters of an hour="PT45M"`},
@@ -121,6 +125,8 @@ func TestExtract(t *testing.T) {
 		{"en", "John Smith works for Microsoft in Seattle.", "location", `Seattle="Seattle"`},
 		{"en", "Microsoft's chief met U.S. officials in London.", "organization", `Microsoft="Microsoft"`},
 		{"en", "Microsoft's chief met U.S. officials in London.", "location", `U.S.="U.S."; London="London"`},
+		// initials and hyphenated scores tokenized as in CoNLL-2003
+		{"en", "Somerset 83 and 174 (P. Simmons 4-38), Leicestershire 296.", "person", `P. Simmons="P. Simmons"`},
 		{"cs", "Petr Novák a Jana Dvořáková přijeli do Brna.", "person", `Petr Novák="Petr Novák"; Jana Dvořáková="Jana Dvořáková"`},
 		{"cs", "Petr Novák a Jana Dvořáková přijeli do Brna.", "location", `Brna="Brna"`},
 		{"cs", "Univerzita Karlova a Komerční banka sídlí v Praze.", "organization", `Univerzita Karlova="Univerzita Karlova"; Komerční banka="Komerční banka"`},

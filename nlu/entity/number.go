@@ -363,8 +363,16 @@ var dayParts = map[string]bool{"rano": false, "dopoledne": false, "odpoledne": t
 // typed turns number spans followed or preceded by a unit into money,
 // percent, duration and time candidates.
 func (d *doc) typed(nums []numSpan) {
-	for _, n := range nums {
+	for k, n := range nums {
 		i, j := n.i, n.j
+		// The lower bound of a range takes the upper bound's unit: "2–3
+		// dny", "dva až tři dny", "2 to 3 hours" give P2D and P3D.
+		if k+1 < len(nums) && nums[k+1].i == j+1 && d.is(j, "-", "–", "—", "az", "to") && nums[k+1].j < len(d.toks) {
+			if u, ok := durationUnits[d.f[nums[k+1].j]]; ok && !unitAbbrev[d.f[nums[k+1].j]] {
+				d.addTok(tierTyped, i, j, Duration, isoDuration(n.value, u), 0.85)
+				continue
+			}
+		}
 		next := ""
 		if j < len(d.toks) {
 			next = d.f[j]

@@ -11,12 +11,15 @@ import (
 
 // bge loads the server's default embedding model (installed by make
 // models) as an Embedder.
-func bge(t testing.TB) Embedder {
+func bge(t testing.TB) Embedder { return localModel(t, "bge-small-en-v1.5") }
+
+// localModel loads an installed embedding model as an Embedder.
+func localModel(t testing.TB, name string) Embedder {
 	t.Helper()
 	reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
-	l, err := reg.Local("bge-small-en-v1.5")
+	l, err := reg.Local(name)
 	if err != nil {
-		t.Fatalf("bge-small-en-v1.5 not installed (make models): %v", err)
+		t.Fatalf("%s not installed (make models): %v", name, err)
 	}
 	t.Cleanup(func() { l.Close() })
 	return l.EmbedQueries

@@ -102,6 +102,9 @@ func TestOutOfScopeLowConfidence(t *testing.T) {
 	if in[0].Intent != "greet" || in[0].Probability < 0.6 {
 		t.Errorf("hello there = %+v", in)
 	}
+	if ex, _ := c.Classify(context.Background(), "hello"); ex[0].Probability >= 1 {
+		t.Errorf("a training example: confidence %v, want under 1 so that threshold 1 rejects everything", ex[0].Probability)
+	}
 	out, _ := c.Classify(context.Background(), "quantum chromodynamics lattice")
 	if out[0].Probability >= in[0].Probability {
 		t.Errorf("unrelated text %.3f not less confident than in-scope %.3f", out[0].Probability, in[0].Probability)
@@ -179,6 +182,30 @@ func BenchmarkClassify(b *testing.B) {
 	for b.Loop() {
 		if _, err := c.Classify(context.Background(), text); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestTwoIntentsRankByScore: with two intents the confidences of both can
+// saturate at the cap; the order must still follow the scores (the
+// server answered "hudba" for a weather question when ties fell back to
+// alphabetical order).
+func TestTwoIntentsRankByScore(t *testing.T) {
+	c, err := Train(context.Background(), map[string][]string{
+		"pocasi": {"jaké bude zítra počasí", "bude pršet", "kolik bude stupňů", "předpověď počasí na víkend", "bude sněžit"},
+		"hudba":  {"pusť nějakou hudbu", "zahraj písničku", "chci poslouchat rock", "pusť moje oblíbené skladby", "zapni rádio"},
+	}, Options{Embedder: localModel(t, "multilingual-e5-small")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{"Bude zítra v Brně pršet?": "pocasi", "zahraj mi písničku": "hudba", "jaké bude počasí": "pocasi"} {
+		got, err := c.Classify(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := c.Scores(context.Background(), text)
+		if got[0].Intent != want {
+			t.Errorf("%q: %+v (scores %v), want %s first", text, got, s, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package intent
 import (
 	"errors"
 	"math"
+	"sync"
 )
 
 // errNotPositive reports a Gram matrix that is not positive definite,
@@ -16,11 +17,7 @@ func cholesky(a []float64, n int) error {
 	for i := range n {
 		ri := a[i*n : i*n+n]
 		for j := 0; j <= i; j++ {
-			rj := a[j*n : j*n+j]
-			s := ri[j]
-			for k, v := range rj {
-				s -= ri[k] * v
-			}
+			s := ri[j] - dot64(ri[:j], a[j*n:j*n+j])
 			if j == i {
 				if !(s > 0) {
 					return errNotPositive
@@ -32,6 +29,23 @@ func cholesky(a []float64, n int) error {
 		}
 	}
 	return nil
+}
+
+// dot64 returns the dot product of a and b[:len(a)], four sums at a time.
+func dot64(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // cholSolve solves L Lᵀ X = B in place for the n×k row-major B, with L
@@ -74,28 +88,34 @@ func cholSolve(l []float64, n int, b []float64, k int) {
 }
 
 // cholInverseDiag returns the diagonal of (L Lᵀ)⁻¹: the squared column
-// norms of L⁻¹, computed row by row (M = L⁻¹ is lower triangular).
+// norms of M = L⁻¹. Column c of M is found by forward substitution from
+// row c on, independently of the other columns, so two goroutines share
+// the columns.
 func cholInverseDiag(l []float64, n int) []float64 {
-	m := make([]float64, n*n)
 	diag := make([]float64, n)
-	for i := range n {
-		mi := m[i*n : i*n+i+1]
-		li := l[i*n : i*n+i]
-		for j, v := range li {
-			if v == 0 {
-				continue
+	const workers = 2
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := make([]float64, n)
+			// Interleave columns: column c costs about (n-c)²/2.
+			for c := w; c < n; c += workers {
+				sum := 0.0
+				for i := c; i < n; i++ {
+					x := -dot64(l[i*n+c:i*n+i], v[c:i])
+					if i == c {
+						x += 1
+					}
+					x /= l[i*n+i]
+					v[i] = x
+					sum += x * x
+				}
+				diag[c] = sum
 			}
-			mj := m[j*n : j*n+j+1]
-			for c, x := range mj {
-				mi[c] -= v * x
-			}
-		}
-		mi[i] += 1
-		d := l[i*n+i]
-		for c := range mi {
-			mi[c] /= d
-			diag[c] += mi[c] * mi[c]
-		}
+		}()
 	}
+	wg.Wait()
 	return diag
 }

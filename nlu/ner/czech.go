@@ -137,6 +137,40 @@ var czechOrgSuffixes = map[string]bool{
 	"pharma": true, "electric": true, "transportation": true, "services": true, "logistics": true, "solutions": true,
 }
 
+// czechSaying holds folded verbs of saying (and "podle", "according
+// to") that a lone surname stands next to in news text.
+var czechSaying = func() map[string]bool {
+	m := map[string]bool{"podle": true}
+	for _, v := range []string{"uvedl", "rekl", "prohlasil", "dodal", "sdelil", "napsal", "upozornil", "vysvetlil", "potvrdil",
+		"oznamil", "zduraznil", "konstatoval", "poznamenal", "odmitl", "pripustil", "varoval", "ocenil", "kritizoval", "navrhl", "uvadi", "rika", "tvrdi", "mini"} {
+		m[v] = true
+		if strings.HasSuffix(v, "l") {
+			m[v+"a"] = true
+		}
+	}
+	return m
+}()
+
+// czechGenitive reports whether a folded lower-case word can be a noun or
+// adjective in the genitive that continues an institution's name
+// ("zahranicnich", "veci", "vlady", "zdravotnictvi"), leaving out function
+// words.
+func czechGenitive(f string) bool {
+	if len(f) < 4 || czechFunctionWords[f] {
+		return false
+	}
+	return hasAnySuffix(f, "ich", "ych", "eho", "iho", "stvi", "ctvi", "ni", "ti", "ky", "dy", "ty", "vy", "ry", "ly", "ny", "sy", "ci", "ce", "u", "ie", "veci")
+}
+
+// czechFunctionWords are folded words that end a name's genitive run.
+var czechFunctionWords = map[string]bool{
+	"jeho": true, "jejich": true, "tohoto": true, "toho": true, "ktery": true, "ktera": true, "ktere": true, "kteri": true,
+	"jako": true, "podle": true, "proti": true, "kvuli": true, "behem": true, "mezi": true, "pouze": true, "take": true,
+	"tedy": true, "vsak": true, "nebo": true, "kdyz": true, "jestli": true, "zatim": true, "dnes": true, "vcera": true,
+	"zitra": true, "letos": true, "jeste": true, "prave": true, "velmi": true, "pred": true, "ktereho": true, "sveho": true,
+	"meho": true, "naseho": true, "vaseho": true, "tomu": true, "nemu": true, "jemu": true, "kazdy": true, "vsechny": true,
+}
+
 // czechTitles are folded academic titles and forms of address; czechRoles
 // are stems (phrase.CzechStem of the folded word) of roles that precede a
 // surname ("předseda Kučera", "s ředitelem Tomkou").
@@ -254,7 +288,8 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		f := token.Fold(toks[i].Text)
 		head := false
 		// A known first name is no head word ("Vladimír" is not "vláda").
-		if !c.first[phrase.CzechStem(f)] {
+		// "může" is no museum, "soudnost" no court.
+		if !c.first[phrase.CzechStem(f)] && f != "muze" && !strings.HasPrefix(f, "soudnost") {
 			for _, h := range czechOrgHeads {
 				if strings.HasPrefix(f, h) {
 					head = true
@@ -263,16 +298,31 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 			}
 		}
 		if head {
-			j := i + 1
-			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
-				j++
-			}
 			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.
 			s := i
 			if capAt(i-1) && !taken[i-1] && !sentenceStart(i-1) {
 				s = i - 1
 			} else if i > 0 && capAt(i-1) && !taken[i-1] && i-1 == 0 {
 				s = i - 1
+			}
+			j := i + 1
+			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
+				j++
+			}
+			// "Ministerstvo zahraničních věcí", "Úřad vlády": a capitalized
+			// head mid-sentence takes up to three lower-case genitive
+			// words.
+			if j == i+1 && (capAt(i) || s < i) && !sentenceStart(s) {
+				k := j
+				for k < n && k-j < 3 && toks[k].Word() && !capAt(k) && !taken[k] && czechGenitive(token.Fold(toks[k].Text)) {
+					k++
+				}
+				if k > j {
+					j = k
+					for j < n && capAt(j) && !taken[j] && j-k < 2 {
+						j++
+					}
+				}
 			}
 			if j-s >= 2 {
 				add(s, j, "organization", 0.75)
@@ -376,6 +426,18 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		i = j - 1
 	}
 	places(false)
+	// A lone capitalized word next to a verb of saying is a surname:
+	// "uvedl Novák", "Dvořák řekl", "podle Kučery".
+	for i := 0; i < n; i++ {
+		if taken[i] || !capAt(i) || acronym(i) || c.strong[token.Fold(toks[i].Text)] {
+			continue
+		}
+		before := i > 0 && czechSaying[token.Fold(toks[i-1].Text)]
+		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !sentenceStart(i)
+		if (before || after) && !capAt(i+1) {
+			add(i, i+1, "person", 0.6)
+		}
+	}
 	// A capitalized surname right after a person span's first name was
 	// handled above; a lone capitalized word after "pan" too. Sort by start.
 	sortSpans(out)
@@ -437,6 +499,29 @@ func englishWords(toks []token.Token) []word {
 	var out []word
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		// "1996-08-29", "4-1/2", "81-3", "2,960,000": one word, as in
+		// CoNLL-2003.
+		if startsDigit(t.Text) {
+			j := i
+			for k := i + 1; k < len(toks) && toks[k].ByteStart == toks[k-1].ByteEnd; k++ {
+				if startsDigit(toks[k].Text) {
+					j = k
+				} else if !strings.Contains("-/.,:", toks[k].Text) || len(toks[k].Text) != 1 {
+					break
+				}
+			}
+			if j > i {
+				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
+				i = j
+				continue
+			}
+		}
+		// "Lord 's": the possessive written apart.
+		if t.Text == "'" && i+1 < len(toks) && toks[i+1].Text == "s" && toks[i+1].ByteStart == t.ByteEnd {
+			out = append(out, word{text: "'s", start: t.Start, end: toks[i+1].End, bstart: t.ByteStart, bend: toks[i+1].ByteEnd})
+			i++
+			continue
+		}
 		// U . S . → "U.S."
 		if len(t.Text) == 1 && t.Text[0] >= 'A' && t.Text[0] <= 'Z' {
 			j := i
@@ -449,7 +534,10 @@ func englishWords(toks []token.Token) []word {
 				}
 				break
 			}
-			if j > i+1 {
+			// "P. Simmons": a lone initial before a capitalized word is one
+			// word too, as in CoNLL-2003.
+			initial := j == i+1 && j+1 < len(toks) && toks[j+1].Word() && isCap(toks[j+1].Text)
+			if j > i+1 || initial {
 				out = append(out, word{text: joinText(toks[i : j+1]), start: t.Start, end: toks[j].End, bstart: t.ByteStart, bend: toks[j].ByteEnd})
 				i = j
 				continue
@@ -470,6 +558,8 @@ func englishWords(toks []token.Token) []word {
 	}
 	return out
 }
+
+func startsDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 func joinText(toks []token.Token) string {
 	var b strings.Builder

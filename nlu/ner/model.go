@@ -13,7 +13,9 @@ import (
 	"sync"
 )
 
-const modelMagic = "NAJDI-NER-1\n"
+// modelMagic opens a model file; version 2 models use the external
+// gazetteer features (extgaz.go).
+const modelMagic = "NAJDI-NER-2\n"
 
 // Save writes the tagger in the gzip-compressed najdi NER model format:
 // magic, tags, lower-cased vocabulary, gazetteer, then features sorted by
@@ -121,7 +123,11 @@ func Load(r io.Reader) (*Tagger, error) {
 		}
 		return string(b)
 	}
-	t := &Tagger{index: map[uint64]int32{}, lower: map[string]bool{}, gaz: &gazetteer{phrases: map[string]string{}}}
+	ext, err := englishGazetteer()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tagger{index: map[uint64]int32{}, lower: map[string]bool{}, gaz: &gazetteer{phrases: map[string]string{}}, ext: ext}
 	tags := make([]string, getN())
 	for i := range tags {
 		tags[i] = getStr()

@@ -20,6 +20,7 @@ type Tagger struct {
 	index map[uint64]int32
 	w     []float32 // rows × len(tags)
 	gaz   *gazetteer
+	ext   *extGazetteer   // external names (package gazetteer), never nil once trained or loaded
 	lower map[string]bool // words seen lower-cased in training text
 }
 
@@ -47,7 +48,11 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 	if len(sents) == 0 {
 		return nil, ErrFormat
 	}
-	t := &Tagger{index: map[uint64]int32{}}
+	ext, err := englishGazetteer()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tagger{index: map[uint64]int32{}, ext: ext}
 	tagSet := map[string]bool{"O": true}
 	for _, s := range sents {
 		for _, g := range s.Tags {
@@ -181,6 +186,8 @@ type context struct {
 	lower  []string
 	shapes []string
 	gazB   []string // per word: gazetteer span tag ("B-PER", "I-LOC", "")
+	extB   []string // per word: external gazetteer span ("B:city|first", "")
+	extW   []string // per word: classes of the word alone ("first", "")
 	tags   []int
 }
 
@@ -192,6 +199,7 @@ func (t *Tagger) newContext(words []string, gaz *gazetteer) *context {
 		c.tags[i] = -1
 	}
 	c.gazB = gaz.tag(words)
+	c.extB, c.extW = t.ext.tag(words)
 	return c
 }
 
@@ -243,6 +251,16 @@ func (c *context) features(i int, dst []uint64) []uint64 {
 		hash2(31, c.shapeAt(i-1), s), hash2(32, s, c.shapeAt(i+1)),
 		hash2(40, c.gazB[i], s), hash(41, c.gazB[i]), hash2(42, c.gazB[i], p1),
 	)
+	e := c.extB[i]
+	dst = append(dst, hash(45, e), hash2(46, e, shortShape(s)), hash2(47, e, p1), hash(48, c.extW[i]))
+	if i > 0 {
+		dst = append(dst, hash(49, c.extB[i-1]), hash2(50, c.extW[i-1], c.extW[i]))
+	} else {
+		dst = append(dst, hash(51, e))
+	}
+	if i+1 < len(c.words) {
+		dst = append(dst, hash(52, c.extB[i+1]), hash2(53, c.extW[i], c.extW[i+1]))
+	}
 	if i > 0 {
 		dst = append(dst, hash(43, c.gazAt(i-1)))
 	}

@@ -58,6 +58,14 @@ func TestCzechTaggerCases(t *testing.T) {
 		{"Škodě Auto se daří.", "organization:Škodě Auto"},
 		{"Investovala do ní PPF Group.", "organization:PPF Group"},
 		{"Škoda, že nepřišel.", ""},
+		{"Situace se zlepšila, uvedl Dvořák.", "person:Dvořák"},
+		{"Podle Kučery je to chyba, řekl včera.", "person:Kučery"},
+		{"Podle Prahy je to chyba.", "location:Prahy"},
+		{"Stanovisko vydalo Ministerstvo zahraničních věcí včera.", "organization:Ministerstvo zahraničních věcí"},
+		{"Dopis přišel z Úřadu vlády ČR.", "organization:Úřadu vlády ČR"},
+		{"Návrh podpořila Česká národní banka.", "organization:Česká národní banka"},
+		{"Pracovníci Výzkumného ústavu meliorací se zavázali.", "organization:Výzkumného ústavu meliorací"},
+		{"V Československu může SSM pomoci.", "location:Československu organization:SSM"},
 	} {
 		toks := token.Tokenize(tc.text)
 		var got []string

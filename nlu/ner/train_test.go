@@ -2,12 +2,16 @@ package ner
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/najdi/najdi/internal/testutil"
+	"github.com/najdi/najdi/nlu/token"
 )
 
 func dataDir(t testing.TB) string {
@@ -49,13 +53,60 @@ func TestEnglishModelQuality(t *testing.T) {
 	for _, k := range []string{"PER", "LOC", "ORG", ""} {
 		t.Logf("%-4s P %.3f R %.3f F1 %.3f", k, sc[k].P(), sc[k].R(), sc[k].F1())
 	}
-	if f := sc[""].F1(); f < 0.80 {
-		t.Errorf("micro F1 %.3f, want >= 0.80", f)
+	// Measured micro 0.879, PER 0.910, LOC 0.932, ORG 0.742; floors a
+	// little under.
+	if f := sc[""].F1(); f < 0.86 {
+		t.Errorf("micro F1 %.3f, want >= 0.86", f)
 	}
-	for _, k := range []string{"PER", "LOC", "ORG"} {
-		if f := sc[k].F1(); f < 0.70 {
-			t.Errorf("%s F1 %.3f, want >= 0.70", k, f)
+	for k, floor := range map[string]float64{"PER": 0.89, "LOC": 0.91, "ORG": 0.71} {
+		if f := sc[k].F1(); f < floor {
+			t.Errorf("%s F1 %.3f, want >= %.2f", k, f, floor)
 		}
+	}
+}
+
+// TestEnglishThroughText tags CoNLL-2003 validation sentences as a client
+// sends them — the words joined by spaces, tokenized by package token and
+// re-split like CoNLL by TagEnglish — and scores exact character spans.
+// It guards the tokenization (initials "P. Simmons", scores "4-38", dates
+// "1996-08-29" are one word each in CoNLL), which cost 2 points of F1.
+func TestEnglishThroughText(t *testing.T) {
+	valid := readConll(t, "valid.txt")[:1500]
+	classes := map[string]string{"PER": "person", "LOC": "location", "ORG": "organization"}
+	var tp, fp, fn int
+	for _, s := range valid {
+		offs := make([]int, len(s.Words))
+		pos := 0
+		for i, w := range s.Words {
+			offs[i] = pos
+			pos += utf8.RuneCountInString(w) + 1
+		}
+		gold := map[string]bool{}
+		for _, sp := range Spans(s.Tags) {
+			if c, ok := classes[sp.Type]; ok {
+				end := offs[sp.End-1] + utf8.RuneCountInString(s.Words[sp.End-1])
+				gold[fmt.Sprintf("%s %d %d", c, offs[sp.Start], end)] = true
+			}
+		}
+		spans, err := TagEnglish(token.Tokenize(strings.Join(s.Words, " ")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range spans {
+			if gold[fmt.Sprintf("%s %d %d", sp.Class, sp.Start, sp.End)] {
+				tp++
+			} else {
+				fp++
+			}
+		}
+		fn += len(gold)
+	}
+	fn -= tp
+	p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
+	f := 2 * p * r / (p + r)
+	t.Logf("through text: P %.3f R %.3f F1 %.3f", p, r, f)
+	if f < 0.86 {
+		t.Errorf("F1 through text %.3f, want >= 0.86", f)
 	}
 }
 

@@ -30,7 +30,7 @@ const TEXTS = {
     'up.upload': 'Upload', 'up.ingest': 'Ingest', 'up.waiting': 'waiting', 'up.uploading': 'uploading {0} of {1}',
     'up.uploaded': 'uploaded {0}', 'up.job': 'job {0}', 'up.processed': '{0} documents stored', 'up.processedOf': '{0} of {1}',
     'up.rate': '{0} documents/s', 'up.eta': 'ETA {0} s', 'up.read': '{0} % read',
-    'up.done': 'done: {0} documents, {1} errors', 'up.failed': 'failed: {0}', 'up.busy': 'server busy, retrying in {0} s',
+    'up.done': 'done: {0} documents, {1} errors', 'up.failed': 'failed', 'up.busy': 'server busy, retrying in {0} s',
     'up.jobs': 'Ingest jobs of {0}', 'up.refresh': 'Refresh', 'up.jobId': 'Job', 'up.status': 'Status', 'up.started': 'Started', 'up.finished': 'Finished',
     'up.errors': 'Errors', 'up.record': 'Record', 'up.sheet': 'Sheet', 'up.docId': 'Document id', 'up.message': 'Message',
     'up.noCollection': 'Create a collection first.', 'up.pick': 'Choose a collection',
@@ -90,7 +90,7 @@ const TEXTS = {
     'up.upload': 'Nahrání', 'up.ingest': 'Zpracování', 'up.waiting': 'čeká', 'up.uploading': 'nahráno {0} z {1}',
     'up.uploaded': 'nahráno {0}', 'up.job': 'úloha {0}', 'up.processed': 'uloženo {0} dokumentů', 'up.processedOf': '{0} z {1}',
     'up.rate': '{0} dokumentů/s', 'up.eta': 'zbývá {0} s', 'up.read': 'přečteno {0} %',
-    'up.done': 'hotovo: {0} dokumentů, {1} chyb', 'up.failed': 'selhalo: {0}', 'up.busy': 'server je vytížen, další pokus za {0} s',
+    'up.done': 'hotovo: {0} dokumentů, {1} chyb', 'up.failed': 'selhalo', 'up.busy': 'server je vytížen, další pokus za {0} s',
     'up.jobs': 'Úlohy zpracování kolekce {0}', 'up.refresh': 'Obnovit', 'up.jobId': 'Úloha', 'up.status': 'Stav', 'up.started': 'Začátek', 'up.finished': 'Konec',
     'up.errors': 'Chyby', 'up.record': 'Záznam', 'up.sheet': 'List', 'up.docId': 'Id dokumentu', 'up.message': 'Zpráva',
     'up.noCollection': 'Nejprve vytvořte kolekci.', 'up.pick': 'Vyberte kolekci',
@@ -480,7 +480,7 @@ function fileItem(file, collection, idField) {
     details);
   function setState(kind, text) { state.className = 'badge state ' + kind; state.textContent = text; }
   function fail(msg) {
-    setState('failed', t('up.failed', ''));
+    setState('failed', t('up.failed'));
     details.appendChild(h('div', {class: 'error', role: 'alert'}, msg));
   }
 
@@ -593,7 +593,7 @@ async function pageSearch(rest, params) {
   const highlight = h('input', {type: 'checkbox', id: 's-highlight', checked: true});
   const maxTokens = h('input', {type: 'number', id: 's-max-tokens', min: 1, placeholder: t('se.maxTokensPh')});
   const conds = h('div', {class: 'conds'});
-  const raw = h('textarea', {class: 'json', id: 's-filter', spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
+  const raw = h('textarea', {class: 'json', id: 's-filter', rows: 4, spellcheck: 'false', placeholder: '{"term": {"field": "value"}}'});
   const rawHint = h('p', {class: 'small muted', id: 's-filter-hint', hidden: true}, t('se.rawEdited'));
   const fieldList = h('datalist', {id: 's-fields'});
   const curl = h('pre', {id: 's-curl'});
@@ -669,6 +669,7 @@ async function pageSearch(rest, params) {
   function writeFilter() {
     const f = buildFilter();
     raw.value = f ? JSON.stringify(f, null, 2) : '';
+    raw.rows = Math.min(18, Math.max(4, raw.value.split('\n').length));
     rawHint.hidden = true;
     writeCurl();
   }
@@ -705,6 +706,7 @@ async function pageSearch(rest, params) {
       " \\\n  -H 'Content-Type: application/json' \\\n  -d " + q(JSON.stringify(req, null, 1).replace(/\n\s*/g, ' '));
   }
 
+  const top = () => results.parentElement.scrollIntoView({block: 'start'});
   async function run(op) {
     showError(form, null);
     if (!selected().length) { showError(form, new Error(t('se.pickCollection'))); return; }
@@ -721,8 +723,8 @@ async function pageSearch(rest, params) {
       refreshFields();
       const budget = (req.summary_config && req.summary_config.max_tokens) || ((byId[selected()[0]] || {}).summary_config || {}).max_tokens || 1000;
       clear(results).appendChild(renderResults(resp, req, budget, {
-        next: resp.metadata && typeof resp.metadata.next_offset === 'number' ? () => { offset.value = resp.metadata.next_offset; run(op); } : null,
-        prev: req.offset ? () => { offset.value = Math.max(0, req.offset - (req.max_results || 10)); run(op); } : null,
+        next: resp.metadata && typeof resp.metadata.next_offset === 'number' ? () => { offset.value = resp.metadata.next_offset; run(op).then(top); } : null,
+        prev: req.offset ? () => { offset.value = Math.max(0, req.offset - (req.max_results || 10)); run(op).then(top); } : null,
         all: resp.metadata && resp.metadata.below_min_score > 0 ? () => { minScore.value = 0; run(op); } : null,
       }));
     } catch (e) { clear(results).appendChild(errorBox(e)); }

