@@ -20,9 +20,6 @@ type pendingDoc struct {
 	// idProp names the record property that gave the document id: its
 	// value is the id and is exempt from the number check (checkDoc).
 	idProp string
-	// record marks a document made of a record's properties: it embeds as
-	// one text (recordChunks), not section by section.
-	record bool
 }
 
 type fieldInput struct {

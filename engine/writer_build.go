@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -40,7 +38,6 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 		a := analyzerFor(rec.Config.SearchConfig.Language, sample)
 		clear(tf)
 		var length float32
-		var recText recordText
 		for si, s := range d.sections {
 			if !searchable(&rec, s.Type) {
 				continue
@@ -50,10 +47,6 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 				tf[t.Term] += boost
 				length += boost
 			})
-			if d.record {
-				recText.add(si, s)
-				continue
-			}
 			if w.emb != nil {
 				for _, ch := range w.e.chunk(w.emb, s.Content) {
 					chunkTexts = append(chunkTexts, s.Content[ch[0]:ch[1]])
@@ -61,9 +54,6 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 						Start: uint32(text.RuneOffset(s.Content, ch[0])), End: uint32(text.RuneOffset(s.Content, ch[1]))})
 				}
 			}
-		}
-		if w.emb != nil && d.record {
-			chunkTexts, seg.Chunks = recText.chunks(w.e.chunk(w.emb, recText.b.String()), d.sections, local, chunkTexts, seg.Chunks)
 		}
 		// Envelope fields of type text and enum_text are searched too (a
 		// record's properties are sections already). Their chunks point
@@ -217,80 +207,4 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 	}
 	seg.Fields = fb.Build(uint32(len(docs)))
 	return bodies, nil
-}
-
-// recordText is a record's searchable properties as one text to embed,
-// "name: value" per line: a wide record costs one or two model calls
-// instead of one per property. Values without meaning for an embedding
-// model (numbers, dates, codes: see meaningful) are left to keyword search.
-type recordText struct {
-	b     strings.Builder
-	lines []recordLine
-}
-
-// recordLine locates one property in the record's text.
-type recordLine struct {
-	section    int // index of the section (property)
-	value, end int // byte offsets of its value and its end in the text
-}
-
-func (r *recordText) add(section int, s ingest.Section) {
-	if !meaningful(s.Content) {
-		return
-	}
-	if r.b.Len() > 0 {
-		r.b.WriteByte('\n')
-	}
-	r.b.WriteString(s.Type)
-	r.b.WriteString(": ")
-	v := r.b.Len()
-	r.b.WriteString(s.Content)
-	r.lines = append(r.lines, recordLine{section: section, value: v, end: r.b.Len()})
-}
-
-// chunks appends the text of each chunk (byte offsets into the record's
-// text) to texts and its reference to refs: the property where the chunk
-// starts, from the chunk's start (or the value's start) to the chunk's end
-// or the value's end, whichever comes first, so that semantic passages stay
-// within one property.
-func (r *recordText) chunks(spans [][2]int, sections []ingest.Section, doc uint32, texts []string, refs []segment.ChunkRef) ([]string, []segment.ChunkRef) {
-	all := r.b.String()
-	for _, sp := range spans {
-		i, _ := slices.BinarySearchFunc(r.lines, sp[0], func(l recordLine, off int) int {
-			if l.end < off {
-				return -1
-			}
-			return 1
-		})
-		if i >= len(r.lines) {
-			continue
-		}
-		l := r.lines[i]
-		content := sections[l.section].Content
-		st := min(max(sp[0], l.value), l.end) - l.value
-		en := min(sp[1], l.end) - l.value
-		if en <= st {
-			st, en = 0, len(content)
-		}
-		texts = append(texts, all[sp[0]:sp[1]])
-		refs = append(refs, segment.ChunkRef{Doc: doc, Section: uint32(l.section),
-			Start: uint32(text.RuneOffset(content, st)), End: uint32(text.RuneOffset(content, en))})
-	}
-	return texts, refs
-}
-
-// meaningful reports whether a property value is worth embedding: it has
-// letters and is not a lone short code such as "CZ", "CZE" or "EUR".
-func meaningful(v string) bool {
-	letters, lower := 0, false
-	for _, c := range v {
-		if unicode.IsLetter(c) {
-			letters++
-			lower = lower || unicode.IsLower(c)
-		}
-	}
-	if letters == 0 {
-		return false
-	}
-	return lower || len(strings.Fields(v)) > 1 || utf8.RuneCountInString(strings.TrimSpace(v)) > 4
 }

@@ -220,7 +220,7 @@ func sanitizeID(s string) string {
 }
 
 func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc, error) {
-	d := pendingDoc{record: true}
+	d := pendingDoc{}
 	if len(rec.Props) > MaxColumnsPerRecord {
 		if rec.Key != "" {
 			d.id = sanitizeID(rec.Key)
