@@ -177,13 +177,6 @@ func (u *Unigram) Encode(text string, maxTokens int) []int32 {
 	return append(ids, u.eos)
 }
 
-// AppendIDs appends the content ids of text (no <s>, </s>) to dst.
-func (u *Unigram) AppendIDs(dst []int32, text string) []int32 {
-	sc := u.getScratch()
-	defer u.scratch.Put(sc)
-	return append(dst, u.segment(sc, text)...)
-}
-
 // CountTokens returns the number of pieces of s without <s> and </s>. No
 // piece holds "▁" after its first character, so counts add up over text
 // split at white space.
