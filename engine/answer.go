@@ -63,6 +63,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		ans = summary.Extractive(p.query, res, docs)
 	}
 	resp := SearchResponse{SearchID: newID()}
+	p.pageMetadata(&resp.Metadata)
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}

@@ -13,6 +13,10 @@ import (
 const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 1000
+	// MaxResultWindow bounds offset + max_results: a page deeper than
+	// that needs more candidates than a search should gather
+	// (Elasticsearch's index.max_result_window has the same default).
+	MaxResultWindow = 10000
 )
 
 // SearchRequest is the body of search, query and answer requests.
@@ -26,6 +30,13 @@ type SearchRequest struct {
 	Filter            json.RawMessage       `json:"filter,omitempty"`
 	SummaryConfig     *RequestSummaryConfig `json:"summary_config,omitempty"`
 	RestoreDiacritics *bool                 `json:"restore_diacritics,omitempty"`
+	// Offset skips that many documents of the ranking (paging: the page
+	// is documents offset .. offset+max_results-1), default 0.
+	Offset *int `json:"offset,omitempty"`
+	// MinScore is the relevance cut-off: documents scoring below it are
+	// left out. Unset, documents with a score of 0 (no evidence from
+	// either retriever) are left out; 0 keeps them too.
+	MinScore *float64 `json:"min_score,omitempty"`
 
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
@@ -110,6 +121,12 @@ type Metadata struct {
 	EffectiveQueries       []string `json:"effective_queries,omitempty"`
 	AnswerSources          []string `json:"answer_sources,omitzero"` // non-nil in answers
 	TookMS                 float64  `json:"took_ms"`
+	// BelowMinScore counts the candidate documents the relevance cut-off
+	// (min_score) left out of the ranking.
+	BelowMinScore int `json:"below_min_score"`
+	// NextOffset is the offset of the next page, present when the ranking
+	// holds more documents than this page reaches.
+	NextOffset *int `json:"next_offset,omitempty"`
 }
 
 // Tokens reports token counts.
@@ -148,6 +165,8 @@ type IngestRequest struct {
 	// turn, set by a job that waited for its ingest turn before reading
 	// its upload, is used instead of waiting for one.
 	turn *ingestTurn
+	// meter, set for an asynchronous job, measures its progress.
+	meter *ingestMeter
 }
 
 // DocumentInput is one document of the JSON envelope.

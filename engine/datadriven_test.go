@@ -147,28 +147,7 @@ func TestDataDriven(t *testing.T) {
 
 // ddError prints an error as its kind, message and details.
 func ddError(err error) string {
-	kind := "none"
-	switch errs.KindOf(err) {
-	case errs.Invalid:
-		kind = "invalid"
-	case errs.NotFound:
-		kind = "not found"
-	case errs.Conflict:
-		kind = "conflict"
-	case errs.TooLarge:
-		kind = "too large"
-	case errs.UnsupportedMedia:
-		kind = "unsupported media"
-	case errs.Busy:
-		kind = "busy"
-	case errs.Upstream:
-		kind = "upstream"
-	case errs.UpstreamTimeout:
-		kind = "upstream timeout"
-	case errs.Closed:
-		kind = "closed"
-	}
-	s := fmt.Sprintf("error (%s): %s", kind, err)
+	s := fmt.Sprintf("error (%s): %s", errs.Name(err), err)
 	var ee *engine.Error
 	if errors.As(err, &ee) && len(ee.Details) > 0 {
 		keys := make([]string, 0, len(ee.Details))

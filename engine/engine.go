@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -75,7 +74,7 @@ func (o *Options) fill() error {
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
 	}
-	if reflect.DeepEqual(o.Ranker, RankerConfig{}) {
+	if o.Ranker == (RankerConfig{}) {
 		o.Ranker = DefaultRanker()
 	}
 	if err := o.Ranker.Validate(); err != nil {

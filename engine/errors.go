@@ -26,7 +26,7 @@ var (
 	// ErrUpstreamTimeout reports an external service that did not answer in time (504).
 	ErrUpstreamTimeout = errs.UpstreamTimeout
 	// ErrClosed reports use of an engine after Close (503).
-	ErrClosed = errs.Alias(errs.Closed, "engine closed")
+	ErrClosed = errs.Alias(errs.Unavailable, "engine closed")
 	// ErrBusy reports work refused because a bound on concurrent or queued
 	// work is reached (429); the Error's Details hold "limit" (its name) and
 	// "retry_after_seconds".

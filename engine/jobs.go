@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/najdi/najdi/ingest"
 	"github.com/najdi/najdi/segment"
 )
 
@@ -20,7 +24,7 @@ type JobStatus struct {
 	CollectionID string        `json:"collection_id"`
 	Status       string        `json:"status"` // running, done or failed
 	Processed    int           `json:"processed"`
-	Total        *int          `json:"total"` // known when done
+	Total        *int          `json:"total"` // documents + errors: from the start for a document format (1) and the envelope, else when done
 	Documents    []DocStatus   `json:"documents,omitempty"`
 	Errors       []IngestError `json:"errors"`
 	Error        string        `json:"error,omitempty"`
@@ -29,7 +33,25 @@ type JobStatus struct {
 	// Restarts counts how often the job was resumed after the engine
 	// stopped (or crashed) while it ran.
 	Restarts int `json:"restarts,omitempty"`
+	// BytesTotal is the size of the upload; BytesRead how much of it the
+	// parser has read so far (record formats; the whole upload once a
+	// document format is parsed).
+	BytesTotal int64 `json:"bytes_total"`
+	BytesRead  int64 `json:"bytes_read"`
+	// DocumentsPerSecond is the rate of processed documents since the job
+	// got its first ingest turn, while it runs.
+	DocumentsPerSecond *float64 `json:"documents_per_second,omitempty"`
+	// ETASeconds estimates the seconds left while the job runs: from Total
+	// when known, else from the share of a streamed upload read (CSV,
+	// JSON, JSON lines); absent when nothing can be estimated yet.
+	ETASeconds *float64 `json:"eta_seconds,omitempty"`
 }
+
+// jobFirstFlushDocs is the size of a job's first flush; each next one is
+// twice as large, up to jobFlushDocs. Parsing runs far ahead of embedding,
+// so without it a job of a few hundred records would store them in one
+// flush and report no progress until its end.
+const jobFirstFlushDocs = 16
 
 // jobRetention is how long a finished job's status stays available.
 const jobRetention = 7 * 24 * time.Hour
@@ -60,6 +82,67 @@ type jobTable struct {
 type job struct {
 	rec     jobRecord
 	counted bool // in jobTable.active (see admit)
+	meter   *ingestMeter
+	total   int // documents expected, when known before the end (0: unknown)
+}
+
+// ingestMeter measures a running job for its status: when it got its
+// first ingest turn and how much of its upload the parser has read.
+type ingestMeter struct {
+	started   atomic.Int64 // unix nanoseconds of the first turn, 0 before
+	bytesRead atomic.Int64
+	streamed  atomic.Bool // a record format read as a stream (ETA by bytes)
+}
+
+// countingReader adds what it reads to an ingestMeter.
+type countingReader struct {
+	r io.Reader
+	m *ingestMeter
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.m.bytesRead.Add(int64(n))
+	return n, err
+}
+
+// status returns j's status with the progress measures of a running job;
+// the caller holds the job table's lock.
+func (j *job) status(now time.Time) JobStatus {
+	st := j.rec.Status
+	if st.Status != "running" {
+		return st
+	}
+	if st.Total == nil && j.total > 0 {
+		t := j.total
+		st.Total = &t
+	}
+	if j.meter == nil {
+		return st // waiting for its first turn
+	}
+	st.BytesRead = min(j.meter.bytesRead.Load(), st.BytesTotal)
+	started := j.meter.started.Load()
+	if started == 0 {
+		return st
+	}
+	secs := now.Sub(time.Unix(0, started)).Seconds()
+	if secs <= 0 {
+		return st
+	}
+	rate := float64(st.Processed) / secs
+	st.DocumentsPerSecond = &rate
+	var eta float64
+	switch {
+	case st.Total != nil && st.Processed > 0:
+		eta = float64(max(0, *st.Total-st.Processed)) / rate
+	case j.meter.streamed.Load() && st.BytesRead > 0 && st.BytesTotal > 0:
+		eta = secs * float64(st.BytesTotal-st.BytesRead) / float64(st.BytesRead)
+	default:
+		return st
+	}
+	eta = math.Round(eta*10) / 10
+	st.ETASeconds = &eta
+	return st
 }
 
 // jobRecord is the stored form of a job: its status and the request
@@ -131,6 +214,8 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 		}
 		data = raw
 	}
+	j.rec.Status.BytesTotal = int64(len(data))
+	j.total = knownTotal(req, data)
 	raw, err := json.Marshal(j.rec)
 	if err != nil {
 		return "", fmt.Errorf("store job: %w", err)
@@ -194,6 +279,7 @@ func (e *Engine) runJob(j *job) {
 			j.rec.Status.Processed = n
 			e.jobs.mu.Unlock()
 		}
+		e.startMeter(j, &req, data)
 		req.turn = turn
 		res, err := e.Ingest(context.Background(), j.rec.Owner, j.rec.Status.CollectionID, req)
 		if errors.Is(err, ErrClosed) || (err != nil && e.closed()) {
@@ -212,6 +298,11 @@ func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 	now := time.Now().UTC()
 	st.FinishedAt = &now
 	st.Processed = len(res.Documents)
+	if err == nil {
+		st.BytesRead = st.BytesTotal
+	} else if j.meter != nil {
+		st.BytesRead = min(j.meter.bytesRead.Load(), st.BytesTotal)
+	}
 	total := len(res.Documents) + len(res.Errors)
 	st.Total = &total
 	st.Documents = res.Documents
@@ -235,6 +326,35 @@ func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 	if err := b.Commit(); err != nil {
 		e.log.Error("store job", "job", st.JobID, "err", err)
 	}
+}
+
+// startMeter gives a job about to run its progress meter, started now
+// (the job holds its first ingest turn), and the total when it is known
+// before the end: 1 for a document format, the envelope's length.
+func (e *Engine) startMeter(j *job, req *IngestRequest, data []byte) {
+	m := &ingestMeter{}
+	m.started.Store(e.opts.Now().UnixNano())
+	req.meter = m
+	total := knownTotal(*req, data)
+	e.jobs.mu.Lock()
+	j.meter, j.total = m, total
+	e.jobs.mu.Unlock()
+}
+
+// knownTotal is the number of documents an upload gives when it is known
+// before parsing: 1 for a document format, the envelope's length; else 0.
+func knownTotal(req IngestRequest, data []byte) int {
+	if req.Documents != nil {
+		return len(req.Documents)
+	}
+	f, err := ingest.ParseFormat(req.Format)
+	if req.Format == "" {
+		f, err = ingest.DetectFormat(req.ContentType, req.FileName, data[:min(len(data), 4096)])
+	}
+	if err == nil && !f.RecordOriented() {
+		return 1
+	}
+	return 0
 }
 
 // loadJobs reads the stored jobs: finished ones for their status (those
@@ -307,5 +427,49 @@ func (e *Engine) Job(owner, coll, id string) (JobStatus, error) {
 	if !ok || j.rec.Owner != owner || j.rec.Status.CollectionID != coll || (j.rec.CollectionNum != 0 && j.rec.CollectionNum != c.num) {
 		return JobStatus{}, notFoundf("job %q not found in collection %q", id, coll)
 	}
-	return j.rec.Status, nil
+	return j.status(e.opts.Now()), nil
+}
+
+// Jobs lists the owner's ingest jobs, newest first, without their
+// documents: those of collection coll when it is not "", and those in
+// status when it is not "". Jobs of deleted collections are not listed.
+func (e *Engine) Jobs(owner, coll, status string) ([]JobStatus, error) {
+	switch status {
+	case "", "running", "done", "failed":
+	default:
+		return nil, invalidField("status", "%q is not a job status (use running, done or failed)", status)
+	}
+	if coll != "" {
+		if _, err := e.collection(owner, coll); err != nil {
+			return nil, err
+		}
+	}
+	e.jobs.mu.Lock()
+	var js []*job
+	for _, j := range e.jobs.jobs {
+		if j.rec.Owner == owner && (coll == "" || j.rec.Status.CollectionID == coll) && (status == "" || j.rec.Status.Status == status) {
+			js = append(js, j)
+		}
+	}
+	e.jobs.mu.Unlock()
+	out := []JobStatus{}
+	now := e.opts.Now()
+	for _, j := range js {
+		c, err := e.collection(owner, j.rec.Status.CollectionID)
+		if err != nil || (j.rec.CollectionNum != 0 && j.rec.CollectionNum != c.num) {
+			continue
+		}
+		e.jobs.mu.Lock()
+		st := j.status(now)
+		e.jobs.mu.Unlock()
+		st.Documents = nil
+		out = append(out, st)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !out[a].StartedAt.Equal(out[b].StartedAt) {
+			return out[a].StartedAt.After(out[b].StartedAt)
+		}
+		return out[a].JobID < out[b].JobID
+	})
+	return out, nil
 }

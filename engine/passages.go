@@ -46,7 +46,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 	for _, ps := range text.Passages(qt.an, qt.weights, secs, text.PassageOptions{MaxPassages: defaultPassages}) {
 		out = append(out, Passage{Text: ps.Text, Offsets: [2]int{ps.Start, ps.End}, SectionIndex: ps.Section, Score: round6(ps.Score)})
 	}
-	rk := e.opts.Ranker.ForModel(h.c.config().EmbeddingConfig.Key())
+	rk := e.opts.Ranker
 	for i, ch := range h.bestCh {
 		if i >= defaultPassages {
 			break

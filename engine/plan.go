@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -16,6 +17,11 @@ type plan struct {
 	query      string // after diacritics restoration
 	changed    bool
 	max        int
+	offset     int
+	minScore   float64 // documents need score >= minScore (> 0 unless minSet)
+	minSet     bool    // MinScore was given; else score > 0 is required
+	cut        int     // candidates below the cut-off
+	next       *int    // offset of the next page
 	sections   bool
 	full       bool
 	summaries  bool
@@ -92,6 +98,21 @@ func (p *plan) planOutput(req SearchRequest) error {
 		p.max = *req.MaxResults
 		if p.max < 1 || p.max > MaxMaxResults {
 			return invalidField("max_results", "must be between 1 and %d, got %d", MaxMaxResults, p.max)
+		}
+	}
+	if req.Offset != nil {
+		p.offset = *req.Offset
+		if p.offset < 0 {
+			return invalidField("offset", "must be 0 or more, got %d", p.offset)
+		}
+		if p.offset+p.max > MaxResultWindow {
+			return invalidField("offset", "offset + max_results must be at most %d, got %d + %d", MaxResultWindow, p.offset, p.max)
+		}
+	}
+	if req.MinScore != nil {
+		p.minScore, p.minSet = *req.MinScore, true
+		if math.IsNaN(p.minScore) || p.minScore < 0 || p.minScore > 1 {
+			return invalidField("min_score", "must be between 0 and 1, got %v", p.minScore)
 		}
 	}
 	switch req.ResultFormat {

@@ -39,21 +39,6 @@ type RankerConfig struct {
 	ChunkTokens int
 	// NProbe is the number of IVF lists probed (0 = the vector index default).
 	NProbe int
-	// ModelSimilarity replaces SemanticFloor and SemanticCeiling for the
-	// collections of an embedding model (by embedding_config.model): each
-	// model has its own similarity distribution. DefaultRanker sets it for
-	// multilingual-e5-small; nil uses the two constants for every model.
-	ModelSimilarity map[string][2]float64
-}
-
-// ForModel returns the constants for a collection of the embedding model
-// named model (EmbeddingConfig.Key): its ModelSimilarity floor and
-// ceiling, if any.
-func (r RankerConfig) ForModel(model string) RankerConfig {
-	if fc, ok := r.ModelSimilarity[model]; ok {
-		r.SemanticFloor, r.SemanticCeiling = fc[0], fc[1]
-	}
-	return r
 }
 
 // DefaultRanker returns the default ranking constants.
@@ -153,8 +138,8 @@ func tier(hits []*hit) {
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
 // scoreHits calibrates and fuses the evidence of each candidate (its best
-// chunk first) and drops the candidates scoring 0. keyword and semantic
-// tell which retrievers ran (see fuse).
+// chunk first); retrieve cuts the ranking at min_score. keyword and
+// semantic tell which retrievers ran (see fuse).
 func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 	for _, h := range hs {
 		if len(h.bestCh) > 0 {
@@ -173,13 +158,7 @@ func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 		h.score = round6(h.score)
 		h.byKey = h.byKey || h.exact
 	}
-	keep := hs[:0]
-	for _, h := range hs {
-		if h.score > 0 {
-			keep = append(keep, h)
-		}
-	}
-	return keep
+	return hs
 }
 
 // rankHits orders the candidates of every collection: exact identifier

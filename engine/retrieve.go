@@ -38,10 +38,26 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		all = append(all, hs...)
 	}
 	rankHits(all)
-	if len(all) > p.max {
-		all = all[:p.max]
+	keep := all[:0]
+	for _, h := range all {
+		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
+			keep = append(keep, h)
+		}
 	}
+	p.cut = len(all) - len(keep)
+	all = keep
+	end := p.offset + p.max
+	if len(all) > end && end < MaxResultWindow {
+		p.next = &end
+	}
+	all = all[min(p.offset, len(all)):min(end, len(all))]
 	return all, nil
+}
+
+// pageMetadata reports the relevance cut-off and paging in md.
+func (p *plan) pageMetadata(md *Metadata) {
+	md.BelowMinScore = p.cut
+	md.NextOffset = p.next
 }
 
 // queryVector embeds the query when the collections search semantically.
@@ -111,16 +127,18 @@ type docKey struct {
 // a candidate. It returns them scored (rank.go), without those scoring 0.
 func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*hit, error) {
 	segs := c.snapshot()
-	allow, err := allowed(p.flt, segs)
-	if err != nil {
+	allow := make([]*roaring.Bitmap, len(segs))
+	if err := allowed(p.flt, segs, allow); err != nil {
 		return nil, err
 	}
-	cs := newCandidates(c)
+	cs := candidates{}
 	if p.query == "" {
-		return cs.filterOnly(segs, allow), nil
+		return cs.filterOnly(c, segs, allow), nil
 	}
-	rk := e.opts.Ranker.ForModel(c.config().EmbeddingConfig.Key())
-	cand := max(rk.Candidates, p.max)
+	rk := e.opts.Ranker
+	// Enough candidates for the page; on the first page exactly as many as
+	// without paging, so rankings do not change.
+	cand := max(rk.Candidates, p.offset+p.max)
 	qt := e.queryTermsFor(p, c)
 	keywordOn := c.config().FulltextConfig.On() || qvec == nil
 	keyword := keywordOn && len(qt.terms) > 0 && qt.max > 0
@@ -133,7 +151,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if keywordOn && len(qt.ids) > 0 {
 		e.markExact(cs, segs, allow, qt, qvec != nil, cand)
 	}
-	out := cs.list()
+	out := cs.list(c)
 	if qvec != nil {
 		e.complete(out, qt, qvec, keyword)
 	}
@@ -141,63 +159,58 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 }
 
 // candidates collects the candidate documents of one collection, one hit
-// per document of a segment.
-type candidates struct {
-	c     *collection
-	byDoc map[docKey]*hit
-}
-
-func newCandidates(c *collection) *candidates {
-	return &candidates{c: c, byDoc: map[docKey]*hit{}}
-}
+// per document of a segment. A plain map, so that it can stay on the
+// stack; list and filterOnly set each hit's collection.
+type candidates map[docKey]*hit
 
 // get returns the hit of a document, added on first sight.
-func (cs *candidates) get(s *segment.Segment, local uint32) *hit {
+func (cs candidates) get(s *segment.Segment, local uint32) *hit {
 	k := docKey{s, local}
-	h := cs.byDoc[k]
+	h := cs[k]
 	if h == nil {
-		h = &hit{c: cs.c, seg: s, local: local, docID: s.Docs[local]}
-		cs.byDoc[k] = h
+		h = &hit{seg: s, local: local, docID: s.Docs[local]}
+		cs[k] = h
 	}
 	return h
 }
 
-// list returns the candidates in no particular order.
-func (cs *candidates) list() []*hit {
-	out := make([]*hit, 0, len(cs.byDoc))
-	for _, h := range cs.byDoc {
+// list returns the candidates of collection c in no particular order.
+func (cs candidates) list(c *collection) []*hit {
+	out := make([]*hit, 0, len(cs))
+	for _, h := range cs {
+		h.c = c
 		out = append(out, h)
 	}
 	return out
 }
 
-// allowed returns the documents each segment may return: the filter's
-// matches minus deletes; nil entries (every live document) without a
+// allowed sets allow[i] to the documents segment i may return: the
+// filter's matches minus deletes; nil (every live document) without a
 // filter.
-func allowed(flt filter.Query, segs []*segment.Segment) ([]*roaring.Bitmap, error) {
-	allow := make([]*roaring.Bitmap, len(segs))
+func allowed(flt filter.Query, segs []*segment.Segment, allow []*roaring.Bitmap) error {
 	for i, s := range segs {
 		if flt == nil {
 			continue
 		}
 		bm := roaring.New()
 		if err := filter.Eval(flt, s.Fields, bm); err != nil {
-			return nil, kindError(ErrInvalid, err, "filter")
+			return kindError(ErrInvalid, err, "filter")
 		}
 		bm.AndNot(s.Deleted)
 		allow[i] = bm
 	}
-	return allow, nil
+	return nil
 }
 
 // filterOnly returns every allowed document, in id order, with score 1:
 // the result of a search with a filter and no query.
-func (cs *candidates) filterOnly(segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
+func (cs candidates) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
 	var out []*hit
 	for i, s := range segs {
 		it := allow[i].Iterator()
 		for it.HasNext() {
 			h := cs.get(s, it.Next())
+			h.c = c
 			h.score, h.key, h.byKey = 1, 1, true
 			out = append(out, h)
 		}
@@ -208,7 +221,7 @@ func (cs *candidates) filterOnly(segs []*segment.Segment, allow []*roaring.Bitma
 
 // keywordCandidates adds the cand best BM25 matches of each segment with
 // their calibrated keyword scores.
-func (e *Engine) keywordCandidates(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, cand int) {
+func (e *Engine) keywordCandidates(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, cand int) {
 	rk := e.opts.Ranker
 	var buf []invindex.Hit
 	for i, s := range segs {
@@ -223,7 +236,7 @@ func (e *Engine) keywordCandidates(cs *candidates, segs []*segment.Segment, allo
 
 // semanticCandidates adds the documents of each segment's 3·cand nearest
 // chunks, with those chunks as their semantic evidence.
-func (e *Engine) semanticCandidates(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
+func (e *Engine) semanticCandidates(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
 	for i, s := range segs {
 		if s.Vectors == nil {
 			continue
@@ -433,7 +446,7 @@ func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }
 // found, when there are at most cand of them in a segment: an identifier
 // the embedding model cannot represent must not depend on the semantic
 // candidates.
-func (e *Engine) markExact(cs *candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, add bool, cand int) {
+func (e *Engine) markExact(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, add bool, cand int) {
 	for i, s := range segs {
 		ex := exactDocs(s.Text, qt.ids)
 		if allow[i] != nil {
@@ -445,7 +458,7 @@ func (e *Engine) markExact(cs *candidates, segs []*segment.Segment, allow []*roa
 		it := ex.Iterator()
 		for it.HasNext() {
 			local := it.Next()
-			if h := cs.byDoc[docKey{s, local}]; h != nil {
+			if h := cs[docKey{s, local}]; h != nil {
 				h.exact = true
 			} else if add {
 				cs.get(s, local).exact = true

@@ -19,6 +19,7 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 		return SearchResponse{}, err
 	}
 	resp := SearchResponse{SearchID: uuid.NewString()}
+	p.pageMetadata(&resp.Metadata)
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}

@@ -41,6 +41,8 @@ type writer struct {
 	// lastFlush is when the buffer was last emptied: a job flushes at
 	// least every jobFlushInterval (backpressure.go).
 	lastFlush time.Time
+	// jobBatch is the size of a job's next flush (see jobFirstFlushDocs).
+	jobBatch int
 
 	rec      collRecord
 	recDirty bool
@@ -115,7 +117,7 @@ func (w *writer) add(d pendingDoc) error {
 		w.pendingBytes += len(s.Content)
 	}
 	if len(w.pending) >= w.e.opts.FlushDocs || w.pendingBytes >= w.e.opts.FlushBytes ||
-		(w.jobID != "" && (len(w.pending) >= jobFlushDocs || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
+		(w.jobID != "" && (len(w.pending) >= max(w.jobBatch, jobFirstFlushDocs) || w.e.opts.Now().Sub(w.lastFlush) >= jobFlushInterval)) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -145,21 +147,43 @@ func (w *writer) flush() error {
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
 	w.lastFlush = w.e.opts.Now()
+	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
 
 	seg, err := w.prepare(docs)
 	if err != nil {
 		return err
 	}
+	status, nsegs, err := w.commit(seg, docs, ids)
+	if err != nil {
+		return err
+	}
+	w.res.Documents = append(w.res.Documents, status...)
+	w.processed += len(ids)
+	if w.progress != nil {
+		w.progress(w.processed)
+	}
+	if nsegs > w.e.opts.MaxSegments {
+		w.e.kickMerge()
+	}
+	return nil
+}
+
+// commit types the fields of docs and writes them with their new segment
+// seg and the deletes of the documents they replace in one batch, then
+// installs the result, all under the collection's wmu. It returns the
+// status of each input id (ids, in input order) and the collection's
+// number of segments after the commit.
+func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) ([]DocStatus, int, error) {
 	c := w.c
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped {
-		return notFoundf("collection %q was deleted during the ingest", c.id)
+		return nil, 0, notFoundf("collection %q was deleted during the ingest", c.id)
 	}
 	w.rec = c.record()
 	bodies, err := w.fields(seg, docs)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	c.mu.RLock()
 	segs := c.mu.segs
@@ -195,12 +219,12 @@ func (w *writer) flush() error {
 		raw, err := json.Marshal(w.rec)
 		if err != nil {
 			b.Abort()
-			return fmt.Errorf("encode collection: %w", err)
+			return nil, 0, fmt.Errorf("encode collection: %w", err)
 		}
 		b.PutCollection(c.owner, c.id, raw)
 	}
 	if err := b.Commit(); err != nil {
-		return err
+		return nil, 0, err
 	}
 	c.mu.Lock()
 	// Segment ids are taken before the lock, so concurrent writers may
@@ -217,15 +241,7 @@ func (w *writer) flush() error {
 	}
 	nsegs := len(c.mu.segs)
 	c.mu.Unlock()
-	w.res.Documents = append(w.res.Documents, status...)
-	w.processed += len(ids)
-	if w.progress != nil {
-		w.progress(w.processed)
-	}
-	if nsegs > w.e.opts.MaxSegments {
-		w.e.kickMerge()
-	}
-	return nil
+	return status, nsegs, nil
 }
 
 // dedupe keeps the last occurrence of each document id, in order.

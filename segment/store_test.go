@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/klauspost/compress/zstd"
 )
 
 func TestBlobChunksAndChecksums(t *testing.T) {
@@ -158,4 +159,75 @@ func TestDocumentLookupSkipsOtherTables(t *testing.T) {
 	if grew := m1.BlockCache.Size - m0.BlockCache.Size; grew > 1<<20 {
 		t.Errorf("100 document lookups loaded %d KiB of blocks", grew>>10)
 	}
+}
+
+// BenchmarkDocumentAmidUploads looks documents up in a store where, after
+// they were written, eight ingest jobs stored their 2.6 MB uploads, then
+// 2,000 documents of another collection and a 3 MB segment blob each
+// (each write flushed to a table of its own, with compactions off: on a
+// busy machine they lag behind), as the overload benchmark's searches do.
+func BenchmarkDocumentAmidUploads(b *testing.B) {
+	cache := pebble.NewCache(blockCacheSize)
+	defer cache.Unref()
+	o := pebbleOptions(cache)
+	o.DisableAutomaticCompactions = true
+	o.L0CompactionThreshold, o.L0StopWritesThreshold = 1000, 1000
+	db, err := pebble.Open(b.TempDir(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := &Store{db: db}
+	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+	r := rand.New(rand.NewPCG(5, 6))
+	body := func(n int) []byte {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = 'a' + byte(r.IntN(26))
+			if r.IntN(6) == 0 {
+				p[i] = ' '
+			}
+		}
+		return p
+	}
+	batch := s.NewBatch()
+	for i := range 1000 {
+		batch.PutDocument(1, fmt.Sprintf("doc%04d", i), body(1200))
+	}
+	if err := batch.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	for j := range 8 {
+		// The job's upload, stored when it is accepted, then its documents
+		// and segment, stored when it runs.
+		upload := s.NewBatch()
+		upload.b.Set([]byte(fmt.Sprintf("%sengine/jobdata/%d", prefixKV, j)), body(2600<<10), nil)
+		docs := s.NewBatch()
+		for i := range 2000 {
+			docs.PutDocument(2, fmt.Sprintf("j%d-%d", j, i), body(1200))
+		}
+		docs.PutBlob(2, uint64(j), PartText, body(3<<20))
+		for _, batch := range []*Batch{upload, docs} {
+			if err := batch.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.db.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	m0 := db.Metrics()
+	b.ResetTimer()
+	n := 0
+	for ; b.Loop(); n++ {
+		if _, err := s.Document(1, fmt.Sprintf("doc%04d", (n*7919)%1000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m1 := db.Metrics()
+	// Blocks read from the files (and decompressed) per lookup, and their
+	// bytes, as the block cache saw them (it is larger than the store).
+	b.ReportMetric(float64(m1.BlockCache.Misses-m0.BlockCache.Misses)/float64(n), "blocks-read/op")
+	b.ReportMetric(float64(m1.BlockCache.Size-m0.BlockCache.Size)/float64(n), "bytes-read/op")
 }

@@ -124,12 +124,13 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 	}
 	var known = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true, "owner": true}
 	var bad string
+	unknown := emptyParamName(ctx)
 	for k := range args.All() {
-		if !known[string(k)] && bad == "" {
-			bad = string(k)
+		if !known[string(k)] && !unknown {
+			bad, unknown = string(k), true
 		}
 	}
-	if bad != "" {
+	if unknown {
 		writeErrorStatus(ctx, 400, fmt.Sprintf("unknown query parameter %q (known: format, document_id, id_field, async, filename)", bad), nil)
 		return
 	}

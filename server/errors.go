@@ -53,7 +53,7 @@ func writeErrorStatus(ctx *fasthttp.RequestCtx, status int, msg string, details 
 // engine, nlu and summary errors share.
 var kindStatus = map[error]int{
 	errs.Invalid: 400, errs.NotFound: 404, errs.Conflict: 409, errs.TooLarge: 413,
-	errs.UnsupportedMedia: 415, errs.Busy: 429, errs.Upstream: 502, errs.Closed: 503,
+	errs.UnsupportedMedia: 415, errs.Busy: 429, errs.Upstream: 502, errs.Unavailable: 503,
 	errs.UpstreamTimeout: 504,
 }
 

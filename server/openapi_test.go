@@ -29,6 +29,8 @@ var apiRoutes = []struct {
 	{"/v1/collections/{id}/documents", []string{"get", "post"}},
 	{"/v1/collections/{id}/documents/{doc}", []string{"get", "delete"}},
 	{"/v1/collections/{id}/jobs/{job}", []string{"get"}},
+	{"/v1/collections/{id}/jobs", []string{"get"}},
+	{"/v1/jobs", []string{"get"}},
 	{"/v1/collections/{ids}/search", []string{"post"}},
 	{"/v1/collections/{ids}/answer", []string{"post"}},
 	{"/v1/collections/{ids}/query", []string{"get"}},
@@ -313,6 +315,20 @@ func TestOpenAPIRequestsAsServed(t *testing.T) {
 				}
 				if p.In == "path" && p.Ref == "" && p.Schema.Pattern == "" {
 					t.Errorf("%s %s: path parameter %q has no pattern", method, path, p.Name)
+				}
+			}
+			// Every authenticated operation can answer 429 (failed-login
+			// limit); every one with a body 413 (--max-body).
+			if method != "parameters" && path != "/health" && path != "/v1/openapi.json" {
+				if _, ok := op.Responses["429"]; !ok {
+					t.Errorf("%s %s: no 429 response (failed-login limit)", method, path)
+				}
+				var withBody struct {
+					RequestBody json.RawMessage `json:"requestBody"`
+				}
+				json.Unmarshal(raw, &withBody)
+				if _, ok := op.Responses["413"]; len(withBody.RequestBody) > 0 && !ok {
+					t.Errorf("%s %s: no 413 response for a body over --max-body", method, path)
 				}
 			}
 			// Every endpoint but these rejects unknown query parameters.

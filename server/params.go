@@ -29,9 +29,13 @@ func knownParams(method string, parts []string) []string {
 			return none
 		case len(rest) == 3 && rest[1] == "jobs" && method == "GET":
 			return none
+		case len(rest) == 2 && rest[1] == "jobs" && method == "GET":
+			return []string{"status", "limit"}
 		case len(rest) == 2 && (rest[1] == "search" || rest[1] == "answer") && method == "POST":
 			return none
 		}
+	case len(parts) == 2 && parts[0] == "v1" && parts[1] == "jobs" && method == "GET":
+		return []string{"collection_id", "status", "limit"}
 	case parts[0] == "models" || parts[0] == "phrase-sets":
 		switch {
 		case len(parts) == 1 && (method == "GET" || method == "POST"):
@@ -54,7 +58,7 @@ func (s *Server) rejectUnknownParams(ctx *fasthttp.RequestCtx, u *User, method s
 	if known == nil {
 		return false
 	}
-	bad, found := "", false
+	bad, found := "", emptyParamName(ctx)
 	for k := range ctx.QueryArgs().All() {
 		if key := string(k); key != "owner" && !slices.Contains(known, key) && !found {
 			bad, found = key, true
@@ -103,4 +107,17 @@ func (s *Server) rejectUnknownParams(ctx *fasthttp.RequestCtx, u *User, method s
 	}
 	writeErrorStatus(ctx, 400, msg+")", map[string]any{"parameter": bad})
 	return true
+}
+
+// emptyParamName reports whether the query string holds a parameter
+// without a name ("?=" or "?a=1&=x"), which fasthttp's argument parser
+// drops when its value is empty too: such a parameter is unknown, not
+// absent.
+func emptyParamName(ctx *fasthttp.RequestCtx) bool {
+	for _, seg := range strings.Split(string(ctx.URI().QueryString()), "&") {
+		if strings.HasPrefix(seg, "=") {
+			return true
+		}
+	}
+	return false
 }

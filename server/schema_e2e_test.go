@@ -33,6 +33,12 @@ func TestSchemaEmptyParameters(t *testing.T) {
 		{"POST", "/v1/collections/c/documents?async=1", "async"},
 		{"GET", "/v1/collections/c/query?query=alpha&highlight=1", "highlight"},
 		{"GET", "/v1/collections/c/query?query=alpha&restore_diacritics=T", "restore_diacritics"},
+		// A parameter without a name ("&=") is unknown, not absent
+		// (fasthttp drops it when its value is empty too).
+		{"GET", "/v1/collections/c?=", "unknown query parameter"},
+		{"GET", "/phrase-sets?owner=&=", "unknown query parameter"},
+		{"POST", "/v1/collections/c/documents?=", "unknown query parameter"},
+		{"GET", "/v1/collections/c/query?query=alpha&=", "unknown query parameter"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			errorIs(t, n.do(tc.method, tc.path, "text/plain", []byte("gamma")), 400, "invalid_request", tc.field)

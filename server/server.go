@@ -159,6 +159,8 @@ func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	switch {
 	case len(parts) >= 2 && parts[0] == "v1" && parts[1] == "collections":
 		return s.collections(ctx, user, method, parts[2:])
+	case len(parts) == 2 && parts[0] == "v1" && parts[1] == "jobs":
+		return s.listJobs(ctx, user.owner(ctx), method, string(ctx.QueryArgs().Peek("collection_id")), "/v1/jobs")
 	case parts[0] == "models":
 		return s.models(ctx, user, method, parts[1:])
 	case parts[0] == "phrase-sets":
@@ -237,6 +239,9 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	case "documents":
 		return s.documents(ctx, owner, method, ids, rest[2:])
 	case "jobs":
+		if len(rest) == 2 && len(ids) == 1 {
+			return s.listJobs(ctx, owner, method, ids[0], "/v1/collections/{id}/jobs")
+		}
 		if len(rest) != 3 || len(ids) != 1 {
 			writeErrorStatus(ctx, 404, "use GET /v1/collections/{id}/jobs/{job_id}", nil)
 			return "/v1/collections/{id}/jobs/{job}"
@@ -262,6 +267,32 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	return "unknown"
 }
 
+// listJobs answers GET /v1/jobs and GET /v1/collections/{id}/jobs: the
+// owner's ingest jobs, newest first, optionally of one collection and in
+// one status; at most limit (default 100, at most 1000).
+func (s *Server) listJobs(ctx *fasthttp.RequestCtx, owner, method, coll, route string) string {
+	if method != "GET" {
+		methodNotAllowed(ctx, "GET")
+		return route
+	}
+	limit := 100
+	if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 || n > 1000 {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("limit: %q is not an integer between 1 and 1000", v), map[string]any{"field": "limit"})
+			return route
+		}
+		limit = n
+	}
+	jobs, err := s.eng.Jobs(owner, coll, string(ctx.QueryArgs().Peek("status")))
+	if err != nil {
+		writeError(ctx, err)
+		return route
+	}
+	writeJSON(ctx, 200, map[string]any{"jobs": jobs[:min(limit, len(jobs))]})
+	return route
+}
+
 func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []string, op string) string {
 	route := "/v1/collections/{ids}/" + op
 	var req engine.SearchRequest
@@ -275,6 +306,9 @@ func (s *Server) search(ctx *fasthttp.RequestCtx, owner, method string, ids []st
 			return route
 		}
 		req, err = queryRequest(ctx.QueryArgs())
+		if err == nil && emptyParamName(ctx) {
+			err = &engine.Error{Kind: engine.ErrInvalid, Message: `unknown query parameter "" (a parameter without a name)`, Details: map[string]any{"parameter": ""}}
+		}
 	} else {
 		if method != "POST" {
 			methodNotAllowed(ctx, "POST")
@@ -342,6 +376,20 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 				return
 			}
 			req.MaxResults = &n
+		case key == "offset":
+			n, e := strconv.Atoi(val)
+			if e != nil {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("offset: %q is not an integer", val)}
+				return
+			}
+			req.Offset = &n
+		case key == "min_score":
+			f, e := strconv.ParseFloat(val, 64)
+			if e != nil {
+				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("min_score: %q is not a number", val)}
+				return
+			}
+			req.MinScore = &f
 		case key == "result_format":
 			req.ResultFormat = val
 		case key == "include_fields":
@@ -386,7 +434,7 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 		case key == "owner":
 			// admin impersonation, handled by User.owner
 		default:
-			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
+			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, offset, min_score, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
 		}
 	}
 	for k, v := range args.All() {

@@ -2,6 +2,13 @@
 //
 //	najdi serve --addr 127.0.0.1:8080 --data ./data [--users FILE]
 //	najdi hash-password < password.txt
+//	najdi ingest PATH... --collection C [--server URL] [--user U]
+//	najdi search QUERY --collection C[,D]
+//	najdi collections | models | jobs
+//
+// The client commands (ingest, search, collections, models, jobs) call a
+// running server through package client; their exit codes are listed in
+// cli.go and README.md.
 //
 // Every flag of serve can also be set by an environment variable named
 // NAJDI_<FLAG> (upper case, '-' as '_'), e.g. NAJDI_ADDR.
@@ -46,6 +53,16 @@ func main() {
 		err = hashPassword()
 	case "version":
 		fmt.Println("najdi 0.1.0")
+	case "ingest", "search", "collections", "models", "jobs":
+		cmd := map[string]func([]string) error{"ingest": cmdIngest, "search": cmdSearch, "collections": cmdCollections, "models": cmdModels, "jobs": cmdJobs}[os.Args[1]]
+		err = cmd(os.Args[2:])
+		if code := exitCode(err); code != exitOK {
+			if msg := err.Error(); msg != "" && !errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(os.Stderr, "najdi "+os.Args[1]+":", msg)
+			}
+			os.Exit(code)
+		}
+		return
 	default:
 		usage()
 		os.Exit(2)
@@ -60,7 +77,18 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   najdi serve [flags]        run the HTTP service (najdi serve -h lists flags)
   najdi hash-password        read a password on stdin, print its bcrypt hash
+  najdi ingest PATH... --collection C [--create]
+                             upload files and directories (every format, recursive, resumable)
+  najdi search QUERY --collection C[,D]   search (--json for scripts)
+  najdi collections          list collections
+  najdi models               list NLU models
+  najdi jobs                 list ingest jobs
   najdi version
+
+Client commands take --server URL (env NAJDI_SERVER, default http://127.0.0.1:8080),
+--user U (env NAJDI_USER; password from NAJDI_PASSWORD or a prompt) and --json.
+Exit codes: 0 ok, 1 error, 2 usage, 3 some files or records failed, 4 authentication,
+5 not found, 130 interrupted (ingest resumes when run again).
 `)
 }
 

@@ -22,7 +22,8 @@ import (
 	"github.com/najdi/najdi/internal/strictjson"
 )
 
-// The kinds, with the HTTP status server/errors.go gives each.
+// The kinds, with the HTTP status server/errors.go gives each, and the name
+// Name gives each.
 var (
 	// Invalid: the request is malformed or names bad values (400).
 	Invalid = errors.New("invalid request")
@@ -40,14 +41,30 @@ var (
 	// Upstream: an external service (remote embeddings, an LLM, an
 	// annotation microservice) failed or answered badly (502).
 	Upstream = errors.New("upstream service failed")
-	// Closed: the component was used after Close (503).
-	Closed = errors.New("closed")
+	// Unavailable: the component is closed or cannot be reached (503).
+	Unavailable = errors.New("service unavailable")
 	// UpstreamTimeout: an external service did not answer in time (504).
 	UpstreamTimeout = errors.New("upstream service timed out")
 )
 
+// names are the kinds' short names, for logs and test output.
+var names = map[error]string{
+	Invalid: "invalid", NotFound: "not found", Conflict: "conflict", TooLarge: "too large",
+	UnsupportedMedia: "unsupported media", Busy: "busy", Upstream: "upstream",
+	Unavailable: "unavailable", UpstreamTimeout: "upstream timeout",
+}
+
+// Name returns the short name of err's kind (see KindOf), "none" without
+// one.
+func Name(err error) string {
+	if n, ok := names[KindOf(err)]; ok {
+		return n
+	}
+	return "none"
+}
+
 // Kinds lists every kind, in the order KindOf tests them.
-var Kinds = []error{Invalid, NotFound, Conflict, TooLarge, UnsupportedMedia, UpstreamTimeout, Upstream, Closed, Busy}
+var Kinds = []error{Invalid, NotFound, Conflict, TooLarge, UnsupportedMedia, UpstreamTimeout, Upstream, Unavailable, Busy}
 
 // KindOf returns the kind of err: the Kind of the outermost *Error, else
 // the first kind of Kinds that errors.Is finds in err; nil when err has

@@ -93,3 +93,20 @@ func TestDecodeJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestName(t *testing.T) {
+	for err, want := range map[error]string{
+		errs.Field("q", "bad"): "invalid",
+		fmt.Errorf("engine: %w", errs.Alias(errs.Unavailable, "x")): "unavailable",
+		errors.New("disk full"): "none",
+	} {
+		if got := errs.Name(err); got != want {
+			t.Errorf("Name(%v) = %q, want %q", err, got, want)
+		}
+	}
+	for _, k := range errs.Kinds {
+		if errs.Name(k) == "none" {
+			t.Errorf("kind %v has no name", k)
+		}
+	}
+}

@@ -8,7 +8,7 @@
 // docs/console), NAJDI_SHARED_DATA (default ../shared/data).
 //
 // Every console page is saved as a screenshot in docs/console.
-import {test, before, after} from 'node:test';
+import {test as nodeTest, before, after} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn, execFileSync} from 'node:child_process';
 import {createRequire} from 'node:module';
@@ -53,6 +53,22 @@ async function shot(name, opts = {}) {
   await page.screenshot({path: path.join(shots, name + '.png'), fullPage: opts.fullPage ?? false});
 }
 
+// test runs fn; when it fails, it saves a screenshot of the page to the
+// temporary directory and prints the server's log, to see what was
+// waited for.
+function test(name, fn) {
+  nodeTest(name, async () => {
+    try {
+      await fn();
+    } catch (err) {
+      const file = path.join(os.tmpdir(), 'najdi-console-failure-' + name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40) + '.png');
+      await page.screenshot({path: file, fullPage: true}).catch(() => {});
+      console.error(`failed at ${page.url()}; screenshot ${file}; server log:\n${log.slice(-4000)}`);
+      throw err;
+    }
+  });
+}
+
 before(async () => {
   assert.ok(fs.existsSync(bin), `${bin} is missing: run make build`);
   fs.mkdirSync(shots, {recursive: true});
@@ -73,7 +89,7 @@ before(async () => {
   page = await context.newPage();
   // Generous: the machine may be busy (2 cores); a passing run waits for
   // none of it.
-  page.setDefaultTimeout(90000);
+  page.setDefaultTimeout(120000);
   page.on('dialog', (d) => d.accept());
   page.on('pageerror', (e) => { log += '\npage error: ' + e.message; });
   // English first; the language test switches to Czech.
@@ -198,7 +214,10 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
   assert.ok(chooser.isMultiple());
   await drop([{path: path.join(shared, 'docs/tracemonkey.pdf'), name: 'tracemonkey.pdf', type: 'application/pdf'}]);
-  await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''}]);
+  const blob = path.join(work, 'program.bin');
+  fs.writeFileSync(blob, fs.readFileSync(bin).subarray(0, 4096));
+  await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''},
+    {path: blob, name: 'program.bin', type: 'application/octet-stream'}]);
 
   const pdf = '.file[data-file="tracemonkey.pdf"]';
   // While the PDF's job runs: the upload bar is full, the ingest bar runs.
@@ -218,6 +237,10 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   const js = '.file[data-file="notes.jsonl"]';
   await page.waitForSelector(js + ' .state.failed, ' + js + ' .state.done', {timeout: 300000});
   assert.match(await page.textContent(js + ' .state'), /done: 2 documents, 1 errors/);
+  // A file that no format reads: its job fails and says why.
+  const pb = '.file[data-file="program.bin"]';
+  await page.waitForSelector(pb + ' .state.failed', {timeout: 300000});
+  assert.match(await page.textContent(pb + ' .error'), /binary content: unsupported format/);
   const errRow = await page.textContent(js + ' .errors tbody tr');
   assert.match(errRow, /^1/, 'the error names record 1');
   assert.match(errRow, /line 2/, 'the error names the line');

@@ -30,7 +30,7 @@ const TEXTS = {
     'up.upload': 'Upload', 'up.ingest': 'Ingest', 'up.waiting': 'waiting', 'up.uploading': 'uploading {0} of {1}',
     'up.uploaded': 'uploaded {0}', 'up.job': 'job {0}', 'up.processed': '{0} documents stored', 'up.processedOf': '{0} of {1}',
     'up.rate': '{0} documents/s', 'up.eta': 'ETA {0} s', 'up.read': '{0} % read',
-    'up.done': 'done: {0} documents, {1} errors', 'up.failed': 'failed: {0}', 'up.busy': 'server busy, retrying in {0} s',
+    'up.done': 'done: {0} documents, {1} errors', 'up.failed': 'failed', 'up.busy': 'server busy, retrying in {0} s',
     'up.jobs': 'Ingest jobs of {0}', 'up.refresh': 'Refresh', 'up.jobId': 'Job', 'up.status': 'Status', 'up.started': 'Started', 'up.finished': 'Finished',
     'up.errors': 'Errors', 'up.record': 'Record', 'up.sheet': 'Sheet', 'up.docId': 'Document id', 'up.message': 'Message',
     'up.noCollection': 'Create a collection first.', 'up.pick': 'Choose a collection',
@@ -90,7 +90,7 @@ const TEXTS = {
     'up.upload': 'Nahrání', 'up.ingest': 'Zpracování', 'up.waiting': 'čeká', 'up.uploading': 'nahráno {0} z {1}',
     'up.uploaded': 'nahráno {0}', 'up.job': 'úloha {0}', 'up.processed': 'uloženo {0} dokumentů', 'up.processedOf': '{0} z {1}',
     'up.rate': '{0} dokumentů/s', 'up.eta': 'zbývá {0} s', 'up.read': 'přečteno {0} %',
-    'up.done': 'hotovo: {0} dokumentů, {1} chyb', 'up.failed': 'selhalo: {0}', 'up.busy': 'server je vytížen, další pokus za {0} s',
+    'up.done': 'hotovo: {0} dokumentů, {1} chyb', 'up.failed': 'selhalo', 'up.busy': 'server je vytížen, další pokus za {0} s',
     'up.jobs': 'Úlohy zpracování kolekce {0}', 'up.refresh': 'Obnovit', 'up.jobId': 'Úloha', 'up.status': 'Stav', 'up.started': 'Začátek', 'up.finished': 'Konec',
     'up.errors': 'Chyby', 'up.record': 'Záznam', 'up.sheet': 'List', 'up.docId': 'Id dokumentu', 'up.message': 'Zpráva',
     'up.noCollection': 'Nejprve vytvořte kolekci.', 'up.pick': 'Vyberte kolekci',
@@ -480,7 +480,7 @@ function fileItem(file, collection, idField) {
     details);
   function setState(kind, text) { state.className = 'badge state ' + kind; state.textContent = text; }
   function fail(msg) {
-    setState('failed', t('up.failed', ''));
+    setState('failed', t('up.failed'));
     details.appendChild(h('div', {class: 'error', role: 'alert'}, msg));
   }
 

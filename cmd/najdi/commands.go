@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/client"
+)
+
+// signalContext is cancelled by the first Ctrl-C (SIGINT) or SIGTERM; a
+// second one kills the process as usual.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// cmdSearch runs `najdi search QUERY --collection C[,D]`.
+func cmdSearch(args []string) error {
+	fs := newFlagSet("search", "search [flags] QUERY --collection C[,D...]")
+	var c conn
+	c.flags(fs)
+	coll := fs.String("collection", os.Getenv("NAJDI_COLLECTION"), "collection id, or several separated by commas (env NAJDI_COLLECTION)")
+	maxResults := fs.Int("max-results", 10, "at most this many documents (the page size)")
+	offset := fs.Int("offset", 0, "skip this many documents of the ranking (paging)")
+	minScore := fs.Float64("min-score", -1, "relevance cut-off 0..1 (default: the server's, which leaves out documents scoring 0)")
+	filter := fs.String("filter", "", `filter object as JSON, e.g. '{"term": {"Continent": "EU"}}'`)
+	format := fs.String("format", "", "result format: flat or sections (default flat)")
+	fields := fs.String("fields", "", "comma-separated section types and fields to return")
+	answer := fs.Bool("answer", false, "ask the answer endpoint instead (an answer from the top documents)")
+	summary := fs.Int("summary", 0, "also return summaries of the documents within this many tokens")
+	restore := fs.Bool("restore-diacritics", false, "restore Czech diacritics in the query")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *coll == "" {
+		return usagef("name the collection with --collection")
+	}
+	query := strings.Join(pos, " ")
+	if query == "" && *filter == "" {
+		return usagef("give a query, a --filter, or both")
+	}
+	req := client.SearchRequest{Query: query, MaxResults: *maxResults, Offset: *offset, ResultFormat: *format}
+	if *minScore >= 0 {
+		req.MinScore = minScore
+	}
+	if *filter != "" {
+		if !json.Valid([]byte(*filter)) {
+			return usagef("--filter is not valid JSON: %s", *filter)
+		}
+		req.Filter = json.RawMessage(*filter)
+	}
+	if *fields != "" {
+		req.IncludeFields = strings.Split(*fields, ",")
+	}
+	if *summary > 0 {
+		req.IncludeContent = []string{"full", "summaries"}
+		req.SummaryConfig = &client.SummaryConfig{MaxTokens: *summary}
+	}
+	if *restore {
+		req.RestoreDiacritics = restore
+	}
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	colls := strings.Split(*coll, ",")
+	var res client.SearchResponse
+	if *answer {
+		res, err = cl.Answer(ctx, colls, req)
+	} else {
+		res, err = cl.Search(ctx, colls, req)
+	}
+	if err != nil {
+		return describe(err, c.server)
+	}
+	out := stdoutWriter()
+	defer out.Flush()
+	if c.jsonOut {
+		return printJSON(out, res)
+	}
+	if res.Answer != nil {
+		fmt.Fprintf(out, "answer: %s\n\n", *res.Answer)
+	}
+	if len(res.Metadata.EffectiveQueries) > 0 {
+		fmt.Fprintf(out, "searched for: %s\n", strings.Join(res.Metadata.EffectiveQueries, "; "))
+	}
+	for i, d := range res.Documents {
+		id := d.DocumentID
+		if d.CollectionID != "" {
+			id = d.CollectionID + "/" + id
+		}
+		fmt.Fprintf(out, "%3d. %-40s score %.3f  %s\n", *offset+i+1, id, d.Score, d.Source)
+		for _, p := range d.Passages {
+			fmt.Fprintf(out, "     %s\n", oneLine(p.Text, 160))
+		}
+		if len(d.Passages) == 0 && d.Content != nil {
+			fmt.Fprintf(out, "     %s\n", oneLine(*d.Content, 160))
+		}
+	}
+	for _, s := range res.Summaries {
+		fmt.Fprintf(out, "summary of %s: %s\n", s.DocumentID, oneLine(s.Content, 400))
+	}
+	if len(res.Documents) == 0 && res.Answer == nil {
+		fmt.Fprintln(out, "no documents found")
+	}
+	md := res.Metadata
+	var notes []string
+	if md.BelowMinScore > 0 {
+		notes = append(notes, fmt.Sprintf("%d more below the relevance cut-off (--min-score 0 shows them)", md.BelowMinScore))
+	}
+	if md.NextOffset != nil {
+		notes = append(notes, fmt.Sprintf("next page: --offset %d", *md.NextOffset))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(out, "(%s)\n", strings.Join(notes, "; "))
+	}
+	return nil
+}
+
+// oneLine shortens s to n characters on one line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// cmdCollections runs `najdi collections`.
+func cmdCollections(args []string) error {
+	fs := newFlagSet("collections", "collections [flags]")
+	var c conn
+	c.flags(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("collections takes no arguments, got %q", pos)
+	}
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	cs, err := cl.Collections(ctx)
+	if err != nil {
+		return describe(err, c.server)
+	}
+	out := stdoutWriter()
+	defer out.Flush()
+	if c.jsonOut {
+		return printJSON(out, map[string]any{"collections": cs})
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "COLLECTION\tDOCUMENTS\tMODEL\tUPDATED")
+	for _, col := range cs {
+		var ec struct {
+			Model any `json:"model"`
+		}
+		_ = json.Unmarshal(col.EmbeddingConfig, &ec)
+		model := fmt.Sprint(ec.Model)
+		if m, ok := ec.Model.(map[string]any); ok {
+			model = fmt.Sprint("remote ", m["name"])
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", col.CollectionID, col.DocumentCount, model, col.UpdatedAt.Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
+}
+
+// cmdModels runs `najdi models`: the NLU models.
+func cmdModels(args []string) error {
+	fs := newFlagSet("models", "models [flags]")
+	var c conn
+	c.flags(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("models takes no arguments, got %q", pos)
+	}
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	ms, err := cl.Models(ctx)
+	if err != nil {
+		return describe(err, c.server)
+	}
+	out := stdoutWriter()
+	defer out.Flush()
+	if c.jsonOut {
+		return printJSON(out, map[string]any{"models": ms})
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL_ID\tTYPE\tNAME\tDESCRIPTION")
+	for _, m := range ms {
+		typ := m.Type
+		var a struct {
+			Service string `json:"service"`
+			Model   string `json:"model"`
+		}
+		if json.Unmarshal(m.Annotator, &a) == nil && a.Model != "" {
+			typ += " " + a.Model
+		} else if m.Mode != "" {
+			typ += " " + m.Mode
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ModelID, typ, m.Name, oneLine(m.Description, 60))
+	}
+	return tw.Flush()
+}
+
+// cmdJobs runs `najdi jobs`: the caller's ingest jobs.
+func cmdJobs(args []string) error {
+	fs := newFlagSet("jobs", "jobs [flags]")
+	var c conn
+	c.flags(fs)
+	coll := fs.String("collection", "", "only jobs of this collection")
+	status := fs.String("status", "", "only jobs in this status: running, done or failed")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("jobs takes no arguments, got %q", pos)
+	}
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	js, err := cl.Jobs(ctx, *coll, *status)
+	if err != nil {
+		return describe(err, c.server)
+	}
+	out := stdoutWriter()
+	defer out.Flush()
+	if c.jsonOut {
+		return printJSON(out, map[string]any{"jobs": js})
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB_ID\tCOLLECTION\tSTATUS\tPROCESSED\tERRORS\tRATE\tETA\tSTARTED")
+	for _, j := range js {
+		rate, eta := "-", "-"
+		if j.DocumentsPerSecond != nil {
+			rate = fmt.Sprintf("%.1f/s", *j.DocumentsPerSecond)
+		}
+		if j.ETASeconds != nil {
+			eta = fmtDuration(*j.ETASeconds)
+		}
+		processed := fmt.Sprint(j.Processed)
+		if j.Total != nil {
+			processed += fmt.Sprintf("/%d", *j.Total)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.JobID, j.CollectionID, j.Status, processed, len(j.Errors), rate, eta, j.StartedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
+}
