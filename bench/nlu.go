@@ -54,6 +54,11 @@ type NLUConfig struct {
 	Embedder intent.Embedder
 	// EmbedderName names Embedder in the report.
 	EmbedderName string
+	// CzechEmbedder embeds the Czech few-shot workload's utterances
+	// (optional; without it that workload runs on n-grams alone).
+	CzechEmbedder intent.Embedder
+	// CzechEmbedderName names CzechEmbedder in the report.
+	CzechEmbedderName string
 	// FewShotPerIntent is the training utterances per intent of the
 	// few-shot workload; 0 means DefaultNLUFewShot.
 	FewShotPerIntent int
@@ -124,6 +129,9 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 		return err
 	}
 	if err := nluTrainTime(cfg, w); err != nil {
+		return err
+	}
+	if err := nluCzechFewShot(cfg, w); err != nil {
 		return err
 	}
 	if err := nluEnglishNER(cfg.DataDir, w); err != nil {
@@ -454,6 +462,95 @@ func nluMemo(e intent.Embedder) intent.Embedder {
 		}
 		return out, nil
 	}
+}
+
+// nluCzechFewShot measures few-shot intents on Czech: the dialogue acts of
+// cs_restaurant devel.json (act and first slot, e.g. "?request(area)",
+// classes with at least 15 utterances) are intents; 3 seeded draws train
+// on 10 utterances per class and score the rest, with CzechEmbedder, with
+// Embedder and without embeddings.
+func nluCzechFewShot(cfg NLUConfig, w io.Writer) error {
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "entities", "cs_restaurant", "devel.json"))
+	if err != nil {
+		return err
+	}
+	var items []struct {
+		DA   string `json:"delex_da"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return fmt.Errorf("devel.json: %w", err)
+	}
+	by := map[string][]string{}
+	for _, it := range items {
+		open := strings.IndexByte(it.DA, '(')
+		if open <= 0 {
+			continue
+		}
+		slot := it.DA[open+1:]
+		if k := strings.IndexAny(slot, ",)="); k >= 0 {
+			slot = slot[:k]
+		}
+		label := it.DA[:open] + "(" + slot + ")"
+		by[label] = append(by[label], it.Text)
+	}
+	var labels []string
+	for _, l := range sortedKeysOf(by) {
+		if len(by[l]) >= 15 {
+			labels = append(labels, l)
+		}
+	}
+	type model struct {
+		name string
+		emb  intent.Embedder
+	}
+	models := []model{{"none", nil}}
+	if cfg.Embedder != nil {
+		models = append(models, model{cfg.embedName(), nluMemo(cfg.Embedder)})
+	}
+	if cfg.CzechEmbedder != nil {
+		models = append(models, model{cfg.CzechEmbedderName, nluMemo(cfg.CzechEmbedder)})
+	}
+	fmt.Fprintf(w, "== Czech few-shot intents: cs_restaurant devel.json dialogue acts, %d classes (act + first slot, >= 15 utterances), 10 per class, 3 draws, the rest scored\n", len(labels))
+	for _, m := range models {
+		var accs []float64
+		for draw := range 3 {
+			rng := rand.New(rand.NewPCG(uint64(draw), 5))
+			train := map[string][]string{}
+			var test []nluLabeled
+			for _, l := range labels {
+				for i, j := range rng.Perm(len(by[l])) {
+					if i < 10 {
+						train[l] = append(train[l], by[l][j])
+					} else {
+						test = append(test, nluLabeled{by[l][j], l})
+					}
+				}
+			}
+			c, err := intent.Train(context.Background(), train, intent.Options{Embedder: m.emb})
+			if err != nil {
+				return err
+			}
+			ok := 0
+			for _, t := range test {
+				got, err := c.Classify(context.Background(), t.text)
+				if err != nil {
+					return err
+				}
+				if got[0].Intent == t.intent {
+					ok++
+				}
+			}
+			accs = append(accs, nluRatio(ok, len(test)))
+		}
+		mean := 0.0
+		for _, a := range accs {
+			mean += a / float64(len(accs))
+		}
+		fmt.Fprintf(w, "  embeddings %-24s top-1 %.4f (draws %s)\n", m.name, mean, nluFormat(accs))
+	}
+	fmt.Fprintln(w)
+	return nil
 }
 
 func nluFormat(xs []float64) string {

@@ -20,8 +20,19 @@ func runNLU(args []string) error {
 	fs.IntVar(&cfg.FewShotPerIntent, "few-shot", bench.DefaultNLUFewShot, "training utterances per intent of the few-shot workload")
 	fs.IntVar(&cfg.FewShotDraws, "few-shot-draws", bench.DefaultNLUFewShotDraws, "random few-shot training sets")
 	model := fs.String("embed", "bge-small-en-v1.5", "installed embedding model of the intent classifier (the server's default model; empty: none)")
+	csModel := fs.String("embed-cs", "multilingual-e5-small", "installed embedding model of the Czech few-shot workload (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *csModel != "" {
+		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
+		l, err := reg.Local(*csModel)
+		if err != nil {
+			return fmt.Errorf("Czech embedding model: %w", err)
+		}
+		defer l.Close()
+		cfg.CzechEmbedder = l.EmbedQueries
+		cfg.CzechEmbedderName = *csModel
 	}
 	if *model != "" {
 		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
