@@ -50,7 +50,7 @@ test: models dictionaries czech-set
 
 ## browser-test: the web console (/ui) in headless Debian chromium driven by playwright-core, against bin/najdi with the default model; screenshots in docs/console
 browser-test: build models
-	NODE_PATH="$$(scripts/install-browser.sh)" node --test --test-concurrency=1 tests/browser/console.test.mjs
+	NODE_PATH="$$(scripts/install-browser.sh)" node --test tests/browser/console.test.mjs
 
 ## model-long: the engine's model-based test over MODEL_SEEDS seeds of MODEL_OPS operations (default 1,000,000 operations; NAJDI_MODEL_SEED picks the first seed)
 MODEL_SEEDS ?= 500

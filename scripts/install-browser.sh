@@ -36,6 +36,12 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2
 fi
 
+major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$major" -lt 20 ]; then
+	echo "install-browser.sh: playwright-core $VERSION needs Node.js 20 or later; this node is $(node --version)" >&2
+	exit 1
+fi
+
 if [ ! -f "$DIR/node_modules/playwright-core/package.json" ]; then
 	echo "installing playwright-core $VERSION into $DIR" >&2
 	mkdir -p "$DIR"

@@ -219,6 +219,14 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''},
     {path: blob, name: 'program.bin', type: 'application/octet-stream'}]);
 
+  // Every text the CSV's ingest bar shows, to see its progress while it runs.
+  await page.evaluate(() => {
+    window.csvTexts = [];
+    new MutationObserver(() => {
+      const el = document.querySelector('.file[data-file="country-codes-30.csv"] .job-text');
+      if (el && window.csvTexts[window.csvTexts.length - 1] !== el.textContent) window.csvTexts.push(el.textContent);
+    }).observe(document.getElementById('u-queue'), {subtree: true, childList: true, characterData: true});
+  });
   const pdf = '.file[data-file="tracemonkey.pdf"]';
   // While the PDF's job runs: the upload bar is full, the ingest bar runs.
   await page.waitForFunction((sel) => {
@@ -234,6 +242,10 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   const csvSel = '.file[data-file="country-codes-30.csv"]';
   await page.waitForSelector(csvSel + ' .state.done', {timeout: 300000});
   assert.match(await page.textContent(csvSel + ' .state'), /done: 30 documents, 0 errors/);
+  // While it ran, the bar showed documents stored before the end, the
+  // share read, the rate and the time left.
+  const texts = await page.evaluate(() => window.csvTexts);
+  assert.ok(texts.some((x) => /^([1-9]|[12]\d) documents stored · \d+ % read · [\d.]+ documents\/s( · ETA \d+ s)?$/.test(x)), texts.join(' | '));
   const js = '.file[data-file="notes.jsonl"]';
   await page.waitForSelector(js + ' .state.failed, ' + js + ' .state.done', {timeout: 300000});
   assert.match(await page.textContent(js + ' .state'), /done: 2 documents, 1 errors/);
@@ -244,6 +256,10 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   const errRow = await page.textContent(js + ' .errors tbody tr');
   assert.match(errRow, /^1/, 'the error names record 1');
   assert.match(errRow, /line 2/, 'the error names the line');
+  // The collection's jobs, newest first, all done.
+  await page.waitForFunction(() => document.querySelectorAll('#u-jobs tbody tr').length === 4);
+  assert.deepEqual(await page.$$eval('#u-jobs tbody tr .badge', (bs) => bs.map((b) => b.textContent)), ['failed', 'done', 'done', 'done']);
+  assert.deepEqual(await page.$$eval('#u-jobs tbody tr td:nth-child(4)', (ts) => ts.map((x) => x.textContent)), ['0', '1', '0', '0']);
   await shot('upload', {fullPage: true});
 
   await page.goto(base + '/ui/#/collections');
@@ -299,6 +315,17 @@ test('search: passages highlighted in their sections, a filter from the builder,
   assert.match(await page.textContent('#s-curl'), /"filter": \{ "bool"/);
   await shot('search-filter', {fullPage: true});
 
+  // The relevance cut-off: what it left out is counted, and shown on demand.
+  await page.fill('#s-min-score', '0.5');
+  await page.click('#s-search');
+  await page.waitForSelector('#s-below');
+  const kept = (await page.$$('#s-results article.result')).length;
+  assert.match(await page.textContent('#s-below'), /^\d+ more documents scored below the relevance cut-off/);
+  await page.click('#s-show-all');
+  await page.waitForFunction((n) => document.querySelectorAll('#s-results article.result').length > n, kept);
+  assert.equal(await page.inputValue('#s-min-score'), '0');
+  await page.fill('#s-min-score', '');
+
   // A raw filter that the server refuses is its 400, shown.
   await page.fill('#s-filter', '{"match": {"Continent": "EU"}}');
   await page.click('#s-search');
@@ -307,8 +334,27 @@ test('search: passages highlighted in their sections, a filter from the builder,
 
   assert.ok(await page.isVisible('#s-filter-hint'), 'a hand-edited filter says it is what is sent');
 
-  // Answer, with the documents it draws on.
+  // Pages: 5 at a time, the second page follows the first.
   await page.click('.cond button');
+  await page.fill('#s-query', 'country');
+  await page.fill('#s-max', '5');
+  await page.click('#s-search');
+  await page.waitForSelector('#s-next:not([disabled])');
+  const page1 = await page.$$eval('#s-results article.result', (as) => as.map((a) => a.dataset.doc));
+  await page.click('#s-next');
+  await page.waitForSelector('#s-range:has-text("Results 6–10")');
+  const page2 = await page.$$eval('#s-results article.result', (as) => as.map((a) => a.dataset.doc));
+  assert.equal(page1.length, 5);
+  assert.ok(page2.length >= 1 && page2.every((d) => !page1.includes(d)), page1 + ' / ' + page2);
+  assert.equal(await page.inputValue('#s-offset'), '5');
+  assert.match(await page.textContent('#s-curl'), /"offset": 5/);
+  await shot('search-pages', {fullPage: false});
+  await page.click('#s-prev');
+  await page.waitForSelector('#s-range:has-text("Results 1–5")');
+  assert.deepEqual(await page.$$eval('#s-results article.result', (as) => as.map((a) => a.dataset.doc)), page1);
+  await page.fill('#s-max', '10');
+
+  // Answer, with the documents it draws on.
   assert.equal(await page.inputValue('#s-filter'), '');
   await page.uncheck('#s-summaries');
   await page.uncheck('#s-summary');
