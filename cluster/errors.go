@@ -1,28 +1,34 @@
 package cluster
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/najdi/najdi/internal/errs"
 )
 
-// Error kinds returned by the package, tested with errors.Is. They follow
-// najdi's vocabulary (engine.Err*), so the server maps them to the same
-// HTTP statuses.
+// Error kinds returned by the package, tested with errors.Is. Each is a
+// kind of najdi's error vocabulary (internal/errs) worded for the cluster,
+// so errors.Is matches the najdi kind too and the server maps it to the
+// same HTTP status.
 var (
 	// ErrUnavailable reports a cluster that cannot be reached or answers
-	// 502/503/504 after the retries (najdi answers 503).
-	ErrUnavailable = errors.New("search cluster unavailable")
+	// 502/503/504 after the retries (errs.Unavailable: 503).
+	ErrUnavailable = errs.Alias(errs.Unavailable, "search cluster unavailable")
 	// ErrInvalid reports a request the cluster rejected as malformed, or a
-	// filter that cannot be expressed on the cluster (400).
-	ErrInvalid = errors.New("invalid request")
-	// ErrNotFound reports a missing collection or document (404).
-	ErrNotFound = errors.New("not found")
-	// ErrConflict reports a collection that already exists (409).
-	ErrConflict = errors.New("conflict")
-	// ErrBusy reports a cluster still answering 429 after the retries (429).
-	ErrBusy = errors.New("search cluster busy")
-	// ErrCluster reports any other failure of the cluster (500-class).
-	ErrCluster = errors.New("search cluster error")
+	// filter that cannot be expressed on the cluster (errs.Invalid: 400).
+	ErrInvalid = errs.Alias(errs.Invalid, "invalid request")
+	// ErrNotFound reports a missing collection or document (errs.NotFound:
+	// 404).
+	ErrNotFound = errs.Alias(errs.NotFound, "not found")
+	// ErrConflict reports a collection that already exists (errs.Conflict:
+	// 409).
+	ErrConflict = errs.Alias(errs.Conflict, "conflict")
+	// ErrBusy reports a cluster still answering 429 after the retries
+	// (errs.Busy: 429).
+	ErrBusy = errs.Alias(errs.Busy, "search cluster busy")
+	// ErrCluster reports any other failure of the cluster (errs.Upstream:
+	// 502).
+	ErrCluster = errs.Alias(errs.Upstream, "search cluster error")
 )
 
 // Error is a failed cluster request: the kind, the HTTP status the cluster

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/internal/errs"
 )
 
 func TestTranslate(t *testing.T) {
@@ -84,4 +85,17 @@ func TestMeta(t *testing.T) {
 			t.Fatalf("ListMeta after delete = %v", keys)
 		}
 	})
+}
+
+func TestErrorKindsAreNajdiKinds(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		kind   error
+	}{{400, errs.Invalid}, {404, errs.NotFound}, {409, errs.Conflict}, {429, errs.Busy},
+		{503, errs.Unavailable}, {504, errs.Unavailable}, {500, errs.Upstream}} {
+		err := &Error{Kind: kindOf(tc.status), Status: tc.status, Op: "op"}
+		if !errors.Is(err, tc.kind) || !errors.Is(err, kindOf(tc.status)) {
+			t.Errorf("HTTP %d: %v is not %v", tc.status, err, tc.kind)
+		}
+	}
 }

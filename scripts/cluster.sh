@@ -321,17 +321,45 @@ wait_up() {
 	die "$FLAVOUR did not answer on $URL within 300 s; see $RUN/logs"
 }
 
+# port_pid prints the pid of the process listening on the node's HTTP port
+# when it runs as the node's user (a node whose pid file was lost).
+port_pid() {
+	local pid
+	pid=$(ss -Hltnp "sport = :$PORT" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2)
+	[[ -n $pid ]] || return 0
+	if [[ $(id -u) -eq 0 ]] && [[ $(ps -o user= -p "$pid" 2>/dev/null) != "$CLUSTER_USER" ]]; then
+		return 0
+	fi
+	echo "$pid"
+}
+
+# stop_pid PID stops one node process: SIGTERM, SIGKILL after 30 s, and
+# waits until it is gone.
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 30; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	for ((i = 0; i < 30; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 1
+	done
+	die "$FLAVOUR (pid $pid) does not stop"
+}
+
 down() {
-	local pid i
-	[[ -s $PIDFILE ]] || { echo "cluster: $FLAVOUR is not running (no $PIDFILE)" >&2; return 0; }
-	pid=$(cat "$PIDFILE")
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid"
-		for ((i = 0; i < 30; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 1
-		done
-		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+	local pid
+	if [[ -s $PIDFILE ]]; then
+		stop_pid "$(cat "$PIDFILE")"
+	fi
+	pid=$(port_pid)
+	if [[ -n $pid ]]; then
+		echo "cluster: stopping $FLAVOUR listening on port $PORT (pid $pid)" >&2
+		stop_pid "$pid"
 	fi
 	rm -f "$PIDFILE"
 	echo "cluster: $FLAVOUR stopped" >&2
