@@ -3,18 +3,18 @@
 // Command make-examples writes the example files of examples/ that the
 // README's "five minutes" section ingests, one per kind of upload:
 //
-//	go run ./scripts/make-examples.go [-data ../shared/data/docs] [-out examples]
+//		go run ./scripts/make-examples.go [-data ../shared/data/docs] [-out examples]
 //
-//   - countries.csv: seven columns of the 249 countries of
-//     datasets/country-codes (ODC-PDDL 1.0), ids in the id column;
-//   - europe-cs.jsonl: the European countries of mledoze/countries
-//     (ODbL 1.0) with their Czech names, one JSON object a line;
-//   - mozilla.html: the opening sections of the Wikipedia article
-//     "Mozilla" (CC BY-SA 4.0), as clean HTML with its attribution;
-//   - tracing-jit.pdf: a two-page note on trace-based just-in-time
-//     compilation written for najdi, as a PDF 1.4 file (Helvetica);
-//   - praha.docx: a short Czech guide to Prague written for najdi, as a
-//     DOCX file with Title and Heading 1 styles.
+//	  - countries.csv: seven columns of the 249 countries of
+//	    datasets/country-codes (ODC-PDDL 1.0), ids in the id column;
+//	  - europe-cs.jsonl: the European countries of mledoze/countries
+//	    (ODbL 1.0) with their Czech names, one JSON object a line;
+//	  - mozilla.html: the opening sections of the Wikipedia article
+//	    "Mozilla" (CC BY-SA 4.0), as clean HTML with its attribution;
+//	  - tracing-jit.pdf: a two-page note on trace-based just-in-time
+//	    compilation written for najdi, as a PDF 1.4 file (Helvetica);
+//	  - praha.docx: a short Czech guide to Prague written for najdi, as a
+//	    DOCX file with Title and Heading 1 styles.
 //
 // The output is deterministic; only the standard library and
 // golang.org/x/net/html are used. docs/examples.md states the sources
