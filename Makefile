@@ -40,7 +40,10 @@ czech-set:
 test: models dictionaries czech-set
 	@scripts/install-models.sh bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 40m ./...
+	@# The cluster package starts real Elasticsearch and OpenSearch nodes (scripts/cluster.sh):
+	@# it runs on its own, after the rest, so that the JVMs' start does not disturb timed tests.
+	$(GO) test -count=1 -timeout 40m $$($(GO) list ./... | grep -v '/cluster$$')
+	$(GO) test -count=1 -timeout 30m ./cluster
 	$(GO) test -race -count=1 -run 'Concurrent' ./engine ./filter ./invindex ./vector
 	@# The vector index on the kernel tiers this CPU would not pick (x/sys/cpu reads GODEBUG):
 	@# AVX2 on an AVX-512 machine, and the generic Go kernel everywhere.
