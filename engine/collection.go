@@ -117,8 +117,13 @@ func (c *collection) docCount() int {
 
 func (c *collection) info() Collection {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return Collection{ID: c.id, Owner: c.owner, Config: c.mu.rec.Config, DocumentCount: int64(len(c.mu.loc)), CreatedAt: c.mu.rec.Created, UpdatedAt: c.mu.rec.Updated}
+	info := Collection{ID: c.id, Owner: c.owner, Config: c.mu.rec.Config, DocumentCount: int64(len(c.mu.loc)), CreatedAt: c.mu.rec.Created, UpdatedAt: c.mu.rec.Updated}
+	for _, s := range c.mu.segs {
+		info.SizeBytes += int64(s.Bytes)
+	}
+	c.mu.RUnlock()
+	info.SizeBytes += int64(c.e.store.DocumentBytes(c.num))
+	return info
 }
 
 // snapshot returns the current segments; the slice must not be modified.

@@ -207,8 +207,12 @@ type Collection struct {
 	Owner         string           `json:"owner"`
 	Config        CollectionConfig `json:"-"`
 	DocumentCount int64            `json:"document_count"`
-	CreatedAt     time.Time        `json:"created_at"`
-	UpdatedAt     time.Time        `json:"updated_at"`
+	// SizeBytes is the collection's size on disk: its segments' encoded
+	// indexes (text, fields, vectors) and an estimate of its compressed
+	// document bodies (segment.Store.DocumentBytes).
+	SizeBytes int64     `json:"size_bytes"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // MarshalJSON flattens the configuration into the collection object.
@@ -222,6 +226,7 @@ func (c Collection) MarshalJSON() ([]byte, error) {
 		EmbeddingConfig EmbeddingConfig      `json:"embedding_config"`
 		Fields          map[string]FieldSpec `json:"fields"`
 		DocumentCount   int64                `json:"document_count"`
+		SizeBytes       int64                `json:"size_bytes"`
 		CreatedAt       time.Time            `json:"created_at"`
 		UpdatedAt       time.Time            `json:"updated_at"`
 	}
@@ -230,7 +235,7 @@ func (c Collection) MarshalJSON() ([]byte, error) {
 		f = map[string]FieldSpec{}
 	}
 	return json.Marshal(out{c.ID, c.Owner, c.Config.SearchConfig, c.Config.FulltextConfig, c.Config.SummaryConfig,
-		c.Config.EmbeddingConfig, f, c.DocumentCount, c.CreatedAt, c.UpdatedAt})
+		c.Config.EmbeddingConfig, f, c.DocumentCount, c.SizeBytes, c.CreatedAt, c.UpdatedAt})
 }
 
 // ParseCollectionConfig decodes a PUT body strictly: unknown fields and

@@ -225,6 +225,18 @@ func (b *Batch) PutDocument(num uint32, id string, body []byte) {
 // DeleteDocument removes a document body.
 func (b *Batch) DeleteDocument(num uint32, id string) { b.b.Delete(docKey(num, id), nil) }
 
+// DocumentBytes estimates the bytes on disk of collection num's document
+// bodies (compressed), from the sizes of the tables holding them; bodies
+// written since the last memtable flush are not counted yet.
+func (s *Store) DocumentBytes(num uint32) uint64 {
+	p := numPrefix(prefixDoc, num)
+	n, err := s.db.EstimateDiskUsage(p, prefixEnd(p))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // Document returns the decompressed body of a document, or ErrNotFound.
 func (s *Store) Document(num uint32, id string) ([]byte, error) {
 	v, closer, err := s.db.Get(docKey(num, id))
