@@ -45,6 +45,8 @@ func TestSchemaEmptyParameters(t *testing.T) {
 			errorIs(t, n.do(tc.method, tc.path, "text/plain", []byte("gamma")), 400, "invalid_request", tc.field)
 		})
 	}
+	// A collection configuration of null is not an object.
+	errorIs(t, n.do("PUT", "/v1/collections/n", "application/json", []byte("null")), 400, "invalid_request", "null is not an object")
 	// The values the document allows still work.
 	must(t, n.getJSON("/v1/collections/c/documents?limit=1"), 200)
 	must(t, n.getJSON("/v1/collections/c/documents/d?result_format=flat"), 200)

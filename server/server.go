@@ -201,6 +201,10 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 			if !jsonBody(ctx) {
 				break
 			}
+			if bytes.Equal(bytes.TrimSpace(ctx.PostBody()), []byte("null")) {
+				writeErrorStatus(ctx, 400, "collection configuration: null is not an object (send {} or no body for the defaults)", nil)
+				break
+			}
 			cfg, err := engine.ParseCollectionConfig(ctx.PostBody())
 			if err != nil {
 				writeError(ctx, err)
