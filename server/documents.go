@@ -105,13 +105,8 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		DocumentID: string(args.Peek("document_id")),
 		IDField:    string(args.Peek("id_field")),
 	}
-	// A parameter given with an empty value is an error, not a default:
-	// ?format= is as wrong as ?format=bogus.
-	for _, name := range []string{"format", "document_id", "id_field", "async"} {
-		if args.Has(name) && len(args.Peek(name)) == 0 {
-			writeErrorStatus(ctx, 400, fmt.Sprintf("%s: empty value (leave the parameter out for the default)", name), map[string]any{"field": name})
-			return
-		}
+	if rejectEmptyParams(ctx, "format", "document_id", "id_field", "async") {
+		return
 	}
 	// document_id is checked whatever the format (a record upload does
 	// not use it, but a malformed one is still a mistake).

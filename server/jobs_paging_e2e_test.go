@@ -154,6 +154,10 @@ func TestJobProgressAndList(t *testing.T) {
 		want   string
 	}{
 		{"/v1/jobs?status=paused", 400, "status"},
+		{"/v1/jobs?status=", 400, "status: empty value"},
+		{"/v1/jobs?collection_id=", 400, "collection_id: empty value"},
+		{"/v1/jobs?limit=", 400, "limit: empty value"},
+		{"/v1/collections/prog/jobs?status=", 400, "status: empty value"},
 		{"/v1/jobs?collection_id=nope", 404, "nope"},
 		{"/v1/jobs?limit=0", 400, "limit"},
 		{"/v1/jobs?limit=1001", 400, "limit"},

@@ -121,3 +121,17 @@ func emptyParamName(ctx *fasthttp.RequestCtx) bool {
 	}
 	return false
 }
+
+// rejectEmptyParams answers 400 when one of the named query parameters is
+// given with an empty value: ?format= is as wrong as ?format=bogus, not a
+// request for the default. It reports whether it answered.
+func rejectEmptyParams(ctx *fasthttp.RequestCtx, names ...string) bool {
+	args := ctx.QueryArgs()
+	for _, name := range names {
+		if args.Has(name) && len(args.Peek(name)) == 0 {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("%s: empty value (leave the parameter out for the default)", name), map[string]any{"field": name})
+			return true
+		}
+	}
+	return false
+}

@@ -279,6 +279,9 @@ func (s *Server) listJobs(ctx *fasthttp.RequestCtx, owner, method, coll, route s
 		methodNotAllowed(ctx, "GET")
 		return route
 	}
+	if rejectEmptyParams(ctx, "collection_id", "status", "limit") {
+		return route
+	}
 	limit := 100
 	if v := ctx.QueryArgs().Peek("limit"); len(v) > 0 {
 		n, err := strconv.Atoi(string(v))
