@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -109,7 +110,21 @@ func (o Options) Decode(b []byte, v any) error {
 	if o.UseNumber {
 		d.UseNumber()
 	}
-	if err := d.Decode(v); err != nil {
+	err := d.Decode(v)
+	if intb, ok := integralRetry(b, err); ok {
+		// JSON Schema counts 76.0 as an integer: decode again with the
+		// integral numbers written as integers.
+		rv := reflect.ValueOf(v).Elem()
+		rv.Set(reflect.Zero(rv.Type()))
+		b = intb
+		d = json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if o.UseNumber {
+			d.UseNumber()
+		}
+		err = d.Decode(v)
+	}
+	if err != nil {
 		return translate(b, v, err)
 	}
 	end := int(d.InputOffset())
@@ -439,4 +454,61 @@ func names(t reflect.Type) []string {
 	var out []string
 	structFields(t, func(name string, _ reflect.Type) { out = append(out, name) })
 	return out
+}
+
+// integralRetry returns b with every number that has an integral value
+// written with a fraction or an exponent (76.0, 7.6e1) rewritten as an
+// integer (76), when err is a number refused by an integer type and b holds
+// such a number; ok is false otherwise. Strings are left alone.
+func integralRetry(b []byte, err error) (out []byte, ok bool) {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil || !strings.HasPrefix(te.Value, "number") {
+		return nil, false
+	}
+	t := typed(te.Type)
+	if t == nil {
+		return nil, false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return nil, false
+	}
+	out = make([]byte, 0, len(b))
+	changed := false
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(b))
+			out = append(out, b[i:j]...)
+			i = j
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(b) && strings.IndexByte("0123456789.eE+-", b[j]) >= 0 {
+				j++
+			}
+			tok := string(b[i:j])
+			if strings.ContainsAny(tok, ".eE") {
+				if f, perr := strconv.ParseFloat(tok, 64); perr == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					tok = strconv.FormatInt(int64(f), 10)
+					changed = true
+				}
+			}
+			out = append(out, tok...)
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out, changed
 }

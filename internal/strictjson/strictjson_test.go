@@ -183,3 +183,45 @@ func TestDecodeRejectsInvalidUTF8(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestIntegralNumbers decodes integers written with a fraction or an
+// exponent (JSON Schema's integers include 76.0), leaving strings, floats
+// and fractional values as they are.
+func TestIntegralNumbers(t *testing.T) {
+	type body struct {
+		N    int     `json:"n"`
+		U    *uint8  `json:"u"`
+		F    float64 `json:"f"`
+		Text string  `json:"text"`
+	}
+	for _, tt := range []struct {
+		in      string
+		want    body
+		wantErr string
+	}{
+		{in: `{"n": 76.0, "text": "76.0 \"1.0\"", "f": 2.5}`, want: body{N: 76, F: 2.5, Text: `76.0 "1.0"`}},
+		{in: `{"n": 7.6e1}`, want: body{N: 76}},
+		{in: `{"n": -3.000, "u": 2E0}`, want: body{N: -3, U: ptr(uint8(2))}},
+		{in: `{"n": 76}`, want: body{N: 76}},
+		{in: `{"n": 76.5}`, wantErr: "n must be an integer"},
+		{in: `{"n": 1e30}`, wantErr: "n must be an integer"},
+	} {
+		var got body
+		err := Decode([]byte(tt.in), &got)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want one containing %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if got.N != tt.want.N || got.F != tt.want.F || got.Text != tt.want.Text || (got.U == nil) != (tt.want.U == nil) || (got.U != nil && *got.U != *tt.want.U) {
+			t.Errorf("%s: got %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
