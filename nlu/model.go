@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/internal/errs"
@@ -327,7 +328,7 @@ func parseIntentConfig(raw json.RawMessage) (IntentConfig, error) {
 			return c, fmt.Errorf("%w: annotator.config.examples.%s: no utterances", ErrInvalid, k)
 		}
 		for i, u := range c.Examples[k] {
-			if strings.TrimSpace(u) == "" {
+			if blank(u) {
 				return c, fmt.Errorf("%w: annotator.config.examples.%s[%d]: blank utterance", ErrInvalid, k, i)
 			}
 		}
@@ -361,4 +362,13 @@ func parseRegexConfig(raw json.RawMessage) (map[string]*regexp.Regexp, error) {
 		out[name] = re
 	}
 	return out, nil
+}
+
+// blank reports whether s holds only white space: Unicode's, and the
+// information separators U+001C..U+001F, which Python and the OpenAPI
+// document's \S pattern count as white space too.
+func blank(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return !unicode.IsSpace(r) && (r < 0x1c || r > 0x1f)
+	}) < 0
 }

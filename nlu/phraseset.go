@@ -72,14 +72,14 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 		return ps, fmt.Errorf("%w: phrases: required, at least one phrase", ErrInvalid)
 	}
 	for i, p := range ps.Phrases {
-		if strings.TrimSpace(p.Text) == "" {
+		if blank(p.Text) {
 			return ps, fmt.Errorf("%w: phrases[%d].text: required", ErrInvalid, i)
 		}
 		if !hasWord(p.Text) {
 			return ps, fmt.Errorf("%w: phrases[%d].text: %q has no word to match (a letter or a digit)", ErrInvalid, i, p.Text)
 		}
 		for j, syn := range p.Synonyms {
-			if strings.TrimSpace(syn) == "" {
+			if blank(syn) {
 				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: must be a non-blank string", ErrInvalid, i, j)
 			}
 			if !hasWord(syn) {
