@@ -171,7 +171,7 @@ func (p *plan) planFilter(req SearchRequest) error {
 	if len(bytes.TrimSpace(req.Filter)) > 0 && string(bytes.TrimSpace(req.Filter)) != "null" {
 		q, err := filter.Parse(req.Filter)
 		if err != nil {
-			return &Error{Kind: ErrInvalid, Message: "filter: " + err.Error(), Cause: err}
+			return &Error{Kind: ErrInvalid, Message: err.Error(), Cause: err} // names its path, "filter…"
 		}
 		p.flt = q
 	}
@@ -195,7 +195,7 @@ func (p *plan) planFilter(req SearchRequest) error {
 			return invalidField("filter", "collection %q cannot filter: filtering needs fulltext_config.enabled true and fulltext_config.engine \"elastic\"", c.id)
 		}
 		if err := p.flt.Validate(collSchema{c}); err != nil {
-			return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("filter on collection %q: %v", c.id, err), Cause: err, Details: map[string]any{"collection_id": c.id}}
+			return &Error{Kind: ErrInvalid, Message: fmt.Sprintf("collection %q: %v", c.id, err), Cause: err, Details: map[string]any{"collection_id": c.id}}
 		}
 	}
 	return nil

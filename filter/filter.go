@@ -22,6 +22,23 @@ var ErrUnsupported = fmt.Errorf("%w: unsupported construct", ErrInvalid)
 // automaton exceeds the complexity limits (HTTP 400).
 var ErrTooComplex = fmt.Errorf("%w: too complex", ErrInvalid)
 
+// kindError is an error of one of the kinds above (in its chain, for
+// errors.Is) whose message is only what it says about the filter:
+// "filter.bool.must[0]: unsupported construct \"fuzzy\"", not the kind's
+// words again.
+type kindError struct {
+	kind error
+	msg  string
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// errorf returns a kindError of kind with a formatted message.
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
 // FieldType is the schema type of a field. Only FieldEnum, FieldEnumText and
 // FieldNumber are filterable; any other value (such as "text") is not.
 type FieldType string

@@ -1,7 +1,6 @@
 package filter
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -50,7 +49,7 @@ func (q *Contains) Validate(s Schema) error {
 	}
 	if t == FieldNumber {
 		if _, ok := (Value{Text: q.Value}).Number(); !ok {
-			return fmt.Errorf("%w: filter on number field %q: %q is not a number", ErrInvalid, q.Field, q.Value)
+			return errorf(ErrInvalid, "filter on number field %q: %q is not a number", q.Field, q.Value)
 		}
 	}
 	return nil

@@ -42,21 +42,21 @@ func Parse(data []byte) (Query, error) {
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%w: filter: malformed JSON: %s", ErrInvalid, err.Error())
+		return nil, errorf(ErrInvalid, "filter: malformed JSON: %s", err.Error())
 	}
 	if d.More() {
-		return nil, fmt.Errorf("%w: filter: trailing data after the filter object", ErrInvalid)
+		return nil, errorf(ErrInvalid, "filter: trailing data after the filter object")
 	}
 	var p parser
 	return p.clause("filter", v)
 }
 
 func errAt(path, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, path, fmt.Sprintf(format, args...))
+	return errorf(ErrInvalid, "%s: %s", path, fmt.Sprintf(format, args...))
 }
 
 func unsupportedAt(path, what string) error {
-	return fmt.Errorf("%w: %s: unsupported construct %q", ErrUnsupported, path, what)
+	return errorf(ErrUnsupported, "%s: unsupported construct %q", path, what)
 }
 
 // clause decodes one clause object {"name": body}. An empty object matches
@@ -75,7 +75,7 @@ func (p *parser) clause(path string, v any) (Query, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxDepth {
-		return nil, fmt.Errorf("%w: %s: nesting deeper than %d", ErrTooComplex, path, maxDepth)
+		return nil, errorf(ErrTooComplex, "%s: nesting deeper than %d", path, maxDepth)
 	}
 	for name, body := range obj {
 		fn, ok := clauseParsers[name]
@@ -194,7 +194,7 @@ func ParseQueryParams(params [][2]string) (Query, error) {
 	qs := make([]Query, 0, len(params))
 	for _, kv := range params {
 		if kv[0] == "" {
-			return nil, fmt.Errorf("%w: filter: empty field name in a filter: parameter", ErrInvalid)
+			return nil, errorf(ErrInvalid, "filter: empty field name in a filter: parameter")
 		}
 		c, err := NewContains(kv[0], kv[1])
 		if err != nil {

@@ -457,7 +457,7 @@ func rxErrorf(kind error, format string, args ...any) error {
 func rxErrorAt(path string, err error) error {
 	var re *rxError
 	if errors.As(err, &re) {
-		return fmt.Errorf("%w: %s: %s", re.kind, path, re.msg)
+		return errorf(re.kind, "%s: %s", path, re.msg)
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

@@ -1,7 +1,6 @@
 package filter
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -13,12 +12,12 @@ func checkField(s Schema, field, construct string, allowed ...FieldType) (FieldT
 	}
 	t, ok := s.FieldType(field)
 	if !ok {
-		return "", fmt.Errorf("%w: filter on unknown field %q with %q: only enum, enum_text and number fields are filterable", ErrInvalid, field, construct)
+		return "", errorf(ErrInvalid, "filter on unknown field %q with %q: only enum, enum_text and number fields are filterable", field, construct)
 	}
 	switch t {
 	case FieldEnum, FieldEnumText, FieldNumber:
 	default:
-		return t, fmt.Errorf("%w: filter on field %q (type %s) with %q: only enum, enum_text and number fields are filterable", ErrInvalid, field, t, construct)
+		return t, errorf(ErrInvalid, "filter on field %q (type %s) with %q: only enum, enum_text and number fields are filterable", field, t, construct)
 	}
 	if len(allowed) == 0 {
 		return t, nil
@@ -32,5 +31,5 @@ func checkField(s Schema, field, construct string, allowed ...FieldType) (FieldT
 	for i, a := range allowed {
 		names[i] = string(a)
 	}
-	return t, fmt.Errorf("%w: filter on field %q (type %s) with %q: needs a field of type %s", ErrInvalid, field, t, construct, strings.Join(names, " or "))
+	return t, errorf(ErrInvalid, "filter on field %q (type %s) with %q: needs a field of type %s", field, t, construct, strings.Join(names, " or "))
 }
