@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -147,17 +148,29 @@ func oneLine(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// cmdCollections runs `najdi collections`.
-func cmdCollections(args []string) error {
-	fs := newFlagSet("collections", "collections [flags]")
+// listing is a command that lists one kind of object: without arguments,
+// as {key: items} with --json, else as a table of header and one row per
+// item.
+type listing[T any] struct {
+	name, key, header string
+	fetch             func(context.Context, *client.Client) ([]T, error)
+	row               func(T) string
+}
+
+// run parses args (flags adds the command's own) and prints the listing.
+func (l listing[T]) run(args []string, flags func(*flag.FlagSet)) error {
+	fs := newFlagSet(l.name, l.name+" [flags]")
 	var c conn
 	c.flags(fs)
+	if flags != nil {
+		flags(fs)
+	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("collections takes no arguments, got %q", pos)
+		return usagef("%s takes no arguments, got %q", l.name, pos)
 	}
 	cl, err := c.client()
 	if err != nil {
@@ -165,120 +178,87 @@ func cmdCollections(args []string) error {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	cs, err := cl.Collections(ctx)
+	items, err := l.fetch(ctx, cl)
 	if err != nil {
 		return describe(err, c.server)
 	}
 	out := stdoutWriter()
 	defer out.Flush()
 	if c.jsonOut {
-		return printJSON(out, map[string]any{"collections": cs})
+		return printJSON(out, map[string]any{l.key: items})
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COLLECTION\tDOCUMENTS\tMODEL\tUPDATED")
-	for _, col := range cs {
-		var ec struct {
-			Model any `json:"model"`
-		}
-		_ = json.Unmarshal(col.EmbeddingConfig, &ec)
-		model := fmt.Sprint(ec.Model)
-		if m, ok := ec.Model.(map[string]any); ok {
-			model = fmt.Sprint("remote ", m["name"])
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", col.CollectionID, col.DocumentCount, model, col.UpdatedAt.Format("2006-01-02 15:04"))
+	fmt.Fprintln(tw, l.header)
+	for _, it := range items {
+		fmt.Fprintln(tw, l.row(it))
 	}
 	return tw.Flush()
+}
+
+// cmdCollections runs `najdi collections`.
+func cmdCollections(args []string) error {
+	return listing[client.Collection]{
+		name: "collections", key: "collections", header: "COLLECTION\tDOCUMENTS\tMODEL\tUPDATED",
+		fetch: func(ctx context.Context, cl *client.Client) ([]client.Collection, error) { return cl.Collections(ctx) },
+		row: func(col client.Collection) string {
+			var ec struct {
+				Model any `json:"model"`
+			}
+			_ = json.Unmarshal(col.EmbeddingConfig, &ec)
+			model := fmt.Sprint(ec.Model)
+			if m, ok := ec.Model.(map[string]any); ok {
+				model = fmt.Sprint("remote ", m["name"])
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%s", col.CollectionID, col.DocumentCount, model, col.UpdatedAt.Format("2006-01-02 15:04"))
+		},
+	}.run(args, nil)
 }
 
 // cmdModels runs `najdi models`: the NLU models.
 func cmdModels(args []string) error {
-	fs := newFlagSet("models", "models [flags]")
-	var c conn
-	c.flags(fs)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("models takes no arguments, got %q", pos)
-	}
-	cl, err := c.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	ms, err := cl.Models(ctx)
-	if err != nil {
-		return describe(err, c.server)
-	}
-	out := stdoutWriter()
-	defer out.Flush()
-	if c.jsonOut {
-		return printJSON(out, map[string]any{"models": ms})
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL_ID\tTYPE\tNAME\tDESCRIPTION")
-	for _, m := range ms {
-		typ := m.Type
-		var a struct {
-			Service string `json:"service"`
-			Model   string `json:"model"`
-		}
-		if json.Unmarshal(m.Annotator, &a) == nil && a.Model != "" {
-			typ += " " + a.Model
-		} else if m.Mode != "" {
-			typ += " " + m.Mode
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ModelID, typ, m.Name, oneLine(m.Description, 60))
-	}
-	return tw.Flush()
+	return listing[client.Model]{
+		name: "models", key: "models", header: "MODEL_ID\tTYPE\tNAME\tDESCRIPTION",
+		fetch: func(ctx context.Context, cl *client.Client) ([]client.Model, error) { return cl.Models(ctx) },
+		row: func(m client.Model) string {
+			typ := m.Type
+			var a struct {
+				Service string `json:"service"`
+				Model   string `json:"model"`
+			}
+			if json.Unmarshal(m.Annotator, &a) == nil && a.Model != "" {
+				typ += " " + a.Model
+			} else if m.Mode != "" {
+				typ += " " + m.Mode
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s", m.ModelID, typ, m.Name, oneLine(m.Description, 60))
+		},
+	}.run(args, nil)
 }
 
 // cmdJobs runs `najdi jobs`: the caller's ingest jobs.
 func cmdJobs(args []string) error {
-	fs := newFlagSet("jobs", "jobs [flags]")
-	var c conn
-	c.flags(fs)
-	coll := fs.String("collection", "", "only jobs of this collection")
-	status := fs.String("status", "", "only jobs in this status: running, done or failed")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("jobs takes no arguments, got %q", pos)
-	}
-	cl, err := c.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	js, err := cl.Jobs(ctx, *coll, *status)
-	if err != nil {
-		return describe(err, c.server)
-	}
-	out := stdoutWriter()
-	defer out.Flush()
-	if c.jsonOut {
-		return printJSON(out, map[string]any{"jobs": js})
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB_ID\tCOLLECTION\tSTATUS\tPROCESSED\tERRORS\tRATE\tETA\tSTARTED")
-	for _, j := range js {
-		rate, eta := "-", "-"
-		if j.DocumentsPerSecond != nil {
-			rate = fmt.Sprintf("%.1f/s", *j.DocumentsPerSecond)
-		}
-		if j.ETASeconds != nil {
-			eta = fmtDuration(*j.ETASeconds)
-		}
-		processed := fmt.Sprint(j.Processed)
-		if j.Total != nil {
-			processed += fmt.Sprintf("/%d", *j.Total)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.JobID, j.CollectionID, j.Status, processed, len(j.Errors), rate, eta, j.StartedAt.Local().Format("2006-01-02 15:04:05"))
-	}
-	return tw.Flush()
+	var coll, status *string
+	return listing[client.Job]{
+		name: "jobs", key: "jobs", header: "JOB_ID\tCOLLECTION\tSTATUS\tPROCESSED\tERRORS\tRATE\tETA\tSTARTED",
+		fetch: func(ctx context.Context, cl *client.Client) ([]client.Job, error) {
+			return cl.Jobs(ctx, *coll, *status)
+		},
+		row: func(j client.Job) string {
+			rate, eta := "-", "-"
+			if j.DocumentsPerSecond != nil {
+				rate = fmt.Sprintf("%.1f/s", *j.DocumentsPerSecond)
+			}
+			if j.ETASeconds != nil {
+				eta = fmtDuration(*j.ETASeconds)
+			}
+			processed := fmt.Sprint(j.Processed)
+			if j.Total != nil {
+				processed += fmt.Sprintf("/%d", *j.Total)
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s", j.JobID, j.CollectionID, j.Status, processed, len(j.Errors), rate, eta, j.StartedAt.Local().Format("2006-01-02 15:04:05"))
+		},
+	}.run(args, func(fs *flag.FlagSet) {
+		coll = fs.String("collection", "", "only jobs of this collection")
+		status = fs.String("status", "", "only jobs in this status: running, done or failed")
+	})
 }
