@@ -81,23 +81,6 @@ func (g *extGazetteer) tag(words []string) (spans, single []string) {
 	for i, w := range words {
 		single[i] = g.names[w]
 	}
-	for i := 0; i < len(words); {
-		found := 0
-		for n := min(g.maxLen, len(words)-i); n >= 1; n-- {
-			if cls, ok := g.names[strings.Join(words[i:i+n], " ")]; ok {
-				spans[i] = "B:" + cls
-				for k := i + 1; k < i+n; k++ {
-					spans[k] = "I:" + cls
-				}
-				found = n
-				break
-			}
-		}
-		if found == 0 {
-			i++
-		} else {
-			i += found
-		}
-	}
+	markLongest(words, g.maxLen, g.names, "B:", "I:", spans)
 	return spans, single
 }

@@ -390,25 +390,28 @@ func buildGazetteer(sents []Sentence) *gazetteer {
 // tag marks the leftmost-longest gazetteer phrases in words.
 func (g *gazetteer) tag(words []string) []string {
 	out := make([]string, len(words))
+	markLongest(words, g.maxLen, g.phrases, "B-", "I-", out)
+	return out
+}
+
+// markLongest marks in out the leftmost-longest phrases of words (up to
+// maxLen words) found in phrases: the first word of each begin+class, the
+// others inside+class.
+func markLongest(words []string, maxLen int, phrases map[string]string, begin, inside string, out []string) {
 	for i := 0; i < len(words); {
 		found := 0
-		for n := min(g.maxLen, len(words)-i); n >= 1; n-- {
-			if typ, ok := g.phrases[strings.Join(words[i:i+n], " ")]; ok {
-				out[i] = "B-" + typ
+		for n := min(maxLen, len(words)-i); n >= 1; n-- {
+			if cls, ok := phrases[strings.Join(words[i:i+n], " ")]; ok {
+				out[i] = begin + cls
 				for k := i + 1; k < i+n; k++ {
-					out[k] = "I-" + typ
+					out[k] = inside + cls
 				}
 				found = n
 				break
 			}
 		}
-		if found == 0 {
-			i++
-		} else {
-			i += found
-		}
+		i += max(found, 1)
 	}
-	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {
