@@ -78,7 +78,7 @@ func (e *Engine) planCollections(owner string, ids []string) ([]*collection, err
 	seen := map[string]bool{}
 	for _, id := range ids {
 		if seen[id] {
-			return nil, invalidField("collections", "collection %q is named twice", id)
+			continue // a, a searches a once, as Elasticsearch's a,a/_search does
 		}
 		seen[id] = true
 		c, err := e.collection(owner, id)
