@@ -177,6 +177,13 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	if e.closed() {
 		return "", ErrClosed
 	}
+	// A format name the job could never read is refused now, as a
+	// synchronous upload refuses it, not accepted and failed later.
+	if req.Format != "" {
+		if _, err := ingest.ParseFormat(req.Format); err != nil {
+			return "", kindError(ErrUnsupportedMedia, err, "cannot ingest this upload")
+		}
+	}
 	rec := jobRecord{
 		Owner:         owner,
 		CollectionNum: c.num,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,5 +63,26 @@ func TestJobTypesFieldsAsSyncUpload(t *testing.T) {
 	}
 	if st.Status != "done" || st.Processed != 40 || len(st.Errors) != 0 {
 		t.Fatalf("job: status %s, processed %d, errors %v; want done, 40 and none (as the synchronous upload)", st.Status, st.Processed, st.Errors)
+	}
+}
+
+// TestJobRefusesUnknownFormat: an asynchronous ingest naming a format that
+// does not exist is refused when it is submitted (415, as a synchronous
+// upload), not accepted and failed later.
+func TestJobRefusesUnknownFormat(t *testing.T) {
+	e, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, _, err := e.PutCollection(context.Background(), "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.StartIngest("", "c", IngestRequest{Format: "bogus", Data: []byte("a,b\n1,2\n")})
+	if !errors.Is(err, ErrUnsupportedMedia) {
+		t.Fatalf("StartIngest with format bogus: job %q, error %v; want ErrUnsupportedMedia", id, err)
+	}
+	if jobs, err := e.Jobs("", "c", ""); err != nil || len(jobs) != 0 {
+		t.Fatalf("jobs after the refusal: %v, %v; want none", jobs, err)
 	}
 }

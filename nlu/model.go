@@ -364,11 +364,8 @@ func parseRegexConfig(raw json.RawMessage) (map[string]*regexp.Regexp, error) {
 	return out, nil
 }
 
-// blank reports whether s holds only white space: Unicode's, and the
-// information separators U+001C..U+001F, which Python and the OpenAPI
-// document's \S pattern count as white space too.
+// blank reports whether s holds only white space (Unicode's, as
+// strings.TrimSpace reads it).
 func blank(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool {
-		return !unicode.IsSpace(r) && (r < 0x1c || r > 0x1f)
-	}) < 0
+	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) }) < 0
 }
