@@ -470,28 +470,21 @@ func nluMemo(e intent.Embedder) intent.Embedder {
 // on 10 utterances per class and score the rest, with CzechEmbedder, with
 // Embedder and without embeddings.
 func nluCzechFewShot(cfg NLUConfig, w io.Writer) error {
-	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "entities", "cs_restaurant", "devel.json"))
+	items, err := readCzechRestaurant(cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	var items []struct {
-		DA   string `json:"delex_da"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return fmt.Errorf("devel.json: %w", err)
-	}
 	by := map[string][]string{}
 	for _, it := range items {
-		open := strings.IndexByte(it.DA, '(')
+		open := strings.IndexByte(it.DelexDA, '(')
 		if open <= 0 {
 			continue
 		}
-		slot := it.DA[open+1:]
+		slot := it.DelexDA[open+1:]
 		if k := strings.IndexAny(slot, ",)="); k >= 0 {
 			slot = slot[:k]
 		}
-		label := it.DA[:open] + "(" + slot + ")"
+		label := it.DelexDA[:open] + "(" + slot + ")"
 		by[label] = append(by[label], it.Text)
 	}
 	var labels []string
@@ -742,16 +735,9 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "surface forms: P %.4f R %.4f (%d forms)\n", nluRatio(allTP, allTP+allFP), nluRatio(allTP, allTP+allFN), allTP+allFN)
 
-	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "devel.json"))
+	items, err := readCzechRestaurant(dataDir)
 	if err != nil {
 		return err
-	}
-	var items []struct {
-		DA   string `json:"da"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return fmt.Errorf("devel.json: %w", err)
 	}
 	values := map[string][]string{}
 	for _, s := range sets {
@@ -866,14 +852,8 @@ func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, se
 	}
 	ids, _ := json.Marshal(setIDs)
 	var csTexts []string
-	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "entities", "cs_restaurant", "devel.json"))
+	items, err := readCzechRestaurant(cfg.DataDir)
 	if err != nil {
-		return err
-	}
-	var items []struct {
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
 		return err
 	}
 	for _, it := range items {
@@ -1004,4 +984,25 @@ func nluCPUTime() (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(u+sy) * 10 * time.Millisecond, true
+}
+
+// csRestaurantItem is one utterance of cs_restaurant's devel.json: its
+// dialogue act (with values, and delexicalized) and its text.
+type csRestaurantItem struct {
+	DA      string `json:"da"`
+	DelexDA string `json:"delex_da"`
+	Text    string `json:"text"`
+}
+
+// readCzechRestaurant reads cs_restaurant's devel.json under dataDir.
+func readCzechRestaurant(dataDir string) ([]csRestaurantItem, error) {
+	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "devel.json"))
+	if err != nil {
+		return nil, err
+	}
+	var items []csRestaurantItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("devel.json: %w", err)
+	}
+	return items, nil
 }
