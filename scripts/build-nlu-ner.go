@@ -3,7 +3,7 @@
 // Command build-nlu-ner trains the English named-entity tagger of package
 // nlu/ner on CoNLL-2003 train.txt and writes nlu/ner/en.model.gz. Its
 // features include the external gazetteer nlu/ner/en_gazetteer.txt.gz
-// (scripts/build-nlu-en-gazetteer.sh; make nlu-models runs both). Training
+// (scripts/build-nlu-gazetteers.sh; make nlu-models runs both). Training
 // is deterministic (fixed seed), so the committed model can be rebuilt
 // byte-for-byte:
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/najdi/najdi/nlu/token"
 )
 
-// czechGazetteer is built by scripts/build-nlu-cs-gazetteer.sh from
+// czechGazetteer is built by scripts/build-nlu-gazetteers.sh from
 // registry packages (see its header for sources and licenses).
 //
 //go:embed cs_gazetteer.txt

