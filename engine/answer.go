@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -35,9 +36,11 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	t := time.Now()
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
+	p.tm.load, t = time.Since(t), time.Now()
 	cfg, err := e.summaryConfig(p)
 	if err != nil {
 		return SearchResponse{}, err
@@ -81,7 +84,9 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}
+	p.tm.render = time.Since(t)
 	resp.Metadata.TookMS = e.msSince(start)
+	resp.Metadata.Timings = p.tm.report()
 	return resp, nil
 }
 

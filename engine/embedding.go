@@ -71,12 +71,23 @@ func (e *Engine) embedPassages(ctx context.Context, emb Embedder, texts []string
 	return out, nil
 }
 
-func (e *Engine) embedQueries(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
-	vs, err := emb.EmbedQueries(ctx, texts)
-	if err != nil {
-		return nil, embedError(emb, err)
+// queryEmbedding returns the vector of a query for the embedding method
+// key (EmbeddingConfig.Key), from the engine's LRU cache when it is there
+// (cached true), else embedded by emb and cached. The vector is shared:
+// callers must not modify it.
+func (e *Engine) queryEmbedding(ctx context.Context, emb Embedder, key, q string) (vec []float32, cached bool, err error) {
+	if v, ok := e.queries.get(key, q); ok {
+		return v, true, nil
 	}
-	return vs, nil
+	vs, err := emb.EmbedQueries(ctx, []string{q})
+	if err != nil {
+		return nil, false, embedError(emb, err)
+	}
+	if len(vs) != 1 {
+		return nil, false, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d vectors for one query", emb.Name(), len(vs))}
+	}
+	e.queries.put(key, q, vs[0])
+	return vs[0], false, nil
 }
 
 func embedError(emb Embedder, err error) error {

@@ -40,6 +40,8 @@ type plan struct {
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
+	// tm times the stages of the search (metadata.timings).
+	tm stageTimes
 }
 
 // plan validates a search request into a plan, in the order its errors are

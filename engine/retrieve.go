@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -21,10 +22,12 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err := e.restoreQuery(p); err != nil {
 		return nil, err
 	}
+	t := time.Now()
 	qvec, err := e.queryVector(ctx, p)
 	if err != nil {
 		return nil, err
 	}
+	p.tm.embed, t = time.Since(t), time.Now()
 	p.stats = nil
 	for _, c := range p.colls {
 		p.stats = append(p.stats, c.snapshot()...)
@@ -37,6 +40,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
+	p.tm.retrieve, t = time.Since(t)-p.tm.fuse, time.Now()
 	rankHits(all)
 	keep := all[:0]
 	for _, h := range all {
@@ -51,6 +55,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		p.next = &end
 	}
 	all = all[min(p.offset, len(all)):min(end, len(all))]
+	p.tm.fuse += time.Since(t)
 	return all, nil
 }
 
@@ -86,11 +91,9 @@ func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := e.embedQueries(ctx, emb, []string{p.query})
-	if err != nil {
-		return nil, err
-	}
-	return vs[0], nil
+	v, cached, err := e.queryEmbedding(ctx, emb, semKey, p.query)
+	p.tm.cached = cached
+	return v, err
 }
 
 // hit is one candidate document during search.
@@ -155,7 +158,10 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if qvec != nil {
 		e.complete(out, qt, qvec, keyword)
 	}
-	return rk.scoreHits(out, keywordOn, qvec != nil), nil
+	t := time.Now()
+	out = rk.scoreHits(out, keywordOn, qvec != nil)
+	p.tm.fuse += time.Since(t)
+	return out, nil
 }
 
 // candidates collects the candidate documents of one collection, one hit
