@@ -32,11 +32,13 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		p.full = false
 		p.docsOut = req.Highlight != nil && *req.Highlight
 	}
+	t := time.Now()
 	hits, err := e.retrieve(ctx, p)
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	t := time.Now()
+	p.tm.retrieve = time.Since(t) - p.tm.embed - p.tm.fuse
+	t = time.Now()
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}

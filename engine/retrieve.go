@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -22,12 +21,10 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err := e.restoreQuery(p); err != nil {
 		return nil, err
 	}
-	t := time.Now()
 	qvec, err := e.queryVector(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	p.tm.embed, t = time.Since(t), time.Now()
 	p.stats = nil
 	for _, c := range p.colls {
 		p.stats = append(p.stats, c.snapshot()...)
@@ -40,8 +37,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
-	p.tm.retrieve, t = time.Since(t)-p.tm.fuse, time.Now()
-	rankHits(all)
+	p.timeFuse(func() { rankHits(all) })
 	keep := all[:0]
 	for _, h := range all {
 		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
@@ -55,7 +51,6 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		p.next = &end
 	}
 	all = all[min(p.offset, len(all)):min(end, len(all))]
-	p.tm.fuse += time.Since(t)
 	return all, nil
 }
 
@@ -91,9 +86,7 @@ func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, cached, err := e.queryEmbedding(ctx, emb, semKey, p.query)
-	p.tm.cached = cached
-	return v, err
+	return e.queryEmbedding(ctx, p, emb, semKey)
 }
 
 // hit is one candidate document during search.
@@ -158,9 +151,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if qvec != nil {
 		e.complete(out, qt, qvec, keyword)
 	}
-	t := time.Now()
-	out = rk.scoreHits(out, keywordOn, qvec != nil)
-	p.tm.fuse += time.Since(t)
+	p.timeFuse(func() { rk.scoreHits(out, keywordOn, qvec != nil) })
 	return out, nil
 }
 

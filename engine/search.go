@@ -14,16 +14,18 @@ func (e *Engine) Search(ctx context.Context, owner string, collections []string,
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	t := time.Now()
 	hits, err := e.retrieve(ctx, p)
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	p.tm.retrieve = time.Since(t) - p.tm.embed - p.tm.fuse
 	resp := SearchResponse{SearchID: uuid.NewString()}
 	p.pageMetadata(&resp.Metadata)
 	if p.changed {
 		resp.Metadata.EffectiveQueries = []string{p.query}
 	}
-	t := time.Now()
+	t = time.Now()
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
@@ -55,6 +57,14 @@ type stageTimes struct {
 func (st *stageTimes) report() *Timings {
 	return &Timings{EmbedMS: ms(st.embed), EmbedCached: st.cached, RetrieveMS: ms(st.retrieve), FuseMS: ms(st.fuse),
 		LoadMS: ms(st.load), RenderMS: ms(st.render)}
+}
+
+// timeFuse runs f, a step of scoring and ranking, and adds its time to
+// the fuse stage.
+func (p *plan) timeFuse(f func()) {
+	t := time.Now()
+	f()
+	p.tm.fuse += time.Since(t)
 }
 
 // ms returns d in milliseconds with microsecond precision.
