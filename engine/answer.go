@@ -32,6 +32,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		p.full = false
 		p.docsOut = req.Highlight != nil && *req.Highlight
 	}
+	p.loadAll = true
 	t := time.Now()
 	hits, err := e.retrieve(ctx, p)
 	if err != nil {

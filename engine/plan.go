@@ -42,6 +42,8 @@ type plan struct {
 	returned int
 	// tm times the stages of the search (metadata.timings).
 	tm stageTimes
+	// loadAll loads every part of the hits' bodies (answers).
+	loadAll bool
 }
 
 // plan validates a search request into a plan, in the order its errors are
