@@ -217,7 +217,7 @@ func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *se
 	c.mu.segs = out
 	for local, doc := range merged.Docs {
 		if !merged.Deleted.Contains(uint32(local)) {
-			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
+			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local), gen: c.mu.loc[doc].gen}
 		}
 	}
 	c.mu.Unlock()
