@@ -59,6 +59,27 @@ func TestParseRequestsInAPIWords(t *testing.T) {
 	if _, err := engine.ParseSearchRequest([]byte(`{"query": "a", "summary_config": {"max_tokens": 5}}`)); err != nil {
 		t.Errorf("max_tokens 5: %v", err)
 	}
+	// An integer written as 5.0 or 5e2 is an integer (JSON Schema counts
+	// it as one, and the decoder reads it so): accepted with its value,
+	// not reported as "got 0" (schemathesis).
+	for _, tc := range []struct {
+		raw  string
+		want int
+	}{{"5.0", 5}, {"5e2", 500}, {"1.0", 1}, {"7.6e1", 76}} {
+		r, err := engine.ParseSearchRequest([]byte(`{"query": "a", "summary_config": {"max_tokens": ` + tc.raw + `}}`))
+		if err != nil || r.SummaryConfig == nil || r.SummaryConfig.MaxTokens != tc.want {
+			t.Errorf("search max_tokens %s: %+v, %v; want %d", tc.raw, r.SummaryConfig, err, tc.want)
+		}
+		cfg, err := engine.ParseCollectionConfig([]byte(`{"summary_config": {"max_tokens": ` + tc.raw + `}}`))
+		if err != nil || cfg.SummaryConfig.MaxTokens != tc.want {
+			t.Errorf("config max_tokens %s: %d, %v; want %d", tc.raw, cfg.SummaryConfig.MaxTokens, err, tc.want)
+		}
+	}
+	for _, raw := range []string{"0.0", "-2e0", "0e5"} {
+		if err := parseSearch([]byte(`{"query": "a", "summary_config": {"max_tokens": ` + raw + `}}`)); !errors.Is(err, engine.ErrInvalid) || !strings.Contains(err.Error(), "must be a positive integer, got "+raw) {
+			t.Errorf("search max_tokens %s: %v, want a 400 naming %s", raw, err, raw)
+		}
+	}
 }
 
 func parseSearch(b []byte) error { _, err := engine.ParseSearchRequest(b); return err }
