@@ -169,3 +169,24 @@ func TestIngestStopReportedAtItsRecord(t *testing.T) {
 		t.Errorf("stop reported as %+v (record %v), want record 3", last, *last.Record)
 	}
 }
+
+// TestRemoteDimsLimit: a remote model's dims is bounded by MaxRemoteDims;
+// a configuration above it answers 400 naming the field, at it is valid.
+func TestRemoteDimsLimit(t *testing.T) {
+	for _, tc := range []struct {
+		dims string
+		ok   bool
+	}{{"8", true}, {"8192", true}, {"8193", false}, {"9223372036854775807", false}} {
+		cfg, err := engine.ParseCollectionConfig([]byte(`{"embedding_config": {"model": {"url": "http://gpu-box", "model": "m", "dims": ` + tc.dims + `}}}`))
+		if err == nil {
+			err = cfg.Normalize()
+		}
+		var ee *engine.Error
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("dims %s: %v", tc.dims, err)
+		case !tc.ok && (!errors.As(err, &ee) || !errors.Is(err, engine.ErrInvalid) || ee.Details["field"] != "embedding_config.model.dims"):
+			t.Errorf("dims %s: %v, want ErrInvalid naming embedding_config.model.dims", tc.dims, err)
+		}
+	}
+}

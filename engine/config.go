@@ -331,6 +331,9 @@ func (c *CollectionConfig) Normalize() error {
 		if r.Model == "" {
 			return invalidField("embedding_config.model.model", "names the remote model and is required")
 		}
+		if r.Dims > MaxRemoteDims {
+			return invalidField("embedding_config.model.dims", "must be at most %d (the remote model's vector length), got %d", MaxRemoteDims, r.Dims)
+		}
 	}
 	if len(c.Fields) > MaxFieldsPerCollection {
 		return invalidField("fields", "%d fields declared, more than the limit of %d fields per collection", len(c.Fields), MaxFieldsPerCollection)
