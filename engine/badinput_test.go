@@ -26,6 +26,8 @@ func TestParseRequestsInAPIWords(t *testing.T) {
 		{"search nested type", parseSearch, `{"query": "a", "summary_config": {"tokenizer": 1}}`, "search request: summary_config.tokenizer must be a string, got a number", "summary_config.tokenizer"},
 		{"search unknown", parseSearch, `{"query": "a", "summary_config": {"max_tokenz": 1}}`, `search request: unknown field "summary_config.max_tokenz" (known fields of summary_config: max_tokens, summary_separator, document_separator, tokenizer)`, "summary_config.max_tokenz"},
 		{"search max_tokens 0", parseSearch, `{"query": "a", "summary_config": {"max_tokens": 0}}`, "summary_config.max_tokens: must be a positive integer, got 0 (omit it for the default)", "summary_config.max_tokens"},
+		{"search include_fields null item", parseSearch, `{"query": "a", "include_fields": ["title", null]}`, "include_fields[1]: must be a string, got null", "include_fields[1]"},
+		{"search include_content null item", parseSearch, `{"query": "a", "include_content": [null]}`, "include_content[0]: must be a string, got null", "include_content[0]"},
 		{"search max_tokens -3", parseSearch, `{"query": "a", "summary_config": {"max_tokens": -3}}`, "summary_config.max_tokens: must be a positive integer, got -3 (omit it for the default)", "summary_config.max_tokens"},
 		{"config type", parseConfig, `{"fields": {"a": {"type": "enum", "multi": 1}}}`, "collection configuration: fields.a.multi must be a boolean, got a number", "fields.a.multi"},
 		{"config remote", parseConfig, `{"embedding_config": {"model": {"url": "http://x", "model": "m", "dims": "3"}}}`, "collection configuration: embedding_config.model.dims must be an integer, got a string", "embedding_config.model.dims"},
