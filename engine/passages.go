@@ -11,12 +11,12 @@ import (
 const defaultPassages = 3
 
 // loadHits loads the hits' documents and cuts their passages. A document
-// deleted since the search took its snapshot is dropped, not returned
-// empty.
+// deleted or replaced since the search took its snapshot is dropped, not
+// returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadDoc(h.c, h.docID)
+		d, err := e.loadMatched(p, h)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
