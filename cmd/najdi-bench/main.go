@@ -23,6 +23,7 @@ var commands = map[string]func(args []string) error{
 	"search":     runSearch,
 	"latency":    runLatency,
 	"overload":   runOverload,
+	"peers":      runPeers,
 }
 
 func main() {
