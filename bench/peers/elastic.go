@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -18,28 +19,41 @@ type ElasticOptions struct {
 	Flavour string
 	// Script is scripts/cluster.sh, which installs and starts the node.
 	Script string
+	// Env is added to the script's environment: the benchmark runs nodes
+	// of its own (NAJDI_CLUSTER_HOME, NAJDI_CLUSTER_PORT,
+	// NAJDI_CLUSTER_HEAP), apart from the nodes other work may use.
+	Env []string
+	// Heap is the JVM heap, for the report.
+	Heap string
+}
+
+func (o ElasticOptions) script(ctx context.Context, action string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, o.Script, action, o.Flavour)
+	cmd.Env = append(os.Environ(), o.Env...)
+	return cmd
 }
 
 // elastic is a single Elasticsearch or OpenSearch node started by
 // scripts/cluster.sh (the nodes of najdi's cluster backend), reached over its
 // REST API: _bulk ingest, match/knn queries.
 type elastic struct {
-	opt      ElasticOptions
-	url      string
-	version  string
-	started  bool // the node was started here (and is stopped by Close)
-	pid      int
-	rrf      bool // hybrid through the rrf retriever (Elasticsearch with a license allowing it)
-	settings string
+	opt     ElasticOptions
+	url     string
+	version string
+	started bool // the node was started here (and is stopped by Close)
+	pid     int
+	rrf     bool // hybrid through the rrf retriever (Elasticsearch with a license allowing it)
 }
 
 // StartElastic starts (or reuses) the node of opt.Flavour.
 func StartElastic(ctx context.Context, opt ElasticOptions) (System, error) {
 	e := &elastic{opt: opt}
-	if err := exec.CommandContext(ctx, opt.Script, "status", opt.Flavour).Run(); err != nil {
+	if err := opt.script(ctx, "status").Run(); err != nil {
 		e.started = true
 	}
-	out, err := exec.CommandContext(ctx, opt.Script, "up", opt.Flavour).Output()
+	up := opt.script(ctx, "up")
+	up.Stderr = os.Stderr
+	out, err := up.Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s up: %w", opt.Script, err)
 	}
@@ -48,22 +62,26 @@ func StartElastic(ctx context.Context, opt ElasticOptions) (System, error) {
 		return nil, fmt.Errorf("%s up %s printed no URL", opt.Script, opt.Flavour)
 	}
 	e.url = lines[len(lines)-1]
-	pidOut, err := exec.CommandContext(ctx, opt.Script, "pid", opt.Flavour).Output()
+	pidOut, err := opt.script(ctx, "pid").Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s pid: %w", opt.Script, err)
 	}
 	if e.pid, err = strconv.Atoi(strings.TrimSpace(string(pidOut))); err != nil {
 		return nil, fmt.Errorf("%s pid: %q: %w", opt.Script, pidOut, err)
 	}
+	// The root endpoint is a module the test distributions lack: the
+	// version comes from the local node's info.
 	var info struct {
-		Version struct {
-			Number string `json:"number"`
-		} `json:"version"`
+		Nodes map[string]struct {
+			Version string `json:"version"`
+		} `json:"nodes"`
 	}
-	if err := doJSON(ctx, http.MethodGet, e.url, nil, &info); err != nil {
+	if err := doJSON(ctx, http.MethodGet, e.url+"/_nodes/_local", nil, &info); err != nil {
 		return nil, err
 	}
-	e.version = info.Version.Number
+	for _, n := range info.Nodes {
+		e.version = n.Version
+	}
 	if opt.Flavour == "elasticsearch" {
 		var lic struct {
 			License struct {
@@ -85,17 +103,17 @@ func (e *elastic) Name() string {
 }
 
 func (e *elastic) Settings() string {
-	common := "single node started by `scripts/cluster.sh` (heap 512 MiB unless NAJDI_CLUSTER_HEAP), 1 shard, 0 replicas, " +
+	common := "single node started by `scripts/cluster.sh` (JVM heap " + e.opt.Heap + "), 1 shard, 0 replicas, " +
 		"`english` analyzer on title and body, `multi_match` (best_fields) for keyword queries, `refresh_interval: -1` during the bulk load " +
 		"then a refresh and a force merge to one segment (timed apart from the ingest), `_source: false`; "
 	if e.opt.Flavour == "opensearch" {
 		return "OpenSearch " + e.version + " with the k-NN plugin: " + common +
-			"`knn_vector` with its default HNSW method and engine, `cosinesimil`, `knn` query with k 10 (ef_search default 100) " +
+			"`knn_vector` with HNSW on the `lucene` engine (the k-NN plugin from Maven Central ships no faiss native library; faiss fails to load), `cosinesimil`, `knn` query with k 10 (ef_search default 100) " +
 			"and the filter inside the knn query (efficient filtering); hybrid = a `bool` `should` of the match and the knn query " +
 			"(scores summed: the `hybrid` query with score normalization needs the neural-search plugin, not installed) " +
 			"(https://docs.opensearch.org/latest/vector-search/, https://docs.opensearch.org/latest/vector-search/filter-search-knn/)"
 	}
-	hy := "hybrid = `query` + `knn` in one request, scores summed (the RRF retriever needs a license above basic)"
+	hy := "hybrid = `query` + `knn` in one request, scores summed (the RRF retriever is an X-Pack feature, absent from this distribution and above the basic license)"
 	if e.rrf {
 		hy = "hybrid = the `rrf` retriever over a `standard` (match) and a `knn` retriever"
 	}
@@ -118,7 +136,7 @@ func (e *elastic) Create(ctx context.Context, index string) error {
 	settings := map[string]any{"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "-1"}
 	if e.opt.Flavour == "opensearch" {
 		settings["index.knn"] = true
-		vec = map[string]any{"type": "knn_vector", "dimension": dims, "method": map[string]any{"name": "hnsw", "space_type": "cosinesimil"}}
+		vec = map[string]any{"type": "knn_vector", "dimension": dims, "method": map[string]any{"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil"}}
 	} else {
 		vec = map[string]any{"type": "dense_vector", "dims": dims, "index": true, "similarity": "cosine"}
 	}
@@ -298,7 +316,7 @@ func (e *elastic) Footprint(ctx context.Context, index string) (int64, int64, er
 func (e *elastic) Close() error {
 	_ = doJSON(context.Background(), http.MethodDelete, e.url+"/peers-*", nil, nil)
 	if e.started {
-		return exec.Command(e.opt.Script, "down", e.opt.Flavour).Run()
+		return e.opt.script(context.Background(), "down").Run()
 	}
 	return nil
 }

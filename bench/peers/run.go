@@ -31,6 +31,11 @@ type Config struct {
 	Out string
 	// NajdiBin, WeaviateBin, ClusterScript locate the systems.
 	NajdiBin, WeaviateBin, WeaviateVersion, ClusterScript string
+	// ClusterHome, ClusterPort (Elasticsearch; OpenSearch the next port)
+	// and ClusterHeap configure the benchmark's own nodes.
+	ClusterHome string
+	ClusterPort int
+	ClusterHeap string
 	// Systems names the systems to run: najdi, weaviate, elasticsearch,
 	// opensearch, bleve.
 	Systems []string
@@ -208,7 +213,12 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 		case "weaviate":
 			s, err = StartWeaviate(ctx, WeaviateOptions{Bin: cfg.WeaviateBin, Dir: filepath.Join(cfg.Work, "weaviate"), Version: cfg.WeaviateVersion})
 		case "elasticsearch", "opensearch":
-			s, err = StartElastic(ctx, ElasticOptions{Flavour: name, Script: cfg.ClusterScript})
+			port := cfg.ClusterPort
+			if name == "opensearch" {
+				port++
+			}
+			s, err = StartElastic(ctx, ElasticOptions{Flavour: name, Script: cfg.ClusterScript, Heap: cfg.ClusterHeap,
+				Env: []string{"NAJDI_CLUSTER_HOME=" + cfg.ClusterHome, fmt.Sprintf("NAJDI_CLUSTER_PORT=%d", port), "NAJDI_CLUSTER_HEAP=" + cfg.ClusterHeap}})
 		case "bleve":
 			s, err = StartBleve(filepath.Join(cfg.Work, "bleve"))
 		default:
@@ -522,7 +532,7 @@ func runScale(ctx context.Context, cfg Config, rep *Report, stub *Stub, all []Do
 		ing := time.Since(t0)
 		have = size
 		time.Sleep(2 * time.Second)
-		pt := ScalePoint{N: size, Ingest: ing, Latency: map[Kind]time.Duration{}}
+		pt := ScalePoint{N: size, Queries: len(qs), Ingest: ing, Latency: map[Kind]time.Duration{}}
 		pt.RSS, pt.Disk, _ = n.Footprint(ctx, "grow")
 		exact := make([][]string, len(qs))
 		t1 := time.Now()

@@ -32,6 +32,13 @@ func runPeers(args []string) error {
 	fs.StringVar(&cfg.WeaviateVersion, "weaviate-version", "v1.35.2", "Weaviate version, for the report")
 	fs.StringVar(&cfg.ClusterScript, "cluster-script", "scripts/cluster.sh", "script starting Elasticsearch and OpenSearch")
 	fs.BoolVar(&cfg.ModelVectors, "model-vectors", false, "embed SciFact with bge-small-en-v1.5 (slow on 2 cores) instead of static vectors")
+	clusterHome := filepath.Join(cache, "peers-cluster")
+	if os.Geteuid() == 0 {
+		clusterHome = "/var/cache/najdi-peers-cluster" // the node's user cannot enter /root
+	}
+	fs.StringVar(&cfg.ClusterHome, "cluster-home", clusterHome, "where the benchmark's own Elasticsearch and OpenSearch nodes are installed and keep their data")
+	fs.IntVar(&cfg.ClusterPort, "cluster-port", 9260, "HTTP port of the benchmark's Elasticsearch node; OpenSearch gets the next one")
+	fs.StringVar(&cfg.ClusterHeap, "cluster-heap", "1g", "JVM heap of the Elasticsearch and OpenSearch nodes")
 	fs.IntVar(&cfg.Large, "large", 100000, "large-collection size for all systems, in chunks (0: skip)")
 	fs.DurationVar(&cfg.ScaleBudget, "scale-budget", 40*time.Minute, "stop the najdi growth run once it has taken this long")
 	fs.IntVar(&cfg.Repeats, "repeats", 2, "repetitions of the latency and QPS runs")
