@@ -104,7 +104,7 @@ func (e *elastic) Name() string {
 
 func (e *elastic) Settings() string {
 	common := "single node started by `scripts/cluster.sh` (JVM heap " + e.opt.Heap + "), 1 shard, 0 replicas, " +
-		"`english` analyzer on title and body, `multi_match` (best_fields) for keyword queries, `refresh_interval: -1` during the bulk load " +
+		"`" + e.analyzer() + "` analyzer on title and body, `multi_match` (best_fields) for keyword queries, `refresh_interval: -1` during the bulk load " +
 		"then a refresh and a force merge to one segment (timed apart from the ingest), `_source: false`; "
 	if e.opt.Flavour == "opensearch" {
 		return "OpenSearch " + e.version + " with the k-NN plugin: " + common +
@@ -118,6 +118,7 @@ func (e *elastic) Settings() string {
 		hy = "hybrid = the `rrf` retriever over a `standard` (match) and a `knn` retriever"
 	}
 	return "Elasticsearch " + e.version + ": " + common +
+		"the `standard` analyzer because the distribution on Maven Central (integ-test zip) lacks the analysis-common module with the `english` analyzer — this costs Elasticsearch some keyword quality; " +
 		"`dense_vector` indexed with its default `int8_hnsw` (m 16, ef_construction 100), cosine similarity, top-level `knn` with k 10 and " +
 		"num_candidates 100, the filter inside the knn section; " + hy +
 		" (https://www.elastic.co/guide/en/elasticsearch/reference/8.19/knn-search.html, " +
@@ -125,6 +126,17 @@ func (e *elastic) Settings() string {
 }
 
 func (e *elastic) Supports(Kind) bool { return true }
+
+// analyzer is the text analyzer: english, except on the Elasticsearch
+// distribution cluster.sh installs (the integ-test zip from Maven Central),
+// which lacks the analysis-common module and with it every language
+// analyzer and stemmer.
+func (e *elastic) analyzer() string {
+	if e.opt.Flavour == "elasticsearch" {
+		return "standard"
+	}
+	return "english"
+}
 
 func (e *elastic) indexName(index string) string { return "peers-" + strings.ToLower(index) }
 
@@ -143,8 +155,8 @@ func (e *elastic) Create(ctx context.Context, index string) error {
 	body := map[string]any{
 		"settings": settings,
 		"mappings": map[string]any{"properties": map[string]any{
-			"title":  map[string]any{"type": "text", "analyzer": "english"},
-			"body":   map[string]any{"type": "text", "analyzer": "english"},
+			"title":  map[string]any{"type": "text", "analyzer": e.analyzer()},
+			"body":   map[string]any{"type": "text", "analyzer": e.analyzer()},
 			"bucket": map[string]any{"type": "integer"},
 			"vec":    vec,
 		}},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -143,7 +142,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	// SciFact.
 	sf := &Workload{Name: "SciFact", Docs: len(docs), Queries: len(queries)}
 	rep.Workloads = append(rep.Workloads, sf)
-	if err := runWorkload(ctx, cfg, sf, systems, "scifact", docs, queries, rtt, log); err != nil {
+	if err := runWorkload(ctx, cfg, sf, systems, "scifact", docs, queries, cfg.ModelVectors, rtt, log); err != nil {
 		return nil, err
 	}
 	quality(sf, beir)
@@ -168,19 +167,23 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		stub.SetEmbedder(staticEmbed)
 		lw := &Workload{Name: fmt.Sprintf("large (%s chunks, static vectors)", count(cfg.Large)), Docs: cfg.Large, Queries: len(lq)}
 		rep.Workloads = append(rep.Workloads, lw)
-		if err := runWorkload(ctx, cfg, lw, systems, "large", all[:cfg.Large], lq, rtt, log); err != nil {
+		if err := runWorkload(ctx, cfg, lw, systems, "large", all[:cfg.Large], lq, false, rtt, log); err != nil {
 			return nil, err
 		}
 		exactRecall(lw, all[:cfg.Large], lq)
-		// The other systems' large indexes are dropped before the growth run.
+		// The peers are stopped before najdi's growth run, which goes on
+		// with najdi's large collections.
+		var nj *najdi
 		for _, s := range systems {
-			if s.Name() != "najdi" {
-				_ = s.Create(ctx, "large")
+			if n, ok := s.(*najdi); ok {
+				nj = n
+			} else {
+				s.Close()
 			}
 		}
-		if len(cfg.Scale) > 0 {
-			if err := runScale(ctx, cfg, rep, stub, all, lq, rtt, log); err != nil {
-				fmt.Fprintf(log, "scale run stopped: %v\n", err)
+		if nj != nil && len(cfg.Scale) > 0 {
+			if err := runScale(ctx, cfg, rep, nj, all, lq, rtt, log); err != nil {
+				fmt.Fprintf(log, "growth run stopped: %v\n", err)
 				rep.Notes = append(rep.Notes, "The growth run stopped early: "+err.Error())
 			}
 		}
@@ -237,13 +240,13 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 
 // runWorkload loads docs into every system, then runs the latency, quality
 // and saturation measurements.
-func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, rtt time.Duration, log io.Writer) error {
+func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, warm bool, rtt time.Duration, log io.Writer) error {
 	w.Systems = map[string]*SystemResult{}
 	for _, s := range systems {
 		sr := &SystemResult{Latency: map[Kind][]Lat{}, QPS: map[Kind][]float64{}, Results: map[Kind][][]string{}}
 		w.Systems[s.Name()] = sr
 		w.Order = append(w.Order, s.Name())
-		if n, ok := s.(*najdi); ok {
+		if n, ok := s.(*najdi); ok && warm {
 			// Warm the stub's vector cache with the chunks najdi will ask
 			// for, so that the timed ingest does not wait on the model.
 			fmt.Fprintf(log, "  %s: %s warm-up ingest (fills the stub's vector cache)\n", w.Name, s.Name())
@@ -492,30 +495,18 @@ func exactRecall(w *Workload, docs []Doc, qs []Query) {
 	}
 }
 
-// runScale grows a najdi server of its own (hybrid and vector-only
-// collections) through cfg.Scale and measures latency, memory and disk at
-// each size.
-func runScale(ctx context.Context, cfg Config, rep *Report, stub *Stub, all []Doc, qs []Query, rtt time.Duration, log io.Writer) error {
-	s, err := StartNajdi(ctx, NajdiOptions{Bin: cfg.NajdiBin, Dir: filepath.Join(cfg.Work, "najdi-scale"), StubURL: stub.URL, Dims: 384})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	n := s.(*najdi)
-	if err := n.Create(ctx, "grow"); err != nil {
-		return err
-	}
-	if err := n.put(ctx, "grow-vec", map[string]any{"embedding_config": n.remote(), "fulltext_config": map[string]any{"enabled": false}}); err != nil {
-		return err
-	}
+// runScale grows najdi's large collections (hybrid "large" and vector-only
+// "large-vec", already holding cfg.Large chunks) through cfg.Scale and
+// measures latency, memory and disk at each size.
+func runScale(ctx context.Context, cfg Config, rep *Report, n *najdi, all []Doc, qs []Query, rtt time.Duration, log io.Writer) error {
 	if cfg.Queries > 0 && len(qs) > cfg.Queries {
 		qs = qs[:cfg.Queries]
 	}
 	begin := time.Now()
-	have := 0
+	have := cfg.Large
 	for _, size := range cfg.Scale {
-		if size > len(all) {
-			break
+		if size > len(all) || size < have {
+			continue
 		}
 		if have > 0 && time.Since(begin) > cfg.ScaleBudget {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("The growth run stopped at %s chunks: its time budget (%s) was spent.", count(have), cfg.ScaleBudget))
@@ -523,17 +514,17 @@ func runScale(ctx context.Context, cfg Config, rep *Report, stub *Stub, all []Do
 		}
 		part := all[have:size]
 		t0 := time.Now()
-		if err := n.ingest(ctx, "grow", part, true); err != nil {
+		if err := n.ingest(ctx, "large", part, true); err != nil {
 			return err
 		}
-		if err := n.ingest(ctx, "grow-vec", part, false); err != nil {
+		if err := n.ingest(ctx, "large-vec", part, false); err != nil {
 			return err
 		}
 		ing := time.Since(t0)
 		have = size
 		time.Sleep(2 * time.Second)
 		pt := ScalePoint{N: size, Queries: len(qs), Ingest: ing, Latency: map[Kind]time.Duration{}}
-		pt.RSS, pt.Disk, _ = n.Footprint(ctx, "grow")
+		pt.RSS, pt.Disk, _ = n.Footprint(ctx, "large")
 		exact := make([][]string, len(qs))
 		t1 := time.Now()
 		for i, q := range qs {
@@ -541,9 +532,9 @@ func runScale(ctx context.Context, cfg Config, rep *Report, stub *Stub, all []Do
 		}
 		pt.Exact = time.Since(t1) / time.Duration(len(qs))
 		for _, k := range []Kind{Vector, Hybrid, Filter1} {
-			coll := "grow"
+			coll := "large"
 			if k == Vector {
-				coll = "grow-vec"
+				coll = "large-vec"
 			}
 			var ds []time.Duration
 			var rec float64
@@ -579,7 +570,6 @@ func runScale(ctx context.Context, cfg Config, rep *Report, stub *Stub, all []Do
 			return err
 		}
 	}
-	_ = os.RemoveAll(filepath.Join(cfg.Work, "najdi-scale"))
 	return nil
 }
 
