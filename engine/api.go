@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -65,7 +66,33 @@ func ParseSearchRequest(body []byte) (SearchRequest, error) {
 	if err := checkMaxTokens(body); err != nil {
 		return r, err
 	}
+	if err := checkNullItems(body); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// checkNullItems rejects a null item of include_fields or include_content
+// in a JSON body that has been decoded already: decoded into a string it
+// would become "", which is not what the client sent (a null list itself
+// is read as absent).
+func checkNullItems(body []byte) error {
+	var sent struct {
+		IncludeFields  []json.RawMessage `json:"include_fields"`
+		IncludeContent []json.RawMessage `json:"include_content"`
+	}
+	_ = json.Unmarshal(body, &sent) // valid: decoded before
+	for _, l := range []struct {
+		name  string
+		items []json.RawMessage
+	}{{"include_fields", sent.IncludeFields}, {"include_content", sent.IncludeContent}} {
+		for i, it := range l.items {
+			if string(bytes.TrimSpace(it)) == "null" {
+				return invalidField(fmt.Sprintf("%s[%d]", l.name, i), "must be a string, got null")
+			}
+		}
+	}
+	return nil
 }
 
 // SearchResponse is the response of search, query and answer requests.

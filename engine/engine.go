@@ -39,7 +39,8 @@ type Options struct {
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the engine's clock (default time.Now): metadata.took_ms,
-	// collection timestamps and the flush interval of ingest jobs.
+	// collection timestamps, the flush interval of ingest jobs, job
+	// start and finish times and their retention.
 	Now func() time.Time
 
 	// IngestWorkers is the number of ingests that parse, analyze and embed

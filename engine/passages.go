@@ -11,16 +11,16 @@ import (
 const defaultPassages = 3
 
 // loadHits loads the hits' documents and cuts their passages. A document
-// deleted since the search took its snapshot is dropped, not returned
-// empty.
+// deleted or replaced since the search took its snapshot is dropped, not
+// returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 	bp := p.bodyParts()
 	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
-		return e.liveHits(hits), nil
+		return e.liveHits(p, hits), nil
 	}
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadDocParts(h.c, h.docID, bp)
+		d, err := e.loadMatched(p, h, bp)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -54,13 +54,10 @@ func (p *plan) bodyParts() bodyParts {
 // liveHits drops the hits whose documents were deleted since the search
 // took its snapshot, without loading any: the response uses no part of
 // their bodies.
-func (e *Engine) liveHits(hits []*hit) []*hit {
+func (e *Engine) liveHits(p *plan, hits []*hit) []*hit {
 	keep := hits[:0]
 	for _, h := range hits {
-		h.c.mu.RLock()
-		_, ok := h.c.mu.loc[h.docID]
-		h.c.mu.RUnlock()
-		if ok {
+		if h.c.matched(h, p.visible[h.c]) {
 			h.doc = &Document{DocumentID: h.docID}
 			keep = append(keep, h)
 		}

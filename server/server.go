@@ -425,8 +425,10 @@ func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 				}
 			}
 		case key == "include_content":
+			// Items trimmed of spaces only, as the OpenAPI pattern reads
+			// them: a tab or a newline is part of an (unknown) name.
 			for _, f := range strings.Split(val, ",") {
-				if f = strings.TrimSpace(f); f != "" {
+				if f = strings.Trim(f, " "); f != "" {
 					req.IncludeContent = append(req.IncludeContent, f)
 				}
 			}

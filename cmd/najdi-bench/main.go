@@ -24,6 +24,7 @@ var commands = map[string]func(args []string) error{
 	"latency":    runLatency,
 	"overload":   runOverload,
 	"querypath":  runQueryPath,
+	"peers":      runPeers,
 }
 
 func main() {
