@@ -61,10 +61,15 @@ func searchPathSetup(b *testing.B) (*engine.Engine, []string) {
 			fq.vecs[q.Text] = v[0]
 			s.queries = append(s.queries, q.Text)
 		}
-		dir, err := os.MkdirTemp("", "najdi-searchpath")
-		if err != nil {
-			s.err = err
-			return
+		// NAJDI_SEARCHPATH_DIR keeps the engine between runs (the
+		// embedding takes minutes on a loaded machine), e.g. to compare two
+		// builds on the same data.
+		dir := os.Getenv("NAJDI_SEARCHPATH_DIR")
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "najdi-searchpath"); err != nil {
+				s.err = err
+				return
+			}
 		}
 		e, err := engine.Open(engine.Options{Dir: dir, Embedders: fixedProvider{fq}, Logger: discardLogger()})
 		if err != nil {
@@ -73,6 +78,9 @@ func searchPathSetup(b *testing.B) (*engine.Engine, []string) {
 		}
 		off := false
 		for name, cfg := range map[string]engine.CollectionConfig{"hyb": {}, "vec": {FulltextConfig: engine.FulltextConfig{Enabled: &off}}} {
+			if info, err := e.GetCollection(ctx, "", name); err == nil && info.DocumentCount == int64(len(docs)) {
+				continue
+			}
 			if _, _, err := e.PutCollection(ctx, "", name, cfg); err != nil {
 				s.err = err
 				return
