@@ -2,13 +2,14 @@ package cluster
 
 import (
 	"context"
-
 	"encoding/json"
 	"fmt"
-	"github.com/najdi/najdi/filter"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/najdi/najdi/filter"
 )
 
 // QueryTerm is one analyzed query term and how often the query holds it.
@@ -65,12 +66,17 @@ func (c *Client) indices(colls []string) (string, error) {
 type Filter struct {
 	Query  filter.Query
 	Schema filter.Schema
+	// IDs, when not nil, further restricts the documents to these ids.
+	IDs []string
 }
 
 // docFilter returns the bool filter clauses selecting entries of a kind
 // ("doc" or "chunk") that match flt, translated for the cluster.
 func (c *Client) docFilter(kind string, flt Filter) ([]any, error) {
 	out := []any{map[string]any{"term": map[string]any{fKind: kind}}}
+	if flt.IDs != nil {
+		out = append(out, map[string]any{"terms": map[string]any{fDoc: flt.IDs}})
+	}
 	if flt.Query == nil {
 		return out, nil
 	}
@@ -359,4 +365,114 @@ func (c *Client) Get(ctx context.Context, coll, id string) (json.RawMessage, err
 		return nil, fmt.Errorf("cluster: get document: %w", err)
 	}
 	return r.Source.Body, nil
+}
+
+// Match returns up to k documents of collections holding every one of
+// terms in their analyzed terms (najdi's exact-identifier tier), among the
+// documents matching flt, without scores.
+func (c *Client) Match(ctx context.Context, colls []string, terms []string, flt Filter, k int) ([]Hit, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 || k <= 0 {
+		return nil, nil
+	}
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range terms {
+		df = append(df, map[string]any{"term": map[string]any{fTerms: t}})
+	}
+	body := map[string]any{"size": min(k, maxWindow), "_source": false, "track_total_hits": false,
+		"query": map[string]any{"bool": map[string]any{"filter": df}}}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: identifier search: %w", err)
+	}
+	var out []Hit
+	for _, h := range r.Hits.Hits {
+		id, ok := idOfDoc(h.ID)
+		coll, _, ok2 := c.collectionOf(h.Index)
+		if ok && ok2 {
+			out = append(out, Hit{Collection: coll, ID: id})
+		}
+	}
+	return out, nil
+}
+
+// StoredChunk is one stored chunk of a document with its vector.
+type StoredChunk struct {
+	Chunk
+	// N is the chunk's number in its document.
+	N int
+}
+
+// ChunkVectors returns the stored chunks (with their vectors) of the
+// documents ids of a collection, by document id, each document's chunks in
+// order.
+func (c *Client) ChunkVectors(ctx context.Context, coll string, ids []string) (map[string][]StoredChunk, error) {
+	out := map[string][]StoredChunk{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	df, err := c.docFilter("chunk", Filter{IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"size": maxWindow, "_source": []string{fDoc, fVec, fSection, fStart, fEnd},
+		"track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": df}}}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+c.alias(coll)+"/_search", nil, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: chunk vectors: %w", err)
+	}
+	for _, h := range r.Hits.Hits {
+		var s struct {
+			Doc     string    `json:"@doc"`
+			Vec     []float32 `json:"@vec"`
+			Section int       `json:"@section"`
+			Start   int       `json:"@start"`
+			End     int       `json:"@end"`
+		}
+		if err := json.Unmarshal(h.Source, &s); err != nil {
+			return nil, &Error{Kind: ErrCluster, Op: "chunk vectors", Reason: "unexpected chunk", Cause: err}
+		}
+		n := 0
+		if _, rest, ok := strings.Cut(h.ID, ":"); ok {
+			if num, _, ok := strings.Cut(rest, ":"); ok {
+				n, _ = strconv.Atoi(num)
+			}
+		}
+		out[s.Doc] = append(out[s.Doc], StoredChunk{Chunk: Chunk{Vector: s.Vec, Section: s.Section, Start: s.Start, End: s.End}, N: n})
+	}
+	for _, chs := range out {
+		slices.SortFunc(chs, func(a, b StoredChunk) int { return a.N - b.N })
+	}
+	return out, nil
+}
+
+// Exists returns which of ids are documents of a collection.
+func (c *Client) Exists(ctx context.Context, coll string, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), maxWindow)]
+		ids = ids[len(part):]
+		df, err := c.docFilter("doc", Filter{IDs: part})
+		if err != nil {
+			return nil, err
+		}
+		body := map[string]any{"size": len(part), "_source": false, "track_total_hits": false,
+			"query": map[string]any{"bool": map[string]any{"filter": df}}}
+		var r searchResp
+		if err := c.doJSON(ctx, "POST", "/"+c.alias(coll)+"/_search", nil, body, &r); err != nil {
+			return nil, fmt.Errorf("cluster: find documents: %w", err)
+		}
+		for _, h := range r.Hits.Hits {
+			if id, ok := idOfDoc(h.ID); ok {
+				out[id] = true
+			}
+		}
+	}
+	return out, nil
 }

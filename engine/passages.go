@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
 )
 
@@ -16,7 +17,7 @@ const defaultPassages = 3
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadDoc(h.c, h.docID)
+		d, err := e.loadHitDoc(p, h)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -51,7 +52,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		if i >= defaultPassages {
 			break
 		}
-		ref := h.seg.Chunks[ch.id]
+		ref := h.chunkRef(ch.id)
 		sec := int(ref.Section)
 		if sec >= len(secs) || secs[sec] == "" {
 			continue
@@ -94,4 +95,21 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 	}
 	return keep
+}
+
+// chunkRef locates chunk id of bestCh: in the hit's segment, or in refs
+// for a hit from a Backend.
+func (h *hit) chunkRef(id uint32) segment.ChunkRef {
+	if h.seg == nil {
+		return h.refs[id]
+	}
+	return h.seg.Chunks[id]
+}
+
+// loadHitDoc loads a hit's document from the store or the Backend.
+func (e *Engine) loadHitDoc(p *plan, h *hit) (Document, error) {
+	if h.seg == nil && e.remote() {
+		return e.loadRemoteDoc(p.ctx, h.c, h.docID)
+	}
+	return e.loadDoc(h.c, h.docID)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 // plan is a validated search request.
 type plan struct {
+	// ctx is the request's context (for a Backend's calls).
+	ctx        context.Context
 	req        SearchRequest
 	query      string // after diacritics restoration
 	changed    bool
@@ -44,8 +47,8 @@ type plan struct {
 
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
-func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
-	p := &plan{req: req, query: strings.TrimSpace(req.Query)}
+func (e *Engine) plan(ctx context.Context, owner string, ids []string, req SearchRequest) (*plan, error) {
+	p := &plan{ctx: ctx, req: req, query: strings.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err

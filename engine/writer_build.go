@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,6 +21,8 @@ import (
 func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 	rk := w.e.opts.Ranker
 	rec := w.c.record()
+	remote := w.e.remote()
+	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
 	tb := invindex.NewTextBuilder()
 	seg := &segment.Segment{ID: w.e.store.NextID(), Docs: make([]string, len(docs)), Deleted: roaring.New()}
 	var chunkTexts []string
@@ -75,6 +78,10 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 				}
 			}
 		}
+		if remote {
+			w.remoteDocs = append(w.remoteDocs, remoteDoc{terms: maps.Clone(tf), length: length})
+			continue
+		}
 		terms = terms[:0]
 		for t, f := range tf {
 			terms = append(terms, invindex.TermFreq{Term: t, Freq: f})
@@ -88,6 +95,10 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 		vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
 		if err != nil {
 			return nil, err
+		}
+		if remote {
+			w.remoteVecs = vecs
+			return seg, nil
 		}
 		vb := vector.NewBuilder(w.emb.Dims())
 		for i, v := range vecs {
