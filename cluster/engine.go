@@ -137,9 +137,9 @@ func (b EngineBackend) Keyword(ctx context.Context, indices []string, terms []en
 	return out, nil
 }
 
-// Vector is cosine top-k by best chunk.
+// Vector returns the k nearest chunks.
 func (b EngineBackend) Vector(ctx context.Context, indices []string, vec []float32, flt engine.BackendFilter, k int) ([]engine.BackendVectorHit, error) {
-	hs, err := b.C.Vector(ctx, indices, vec, clusterFilter(flt), k)
+	hs, err := b.C.NearestChunks(ctx, indices, vec, clusterFilter(flt), k)
 	if err != nil {
 		return nil, err
 	}
@@ -174,15 +174,10 @@ func (b EngineBackend) Chunks(ctx context.Context, index string, ids []string) (
 	for id, chs := range m {
 		for _, ch := range chs {
 			if len(ch.Vector) == 0 {
-				return nil, &Error{Kind: ErrCluster, Op: "chunk vectors", Reason: fmt.Sprintf("the cluster returned no vector for a chunk of %q", id)}
+				return nil, clusterError(ErrCluster, 0, "chunk vectors", fmt.Sprintf("the cluster returned no vector for a chunk of %q", id), nil)
 			}
-			out[id] = append(out[id], BackendChunkOf(ch.Chunk))
+			out[id] = append(out[id], engine.BackendChunk{Vector: ch.Vector, Section: ch.Section, Start: ch.Start, End: ch.End})
 		}
 	}
 	return out, nil
-}
-
-// BackendChunkOf converts a chunk to the engine's form.
-func BackendChunkOf(ch Chunk) engine.BackendChunk {
-	return engine.BackendChunk{Vector: ch.Vector, Section: ch.Section, Start: ch.Start, End: ch.End}
 }

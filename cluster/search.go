@@ -51,7 +51,7 @@ const maxWindow = 10000
 // indices returns the comma-separated aliases of collections.
 func (c *Client) indices(colls []string) (string, error) {
 	if len(colls) == 0 {
-		return "", &Error{Kind: ErrInvalid, Op: "search", Reason: "no collection"}
+		return "", clusterError(ErrInvalid, 0, "search", "no collection", nil)
 	}
 	parts := make([]string, len(colls))
 	for i, coll := range colls {
@@ -188,7 +188,7 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 		} `json:"all"`
 	}
 	if err := json.Unmarshal(r.Aggregations, &a); err != nil {
-		return nil, &Error{Kind: ErrCluster, Op: "keyword search", Reason: "unexpected aggregations", Cause: err}
+		return nil, clusterError(ErrCluster, 0, "keyword search", "unexpected aggregations", err)
 	}
 	res.Stats.Docs = a.All.Docs.DocCount
 	if res.Stats.Docs > 0 {
@@ -215,6 +215,34 @@ type VectorHit struct {
 // to vec by cosine similarity (approximate, HNSW), best chunk per
 // document, among the documents matching flt (nil for all).
 func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	k = min(k, maxWindow)
+	chunks, err := c.NearestChunks(ctx, colls, vec, flt, min(4*k, maxWindow)) // documents hold several
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []VectorHit
+	for _, h := range chunks {
+		if seen[h.Collection+"\x00"+h.ID] {
+			continue
+		}
+		seen[h.Collection+"\x00"+h.ID] = true
+		out = append(out, h)
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
+}
+
+// NearestChunks returns the k chunks of collections nearest to vec by
+// cosine similarity (approximate, HNSW), best first, among the documents
+// matching flt (nil for all): several chunks of a document may be among
+// them, as in the embedded engine's vector search.
+func (c *Client) NearestChunks(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
 	idx, err := c.indices(colls)
 	if err != nil {
 		return nil, err
@@ -226,8 +254,7 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	if err != nil {
 		return nil, err
 	}
-	k = min(k, maxWindow)
-	kc := min(4*k, maxWindow) // chunks asked for: documents hold several
+	kc := min(k, maxWindow)
 	cand := max(kc, 100)
 	src := []string{fDoc, fSection, fStart, fEnd}
 	var body map[string]any
@@ -245,7 +272,6 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
 		return nil, fmt.Errorf("cluster: vector search: %w", err)
 	}
-	seen := map[string]bool{}
 	var out []VectorHit
 	for _, h := range r.Hits.Hits {
 		var s struct {
@@ -258,16 +284,12 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 			continue
 		}
 		coll, _, ok := c.collectionOf(h.Index)
-		if !ok || seen[coll+"\x00"+s.Doc] {
+		if !ok {
 			continue
 		}
-		seen[coll+"\x00"+s.Doc] = true
 		// Both engines score cosine as (1 + cos) / 2.
 		out = append(out, VectorHit{Collection: coll, ID: s.Doc, Similarity: 2*h.Score - 1,
 			Section: s.Section, Start: s.Start, End: s.End})
-		if len(out) == k {
-			break
-		}
 	}
 	return out, nil
 }
@@ -360,7 +382,7 @@ func (c *Client) Get(ctx context.Context, coll, id string) (json.RawMessage, err
 	err := c.doJSON(ctx, "GET", "/"+c.alias(coll)+"/_doc/"+url.PathEscape(docID(id)), url.Values{"_source_includes": {fBody}}, nil, &r)
 	if err != nil || !r.Found {
 		if err == nil || strings.Contains(err.Error(), "HTTP 404") {
-			return nil, &Error{Kind: ErrNotFound, Op: "get document " + strconv.Quote(id), Reason: "no such document"}
+			return nil, clusterError(ErrNotFound, 0, "get document "+strconv.Quote(id), "no such document", nil)
 		}
 		return nil, fmt.Errorf("cluster: get document: %w", err)
 	}
@@ -436,7 +458,7 @@ func (c *Client) ChunkVectors(ctx context.Context, coll string, ids []string) (m
 			End     int       `json:"@end"`
 		}
 		if err := json.Unmarshal(h.Source, &s); err != nil {
-			return nil, &Error{Kind: ErrCluster, Op: "chunk vectors", Reason: "unexpected chunk", Cause: err}
+			return nil, clusterError(ErrCluster, 0, "chunk vectors", "unexpected chunk", err)
 		}
 		n := 0
 		if _, rest, ok := strings.Cut(h.ID, ":"); ok {

@@ -26,8 +26,8 @@ import (
 //   - Keyword scores are najdi's BM25 (Σ idf × tf / (tf + k1 × norm), no
 //     (k1 + 1) factor) over the terms the engine's analyzer produced, with
 //     the statistics of all the named indices.
-//   - Vector search returns documents by their best chunk's cosine
-//     similarity among the documents the filter allows.
+//   - Vector search returns the nearest chunks by cosine similarity
+//     among those of the documents the filter allows.
 //   - Filters arrive parsed and validated (package filter); the backend
 //     evaluates exactly filter.Eval's semantics.
 //   - Errors wrap the kinds of internal/errs (a backend that cannot be
@@ -79,8 +79,9 @@ type Backend interface {
 	// analyzed query terms among those the filter allows, with the term
 	// statistics of all the indices (k 0: statistics only).
 	Keyword(ctx context.Context, indices []string, terms []BackendTerm, flt BackendFilter, k int) (BackendKeyword, error)
-	// Vector returns up to k documents by the cosine similarity of their
-	// best chunk to vec among those the filter allows.
+	// Vector returns the k chunks nearest to vec by cosine similarity,
+	// best first, among those of the documents the filter allows (several
+	// chunks of a document may be among them).
 	Vector(ctx context.Context, indices []string, vec []float32, flt BackendFilter, k int) ([]BackendVectorHit, error)
 	// Match returns up to k documents holding every one of terms.
 	Match(ctx context.Context, indices []string, terms []string, flt BackendFilter, k int) ([]BackendHit, error)
@@ -149,7 +150,7 @@ type BackendKeyword struct {
 	AvgLength float64
 }
 
-// BackendVectorHit is a document found by its best chunk.
+// BackendVectorHit is a chunk found by a vector search, and its document.
 type BackendVectorHit struct {
 	Index, ID  string
 	Similarity float64

@@ -533,7 +533,10 @@ func (e *Engine) retrieveRemote(ctx context.Context, p *plan, qvec []float32) ([
 			}
 		}
 		if qvec != nil {
-			vh, err := b.Vector(ctx, indices, qvec, flt, cand*len(g.colls))
+			// The 3·cand nearest chunks per collection, as the embedded
+			// engine takes per segment: every one is evidence and a
+			// semantic passage of its document.
+			vh, err := b.Vector(ctx, indices, qvec, flt, 3*cand*len(g.colls))
 			if err != nil {
 				return nil, backendErr(err, "semantic search")
 			}
