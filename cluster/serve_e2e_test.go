@@ -509,3 +509,166 @@ func TestServeDifferential(t *testing.T) {
 		})
 	}
 }
+
+// keywordCSV returns n short records for keyword-only collections.
+func keywordCSV(from, n int) []byte {
+	var b strings.Builder
+	b.WriteString("id,text,group\n")
+	for i := from; i < from+n; i++ {
+		fmt.Fprintf(&b, "r%05d,record %d about topic%d and word%d,g%d\n", i, i, i%17, i%101, i%5)
+	}
+	return []byte(b.String())
+}
+
+func docCount(t *testing.T, n *najdi, coll string) float64 {
+	t.Helper()
+	s, b := n.json(t, "GET", "/v1/collections/"+coll, nil)
+	if s != 200 {
+		t.Fatalf("GET collection %s: HTTP %d %v", coll, s, b)
+	}
+	return b.(map[string]any)["document_count"].(float64)
+}
+
+// TestServeReplicas runs two najdi replicas on one cluster: what one
+// writes the other serves at once, and a replica killed with SIGKILL and
+// started again with an empty data directory loses nothing.
+func TestServeReplicas(t *testing.T) {
+	for _, f := range testFlavours() {
+		t.Run(string(f), func(t *testing.T) {
+			args := clusterArgs(t, f, uniquePrefix())
+			a := startNajdi(t, "", args...)
+			b := startNajdi(t, "", args...)
+			if s, body := a.json(t, "PUT", "/v1/collections/shared", map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": map[string]any{"group": map[string]any{"type": "enum"}}}); s != 201 {
+				t.Fatalf("create on a: %d %v", s, body)
+			}
+			if s, body := b.call(t, "POST", "/v1/collections/shared/documents", "text/csv", keywordCSV(0, 300)); s != 200 {
+				t.Fatalf("ingest on b: %d %v", s, body)
+			}
+			if n := docCount(t, a, "shared"); n != 300 {
+				t.Fatalf("a sees %v documents after b ingested 300", n)
+			}
+			query := map[string]any{"query": "topic3 word7", "filter": map[string]any{"term": map[string]any{"group": "g2"}}}
+			s, before := a.json(t, "POST", "/v1/collections/shared/search", query)
+			if s != 200 || len(before.(map[string]any)["documents"].([]any)) == 0 {
+				t.Fatalf("search on a: %d %v", s, before)
+			}
+			_, onB := b.json(t, "POST", "/v1/collections/shared/search", query)
+			if d := diff("", normalize(before), normalize(onB)); d != "" {
+				t.Fatalf("replicas answer differently: %s", d)
+			}
+			a.kill()
+			a2 := startNajdi(t, "", args...)
+			if n := docCount(t, a2, "shared"); n != 300 {
+				t.Fatalf("restarted replica sees %v documents, want 300", n)
+			}
+			_, after := a2.json(t, "POST", "/v1/collections/shared/search", query)
+			if d := diff("", normalize(before), normalize(after)); d != "" {
+				t.Fatalf("restarted replica answers differently: %s", d)
+			}
+			if s, body := b.json(t, "DELETE", "/v1/collections/shared", nil); s != 200 && s != 204 {
+				t.Fatalf("delete on b: %d %v", s, body)
+			}
+			if s, _ := a2.json(t, "GET", "/v1/collections/shared", nil); s != 404 {
+				t.Fatalf("a2 GET deleted collection: HTTP %d, want 404", s)
+			}
+		})
+	}
+}
+
+// TestServeNodeLostMidIngest cuts the cluster off (a loopback proxy
+// closes) while najdi ingests an upload: the client gets a 503 that names
+// the documents stored and those not; every document named stored is on
+// the node, and sending the others again completes the collection.
+func TestServeNodeLostMidIngest(t *testing.T) {
+	for _, f := range testFlavours() {
+		t.Run(string(f), func(t *testing.T) {
+			prefix := uniquePrefix()
+			direct := clusterArgs(t, f, prefix)
+			c := testClient(t, nodeURLs[f])
+			p := newProxy(t, c.base.Host)
+			n := startNajdi(t, "", "--cluster-url", "http://"+p.ln.Addr().String(), "--cluster-prefix", prefix)
+			if s, body := n.json(t, "PUT", "/v1/collections/mid", map[string]any{"embedding_config": map[string]any{"model": "none"}}); s != 201 {
+				t.Fatalf("create: %d %v", s, body)
+			}
+			const total = 3000
+			ctx := testCtx(t)
+			go func() {
+				defer p.close()
+				for range 3000 {
+					var r struct {
+						Count int64 `json:"count"`
+					}
+					body := map[string]any{"query": map[string]any{"term": map[string]any{fKind: "doc"}}}
+					if c.doJSON(ctx, "POST", "/"+prefix+"mid/_count", nil, body, &r) == nil && r.Count >= 600 { // the second bulk request is in: the first was acknowledged
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}()
+			s, body := n.call(t, "POST", "/v1/collections/mid/documents", "text/csv", keywordCSV(0, total))
+			if s != 503 {
+				t.Fatalf("ingest with the node lost: HTTP %d %v, want 503", s, short(body))
+			}
+			e := body.(map[string]any)["error"].(map[string]any)
+			details, _ := e["details"].(map[string]any)
+			toStrings := func(v any) []string {
+				var out []string
+				for _, x := range v.([]any) {
+					out = append(out, x.(string))
+				}
+				return out
+			}
+			if details == nil || details["failed_documents"] == nil || details["stored_documents"] == nil {
+				t.Fatalf("503 without the documents stored and failed: %v", e)
+			}
+			stored, failed := toStrings(details["stored_documents"]), toStrings(details["failed_documents"])
+			if len(stored) == 0 || len(failed) == 0 {
+				t.Fatalf("%d stored, %d failed: want some of each (%v)", len(stored), len(failed), e["message"])
+			}
+			t.Logf("%s: HTTP 503 %q: %d stored, %d named failed", f, e["message"], len(stored), len(failed))
+			// The replica still answers, with 503s, while the node is cut off.
+			if s, body := n.json(t, "GET", "/v1/collections/mid", nil); s != 503 {
+				t.Fatalf("GET collection with the node cut off: HTTP %d %v, want 503", s, body)
+			}
+			// A replica on the node: every acknowledged document is there.
+			n2 := startNajdi(t, "", direct...)
+			have := map[string]bool{}
+			cursor := ""
+			for {
+				_, page := n2.json(t, "GET", "/v1/collections/mid/documents?limit=1000&cursor="+cursor, nil)
+				m := page.(map[string]any)
+				for _, id := range toStrings(m["documents"]) {
+					have[id] = true
+				}
+				next, _ := m["next_cursor"].(string)
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			for _, id := range stored {
+				if !have[id] {
+					t.Fatalf("document %s was acknowledged but is not stored", id)
+				}
+			}
+			// Send everything not acknowledged again.
+			ack := map[string]bool{}
+			for _, id := range stored {
+				ack[id] = true
+			}
+			var b strings.Builder
+			b.WriteString("id,text,group\n")
+			for i, line := range strings.Split(strings.TrimSpace(string(keywordCSV(0, total))), "\n")[1:] {
+				if !ack[fmt.Sprintf("r%05d", i)] {
+					b.WriteString(line + "\n")
+				}
+			}
+			if s, body := n2.call(t, "POST", "/v1/collections/mid/documents", "text/csv", []byte(b.String())); s != 200 {
+				t.Fatalf("resend: HTTP %d %v", s, short(body))
+			}
+			if got := docCount(t, n2, "mid"); got != total {
+				t.Fatalf("%v documents after resending, want %d", got, total)
+			}
+		})
+	}
+}

@@ -242,7 +242,7 @@ func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []str
 	defer c.wmu.Unlock()
 	// Another engine may have inferred field types meanwhile.
 	if fresh, err := w.e.remoteCollection(ctx, c.owner, c.id); err != nil {
-		return nil, err
+		return nil, w.partialFailure(err, nil, ids)
 	} else {
 		c.setRecord(fresh.record())
 	}
@@ -278,7 +278,7 @@ func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []str
 	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
 	existed, err := b.Exists(ctx, c.index, uniqueIDs(docs))
 	if err != nil {
-		return nil, backendErr(err, "ingest into collection %q: no document of this batch was stored", c.id)
+		return nil, w.partialFailure(err, nil, ids)
 	}
 	failedDocs, werr := b.Write(ctx, c.index, out)
 	failed := map[string]string{}
@@ -302,27 +302,36 @@ func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []str
 		status = append(status, st)
 	}
 	if werr != nil {
-		var stored, notStored []string
-		for _, s := range w.res.Documents {
-			stored = append(stored, s.DocumentID)
-		}
-		for _, s := range status {
-			stored = append(stored, s.DocumentID)
-		}
+		var notStored []string
 		for _, id := range ids {
 			if _, bad := failed[id]; bad {
 				notStored = append(notStored, id)
 			}
 		}
-		w.res.Documents = append(w.res.Documents, status...)
-		kind := errs.KindOf(werr)
-		if kind == nil {
-			kind = ErrUpstream
-		}
-		return nil, &Error{Kind: kind, Message: fmt.Sprintf("ingest into collection %q: the search cluster failed after %d documents of this request were stored; %d documents were not stored (details.failed_documents; later documents of the upload were not read): send them again: %v", c.id, len(stored), len(notStored), werr),
-			Details: map[string]any{"failed_documents": notStored, "stored_documents": stored}, Cause: werr}
+		return nil, w.partialFailure(werr, status, notStored)
 	}
 	return status, nil
+}
+
+// partialFailure is the error of an ingest the backend failed part-way:
+// the documents of earlier batches and stored of this one were stored,
+// those of notStored were not, and the upload's later documents were not
+// read. Its details name both lists, so a client can send the rest again.
+func (w *writer) partialFailure(err error, stored []DocStatus, notStored []string) error {
+	w.res.Documents = append(w.res.Documents, stored...)
+	ok := make([]string, 0, len(w.res.Documents))
+	for _, s := range w.res.Documents {
+		ok = append(ok, s.DocumentID)
+	}
+	kind := errs.KindOf(err)
+	if kind == nil {
+		kind = ErrUpstream
+	}
+	if notStored == nil {
+		notStored = []string{}
+	}
+	return &Error{Kind: kind, Message: fmt.Sprintf("ingest into collection %q: the search cluster failed after %d documents of this upload were stored (details.stored_documents); %d documents of the current batch were not (details.failed_documents), nor were any later documents of the upload read: send them again: %v", w.c.id, len(ok), len(notStored), err),
+		Details: map[string]any{"failed_documents": notStored, "stored_documents": ok}, Cause: err}
 }
 
 func uniqueIDs(docs []pendingDoc) []string {
