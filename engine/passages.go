@@ -141,4 +141,3 @@ func (h *hit) chunkRef(id uint32) segment.ChunkRef {
 	}
 	return h.seg.Chunks[id]
 }
-
