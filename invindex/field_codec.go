@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/najdi/najdi/internal/envelope"
-
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 // Errors of the field index codec.
