@@ -131,56 +131,11 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 		}
 		prevName = name
 		fd := &fldField{}
-		nTerms := r.Count(3)
-		fd.terms = make([]string, 0, nTerms)
-		fd.docs = make([]*roaring.Bitmap, 0, nTerms)
-		prev := ""
-		for ti := 0; ti < nTerms && r.Err == nil; ti++ {
-			shared := r.Uvarint()
-			if shared > uint64(len(prev)) {
-				return nil, fmt.Errorf("field %q: bad shared prefix", name)
-			}
-			suffix := r.Bytes(uint64(r.Count(1)))
-			t := prev[:shared] + string(suffix)
-			if ti > 0 && t <= prev {
-				return nil, fmt.Errorf("field %q: terms out of order at %q", name, t)
-			}
-			raw := r.Bytes(uint64(r.Count(1)))
-			if r.Err != nil {
-				break
-			}
-			bm := roaring.New()
-			if err := bm.UnmarshalBinary(raw); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if err := bm.Validate(); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if bm.IsEmpty() || bm.Maximum() >= f.numDocs {
-				return nil, fmt.Errorf("field %q term %q: doc out of range", name, t)
-			}
-			fd.terms = append(fd.terms, t)
-			fd.docs = append(fd.docs, bm)
-			prev = t
+		if err := fd.decodeTerms(r, name, f.numDocs); err != nil {
+			return nil, err
 		}
-		nPairs := r.Count(9)
-		fd.nums = make([]float64, 0, nPairs)
-		fd.numDocs = make([]uint32, 0, nPairs)
-		for pi := 0; pi < nPairs && r.Err == nil; pi++ {
-			raw := r.Bytes(8)
-			doc := r.Uvarint()
-			if r.Err != nil {
-				break
-			}
-			v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
-			if doc >= nd || math.IsNaN(v) {
-				return nil, fmt.Errorf("field %q: bad pair", name)
-			}
-			if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
-				return nil, fmt.Errorf("field %q: pairs out of order", name)
-			}
-			fd.nums = append(fd.nums, v)
-			fd.numDocs = append(fd.numDocs, uint32(doc))
+		if err := fd.decodeNumbers(r, name, nd); err != nil {
+			return nil, err
 		}
 		if r.Err != nil {
 			break
@@ -200,6 +155,69 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 	}
 	f.finish()
 	return f, nil
+}
+
+// decodeTerms reads the keyword terms of field name and their document
+// bitmaps (each non-empty, below numDocs); a truncation is left in r.Err.
+func (fd *fldField) decodeTerms(r *envelope.Decoder, name string, numDocs uint32) error {
+	nTerms := r.Count(3)
+	fd.terms = make([]string, 0, nTerms)
+	fd.docs = make([]*roaring.Bitmap, 0, nTerms)
+	prev := ""
+	for ti := 0; ti < nTerms && r.Err == nil; ti++ {
+		shared := r.Uvarint()
+		if shared > uint64(len(prev)) {
+			return fmt.Errorf("field %q: bad shared prefix", name)
+		}
+		suffix := r.Bytes(uint64(r.Count(1)))
+		t := prev[:shared] + string(suffix)
+		if ti > 0 && t <= prev {
+			return fmt.Errorf("field %q: terms out of order at %q", name, t)
+		}
+		raw := r.Bytes(uint64(r.Count(1)))
+		if r.Err != nil {
+			break
+		}
+		bm := roaring.New()
+		if err := bm.UnmarshalBinary(raw); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if err := bm.Validate(); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if bm.IsEmpty() || bm.Maximum() >= numDocs {
+			return fmt.Errorf("field %q term %q: doc out of range", name, t)
+		}
+		fd.terms = append(fd.terms, t)
+		fd.docs = append(fd.docs, bm)
+		prev = t
+	}
+	return nil
+}
+
+// decodeNumbers reads the (value, document) pairs of field name, sorted by
+// value then document, documents below nd; a truncation is left in r.Err.
+func (fd *fldField) decodeNumbers(r *envelope.Decoder, name string, nd uint64) error {
+	nPairs := r.Count(9)
+	fd.nums = make([]float64, 0, nPairs)
+	fd.numDocs = make([]uint32, 0, nPairs)
+	for pi := 0; pi < nPairs && r.Err == nil; pi++ {
+		raw := r.Bytes(8)
+		doc := r.Uvarint()
+		if r.Err != nil {
+			break
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
+		if doc >= nd || math.IsNaN(v) {
+			return fmt.Errorf("field %q: bad pair", name)
+		}
+		if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
+			return fmt.Errorf("field %q: pairs out of order", name)
+		}
+		fd.nums = append(fd.nums, v)
+		fd.numDocs = append(fd.numDocs, uint32(doc))
+	}
+	return nil
 }
 
 // MergeFieldIndexes merges the field indexes of several segments into one.
