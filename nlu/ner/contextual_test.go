@@ -97,9 +97,9 @@ func TestEnglishContextualQuality(t *testing.T) {
 	f1 := func(c counts) float64 { return 2 * float64(c.tp) / float64(2*c.tp+c.fp+c.fn-c.tp) }
 	fl, fc := f1(lex), f1(ctxc)
 	t.Logf("%d valid sentences through text: lexical F1 %.3f, contextual F1 %.3f", len(valid), fl, fc)
-	// Measured lexical 0.877, contextual 0.893; floors a little under.
-	if fc < 0.88 || fc < fl+0.01 {
-		t.Errorf("contextual F1 %.3f (lexical %.3f), want >= 0.88 and 0.01 over the lexical", fc, fl)
+	// Measured lexical 0.877, contextual 0.900; floors a little under.
+	if fc < 0.885 || fc < fl+0.015 {
+		t.Errorf("contextual F1 %.3f (lexical %.3f), want >= 0.885 and 0.015 over the lexical", fc, fl)
 	}
 }
 
@@ -137,4 +137,36 @@ func TestTagEnglishContextSplits(t *testing.T) {
 	if _, err := TagEnglishContext(context.Background(), token.Tokenize(text), short); err == nil {
 		t.Error("a word-vector function returning too few vectors was accepted")
 	}
+}
+
+// BenchmarkTagEnglish compares the lexical and the contextual tagger on a
+// two-sentence, 25-word text (the contextual cost is mostly the two model
+// runs):
+//
+//	go test ./nlu/ner -run '^$' -bench TagEnglish -benchtime 50x
+func BenchmarkTagEnglish(b *testing.B) {
+	text := "Peter Blackburn of the European Commission flew to Paris on Monday to meet the French finance minister. He said Germany would not change its position."
+	toks := token.Tokenize(text)
+	states := wordStates(b)
+	// Load both models and the embedding session before timing.
+	if _, err := TagEnglish(toks); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := TagEnglishContext(context.Background(), toks, states); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("lexical", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := TagEnglish(toks); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("contextual", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := TagEnglishContext(context.Background(), toks, states); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -41,7 +41,9 @@ type TrainOptions struct {
 	Vectors [][][]float32
 	// Model names the embedding model of Vectors; stored in the tagger.
 	Model string
-	// DenseScale multiplies the standardized vectors; default 0.3.
+	// DenseScale multiplies the standardized vectors; default 0.1 (chosen
+	// on CoNLL-2003 valid.txt: 0.903 at 0.03, 0.910 at 0.05, 0.914 at 0.1,
+	// 0.912 at 0.17, 0.908 at 0.3, 0.896 at 1).
 	DenseScale float32
 	// DenseWindow is how many neighbours on each side of a word add their
 	// vectors to its own; default 0.
@@ -91,7 +93,7 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 			return nil, fmt.Errorf("ner: train: %d vector sentences for %d sentences: %w", len(opts.Vectors), len(sents), ErrFormat)
 		}
 		if opts.DenseScale == 0 {
-			opts.DenseScale = 0.3
+			opts.DenseScale = 0.1
 		}
 		d, err := newDenseLayer(opts.Vectors, len(t.tags), opts.DenseWindow, opts.DenseScale, opts.Model)
 		if err != nil {
