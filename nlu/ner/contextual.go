@@ -76,6 +76,9 @@ func TagEnglishContext(ctx context.Context, toks []token.Token, states WordState
 		if len(v) != hi-lo {
 			return nil, fmt.Errorf("ner: word vectors: %d for %d words", len(v), hi-lo)
 		}
+		if _, dims := t.Contextual(); len(v) > 0 && len(v[0]) != dims {
+			return nil, fmt.Errorf("ner: word vectors of %d floats, want %d", len(v[0]), dims)
+		}
 		vecs = append(vecs, v...)
 		lo = hi
 	}

@@ -137,6 +137,26 @@ func TestTagEnglishContextSplits(t *testing.T) {
 	if _, err := TagEnglishContext(context.Background(), token.Tokenize(text), short); err == nil {
 		t.Error("a word-vector function returning too few vectors was accepted")
 	}
+	wide := func(ctx context.Context, words []string) ([][]float32, error) {
+		out := make([][]float32, len(words))
+		for i := range out {
+			out[i] = make([]float32, 768)
+		}
+		return out, nil
+	}
+	if _, err := TagEnglishContext(context.Background(), token.Tokenize(text), wide); err == nil {
+		t.Error("word vectors of another model's length were accepted")
+	}
+	// TagVectors falls back to the lexical features for such vectors.
+	tg, err := EnglishContextual()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("Peter Blackburn lives in London .")
+	vw, _ := wide(context.Background(), words)
+	if got := tg.TagVectors(words, vw); len(got) != len(words) {
+		t.Errorf("TagVectors with 768-float vectors: %v", got)
+	}
 }
 
 // BenchmarkTagEnglish compares the lexical and the contextual tagger on a

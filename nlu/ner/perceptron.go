@@ -236,10 +236,17 @@ func (t *Tagger) Tag(words []string) []string {
 
 // TagVectors returns one IOB2 tag per word, using vecs (one contextual
 // vector per word from the embedding model Contextual names) when the
-// tagger has a contextual layer and vecs is not nil.
+// tagger has a contextual layer and vecs has one vector of its length per
+// word; otherwise the lexical features alone.
 func (t *Tagger) TagVectors(words []string, vecs [][]float32) []string {
 	if t.dense == nil || len(vecs) != len(words) {
 		vecs = nil
+	}
+	for _, v := range vecs {
+		if len(v) != t.dense.dim {
+			vecs = nil // vectors of another model: the lexical features alone
+			break
+		}
 	}
 	ctx := t.newContext(words, t.gaz)
 	feats := make([]uint64, 0, 64)
