@@ -37,6 +37,7 @@ import (
 	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
 	"github.com/najdi/najdi/server"
 	"github.com/najdi/najdi/summary"
 )
@@ -289,6 +290,18 @@ func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
 			}
 			return emb.EmbedQueries(ctx, texts)
 		}
+	}
+	// English builtin-ner reads the contextual word vectors of its model
+	// (bge-small-en-v1.5, the default) when it is installed.
+	nopts.WordStates = func(model string) ner.WordStates {
+		emb, err := prov.Embedder(engine.EmbeddingConfig{Model: model})
+		if err != nil {
+			return nil
+		}
+		if ws, ok := emb.(embed.WordStater); ok {
+			return ws.WordStates
+		}
+		return nil
 	}
 }
 
