@@ -40,6 +40,8 @@ type plan struct {
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
+	// rerankK is the number of candidates to rerank (0: no reranking).
+	rerankK int
 }
 
 // plan validates a search request into a plan, in the order its errors are
@@ -65,6 +67,9 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
+	}
+	if err := e.planRerank(p, req); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -37,6 +37,9 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
+	if err := e.rerank(ctx, p, all); err != nil {
+		return nil, err
+	}
 	rankHits(all)
 	keep := all[:0]
 	for _, h := range all {

@@ -47,13 +47,18 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 				tf[t.Term] += boost
 				length += boost
 			})
-			if w.emb != nil {
+			if w.emb != nil && !d.record {
 				for _, ch := range w.e.chunk(w.emb, s.Content) {
 					chunkTexts = append(chunkTexts, s.Content[ch[0]:ch[1]])
 					seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: uint32(si),
 						Start: uint32(text.RuneOffset(s.Content, ch[0])), End: uint32(text.RuneOffset(s.Content, ch[1]))})
 				}
 			}
+		}
+		if w.emb != nil && d.record {
+			texts, refs := w.recordChunks(&rec, d, local) // records.go
+			chunkTexts = append(chunkTexts, texts...)
+			seg.Chunks = append(seg.Chunks, refs...)
 		}
 		// Envelope fields of type text and enum_text are searched too (a
 		// record's properties are sections already). Their chunks point
