@@ -3,9 +3,11 @@ package bench
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -30,6 +32,12 @@ type RerankConfig struct {
 	// TopK lists the rerank.top_k values evaluated through the engine
 	// (default 20).
 	TopK []int
+	// Scores caches the cross-encoder scores of Tune in a JSON file: read
+	// when it exists, written otherwise.
+	Scores string
+	// Ks and Weights are the grid of Tune (defaults 5–50 and 0.3–1).
+	Ks      []int
+	Weights []float64
 }
 
 // RunRerank measures hybrid search with and without reranking on a BEIR
@@ -142,12 +150,25 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 		}
 	}
 	type cand struct {
-		id    string
-		fused float64
-		prob  float64
+		ID    string  `json:"id"`
+		Fused float64 `json:"fused"`
+		Prob  float64 `json:"prob"`
 	}
-	ks := []int{5, 10, 20, 30, 50}
-	as := []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3}
+	cache := map[string][]cand{}
+	if cfg.Scores != "" {
+		if data, err := os.ReadFile(cfg.Scores); err == nil {
+			if err := json.Unmarshal(data, &cache); err != nil {
+				return fmt.Errorf("scores %s: %w", cfg.Scores, err)
+			}
+		}
+	}
+	ks, as := cfg.Ks, cfg.Weights
+	if len(ks) == 0 {
+		ks = []int{5, 10, 20, 30, 50}
+	}
+	if len(as) == 0 {
+		as = []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3}
+	}
 	sum := make([][]float64, len(ks))
 	for i := range sum {
 		sum[i] = make([]float64, len(as))
@@ -155,47 +176,72 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 	var base float64
 	hl := false
 	start := time.Now()
-	for qi, q := range b.Queries {
-		res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
-		if err != nil {
-			return err
+	// Even positions first: a run stopped halfway has cached the queries
+	// that -max-queries of half the number selects.
+	order := make([]BEIRQuery, 0, len(b.Queries))
+	for par := range 2 {
+		for i := par; i < len(b.Queries); i += 2 {
+			order = append(order, b.Queries[i])
 		}
-		cs := make([]cand, len(res.Documents))
-		ps := make([]string, len(res.Documents))
-		ranked := make([]string, len(res.Documents))
-		for i, d := range res.Documents {
-			cs[i] = cand{id: d.DocumentID, fused: d.Score}
-			ps[i] = texts[d.DocumentID]
-			ranked[i] = d.DocumentID
+	}
+	for qi, q := range order {
+		cs, ok := cache[q.ID]
+		if !ok || len(cs) < depth {
+			res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
+			if err != nil {
+				return err
+			}
+			cs = make([]cand, len(res.Documents))
+			ps := make([]string, len(res.Documents))
+			for i, d := range res.Documents {
+				cs[i] = cand{ID: d.DocumentID, Fused: d.Score}
+				ps[i] = texts[d.DocumentID]
+			}
+			probs, err := ce.Score(ctx, q.Text, ps)
+			if err != nil {
+				return err
+			}
+			for i := range cs {
+				cs[i].Prob = probs[i]
+			}
+			cache[q.ID] = cs
+			if cfg.Scores != "" && (qi+1)%5 == 0 {
+				if err := writeJSON(cfg.Scores, cache); err != nil {
+					return err
+				}
+			}
+		}
+		cs = cs[:min(depth, len(cs))]
+		ranked := make([]string, len(cs))
+		for i, c := range cs {
+			ranked[i] = c.ID
 		}
 		base += NDCGAt(10, ranked, b.Qrels[q.ID])
-		probs, err := ce.Score(ctx, q.Text, ps)
-		if err != nil {
-			return err
-		}
-		for i := range cs {
-			cs[i].prob = probs[i]
-		}
 		for ki, k := range ks {
 			for ai, a := range as {
 				top := slices.Clone(cs[:min(k, len(cs))])
 				sort.SliceStable(top, func(i, j int) bool {
-					si := a*top[i].prob + (1-a)*top[i].fused
-					sj := a*top[j].prob + (1-a)*top[j].fused
+					si := a*top[i].Prob + (1-a)*top[i].Fused
+					sj := a*top[j].Prob + (1-a)*top[j].Fused
 					return si > sj
 				})
 				r := make([]string, 0, 10)
 				for _, c := range top {
-					r = append(r, c.id)
+					r = append(r, c.ID)
 				}
 				for _, c := range cs[min(k, len(cs)):] {
-					r = append(r, c.id)
+					r = append(r, c.ID)
 				}
 				sum[ki][ai] += NDCGAt(10, r, b.Qrels[q.ID])
 			}
 		}
 		if (qi+1)%25 == 0 {
 			fmt.Fprintf(w, "  %d queries scored (%s)\n", qi+1, time.Since(start).Round(time.Second))
+		}
+	}
+	if cfg.Scores != "" {
+		if err := writeJSON(cfg.Scores, cache); err != nil {
+			return err
 		}
 	}
 	n := float64(len(b.Queries))
@@ -219,4 +265,16 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 	}
 	fmt.Fprintf(w, "best: k %d, a %.2f, nDCG@10 %.4f\n", bestK, bestA, best)
 	return nil
+}
+
+// writeJSON writes v to path atomically.
+func writeJSON(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path+".tmp", data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
