@@ -12,6 +12,7 @@ import (
 type docLoc struct {
 	seg   uint64
 	local uint32
+	gen   uint64 // the commit that wrote the copy, or replaces it (version.go)
 }
 
 // collection is the in-memory state of one collection. Readers take a
@@ -44,6 +45,9 @@ type collection struct {
 		segs []*segment.Segment
 		// loc locates the live copy of each document.
 		loc map[string]docLoc
+		// gen numbers the commits that write documents; visible is the
+		// last one installed (version.go).
+		gen, visible uint64
 		// vocabCache is the diacritics vocabulary, built on demand and
 		// dropped by every commit (invalidateVocabulary).
 		vocabCache *vocabCache

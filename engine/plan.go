@@ -31,6 +31,9 @@ type plan struct {
 	fields     map[string]bool
 	flt        filter.Query
 	colls      []*collection
+	// visible is each collection's installed commit generation when the
+	// search started, before its snapshot (version.go).
+	visible map[*collection]uint64
 	// stats are the segments whose statistics (N, document frequencies,
 	// average length) weigh keyword terms: those of every searched
 	// collection, so that scores are comparable across collections.
@@ -40,6 +43,10 @@ type plan struct {
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
+	// tm times the stages of the search (metadata.timings).
+	tm stageTimes
+	// loadAll loads every part of the hits' bodies (answers).
+	loadAll bool
 	// rerankK is the number of candidates to rerank (0: no reranking).
 	rerankK int
 }
@@ -53,6 +60,10 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 		return nil, err
 	}
 	p.colls = colls
+	p.visible = make(map[*collection]uint64, len(colls))
+	for _, c := range colls {
+		p.visible[c] = c.visibleGen()
+	}
 	if err := p.planOutput(req); err != nil {
 		return nil, err
 	}

@@ -229,6 +229,7 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 		inBatch[id] = true
 	}
 	c.mu.RUnlock()
+	gen := c.markReplacing(ids)
 
 	b := w.e.store.NewBatch()
 	for i, d := range docs {
@@ -245,12 +246,21 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 		raw, err := json.Marshal(w.rec)
 		if err != nil {
 			b.Abort()
+			c.mu.Lock()
+			c.installedLocked(gen)
+			c.mu.Unlock()
 			return nil, 0, fmt.Errorf("encode collection: %w", err)
 		}
 		b.PutCollection(c.owner, c.id, raw)
 	}
 	if err := b.Commit(); err != nil {
+		c.mu.Lock()
+		c.installedLocked(gen)
+		c.mu.Unlock()
 		return nil, 0, err
+	}
+	if testHookCommitted != nil {
+		testHookCommitted()
 	}
 	c.mu.Lock()
 	// Segment ids are taken before the lock, so concurrent writers may
@@ -258,8 +268,9 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
 	slices.SortFunc(c.mu.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	for i, d := range docs {
-		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
+		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i), gen: gen}
 	}
+	c.installedLocked(gen)
 	c.invalidateVocabulary()
 	if w.recDirty {
 		c.mu.rec = w.rec

@@ -25,6 +25,8 @@ var commands = map[string]func(args []string) error{
 	"records":    runRecords,
 	"latency":    runLatency,
 	"overload":   runOverload,
+	"querypath":  runQueryPath,
+	"peers":      runPeers,
 }
 
 func main() {
