@@ -31,10 +31,6 @@ const (
 	// MaxRerankTopK bounds rerank.top_k: each candidate costs one
 	// cross-encoder run (tens of milliseconds on a 2-core machine).
 	MaxRerankTopK = 100
-	// rerankWeight weighs the reranker's score against the candidate's
-	// fused hybrid score in its new score (chosen on SciFact train
-	// judgments, bench/README.md).
-	rerankWeight = 0.8
 	// rerankMaxRunes bounds the text of a candidate given to the reranker;
 	// the model reads at most 512 tokens of query and text together.
 	rerankMaxRunes = 4000
@@ -69,11 +65,12 @@ func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 }
 
 // rerank re-scores the p.rerankK best candidates of all (by fused score,
-// before the identifier tier) with the reranker: each gets
-// rerankWeight·reranker + (1−rerankWeight)·fused. The other candidates keep
-// their order below them: their scores are scaled so that the best of them
-// scores no more than the lowest re-scored candidate. Scores stay in 0..1
-// and source keeps its meaning (which retrievers found the document).
+// before the identifier tier) with the reranker: each one's score becomes
+// the reranker's, the cross-encoder's probability of relevance, as is the
+// common use of a cross-encoder (no weights tuned). The other candidates
+// keep their order below them: their scores are scaled so that the best of
+// them scores no more than the lowest re-scored candidate. Scores stay in
+// 0..1 and source keeps its meaning (which retrievers found the document).
 func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	if p.rerankK == 0 || len(all) == 0 {
 		return nil
@@ -111,7 +108,7 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	}
 	low := 1.0
 	for i, h := range top {
-		h.score = round6(rerankWeight*scores[i] + (1-rerankWeight)*h.score)
+		h.score = round6(scores[i])
 		low = min(low, h.score)
 	}
 	rest := all[len(top):]
