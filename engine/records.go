@@ -65,15 +65,14 @@ func (w *writer) recordChunks(rec *collRecord, d pendingDoc, local uint32) ([]st
 			continue // the same value in another column adds nothing
 		}
 		seen[key] = true
-		letters, word := letterRuns(v)
-		if word < recordMinWord {
+		if _, word := letterRuns(v); word < recordMinWord {
 			continue
 		}
 		n := len(v) / 4 // without a token counter, about 4 bytes a token
 		if tc != nil {
 			n = tc.CountTokens(v)
 		}
-		if float64(n) >= recordMaxTokensPerLetter*float64(letters) {
+		if !meaningful(v, n) {
 			continue
 		}
 		if n > limit {
@@ -98,6 +97,14 @@ func (w *writer) recordChunks(rec *collRecord, d pendingDoc, local uint32) ([]st
 	}
 	flush()
 	return texts, refs
+}
+
+// meaningful reports whether value v, of n model tokens, is worth
+// embedding: it holds a word of at least recordMinWord letters and the
+// model reads it in pieces, not letter by letter.
+func meaningful(v string, n int) bool {
+	letters, word := letterRuns(v)
+	return word >= recordMinWord && float64(n) < recordMaxTokensPerLetter*float64(letters)
 }
 
 // letterRuns returns the number of letters in s and the length of its
