@@ -50,6 +50,8 @@ type plan struct {
 	tm stageTimes
 	// loadAll loads every part of the hits' bodies (answers).
 	loadAll bool
+	// rerankK is the number of candidates to rerank (0: no reranking).
+	rerankK int
 }
 
 // plan validates a search request into a plan, in the order its errors are
@@ -79,6 +81,9 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
+	}
+	if err := e.planRerank(p, req); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -30,6 +30,9 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := e.rerank(ctx, p, all); err != nil {
+			return nil, err
+		}
 		return p.page(all), nil
 	}
 	p.stats = nil
@@ -43,6 +46,9 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 			return nil, err
 		}
 		all = append(all, hs...)
+	}
+	if err := e.rerank(ctx, p, all); err != nil {
+		return nil, err
 	}
 	return p.page(all), nil
 }
