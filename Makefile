@@ -5,7 +5,7 @@ ADDR        ?= 127.0.0.1:8080
 DATA        ?= ./data
 export NAJDI_CACHE
 
-.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean cluster-up cluster-down cluster-kill-test
+.PHONY: all build models dictionaries czech-set nlu-models run test browser-test model-long lint bench vectors bench-quality fuzz schemathesis clean bench-peers cluster-up cluster-down cluster-kill-test
 
 all: build
 
@@ -83,6 +83,11 @@ bench-quality: build models dictionaries vectors
 	./bin/najdi-bench diacritics
 	./bin/najdi-bench summary
 	./bin/najdi-bench ingest -csv-bytes 1073741824
+
+## bench-peers: najdi side by side with Weaviate (built by scripts/install-weaviate.sh), Elasticsearch and OpenSearch (scripts/cluster.sh, nodes of its own on ports 9260/9261) and bleve, same data and vectors, one run; writes bench/peers/REPORT.md and its PNG plots (PEERS_FLAGS adds najdi-bench peers flags)
+PEERS_FLAGS ?=
+bench-peers: build models
+	W="$$(scripts/install-weaviate.sh)" && ./bin/najdi-bench peers -weaviate "$$W" $(PEERS_FLAGS)
 
 ## fuzz: FUZZTIME of fuzzing for every fuzz target (parsers, codecs, filter DSL, analysis)
 FUZZTIME ?= 60s

@@ -154,6 +154,35 @@ type Metadata struct {
 	// NextOffset is the offset of the next page, present when the ranking
 	// holds more documents than this page reaches.
 	NextOffset *int `json:"next_offset,omitempty"`
+	// Timings breaks TookMS down by stage; present in every search and
+	// answer response.
+	Timings *Timings `json:"timings,omitempty"`
+}
+
+// Timings reports where a search spent its time, in milliseconds with
+// microsecond precision. The stages run in this order; TookMS also covers
+// request validation and query analysis, so it is at least their sum
+// without EncodeMS.
+type Timings struct {
+	// EmbedMS is the time taken to embed the query (0 for keyword-only
+	// searches and for a query vector found in the engine's cache).
+	EmbedMS float64 `json:"embed_ms"`
+	// EmbedCached reports that the query vector came from the cache of
+	// recent query vectors (Options.QueryCacheSize).
+	EmbedCached bool `json:"embed_cached,omitempty"`
+	// RetrieveMS covers the candidates: the filter, BM25, the vector index,
+	// exact identifiers and the other retriever's evidence.
+	RetrieveMS float64 `json:"retrieve_ms"`
+	// FuseMS covers calibration, fusion, ranking and the min_score cut.
+	FuseMS float64 `json:"fuse_ms"`
+	// LoadMS covers loading the returned documents and cutting passages.
+	LoadMS float64 `json:"load_ms"`
+	// RenderMS covers shaping the returned documents (content, sections,
+	// fields, passages), summaries and answers.
+	RenderMS float64 `json:"render_ms"`
+	// EncodeMS is the time the HTTP server took to encode the response
+	// before the metadata; absent from the library API's responses.
+	EncodeMS *float64 `json:"encode_ms,omitempty"`
 }
 
 // Tokens reports token counts.

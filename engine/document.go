@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -33,6 +32,11 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 }
 
 func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
+	return e.loadDocParts(c, id, bodyParts{})
+}
+
+// loadDocParts loads a document with the parts of its body bp asks for.
+func (e *Engine) loadDocParts(c *collection, id string, bp bodyParts) (Document, error) {
 	raw, err := e.store.Document(c.num, id)
 	if errors.Is(err, segment.ErrNotFound) {
 		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
@@ -40,8 +44,8 @@ func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	var sd storedDoc
-	if err := json.Unmarshal(raw, &sd); err != nil {
+	sd, err := decodeStoredDoc(raw, bp)
+	if err != nil {
 		return Document{}, fmt.Errorf("decode document %q: %w", id, err)
 	}
 	return Document{DocumentID: id, Sections: sd.Sections, Fields: sd.Fields}, nil

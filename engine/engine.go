@@ -39,7 +39,8 @@ type Options struct {
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the engine's clock (default time.Now): metadata.took_ms,
-	// collection timestamps and the flush interval of ingest jobs.
+	// collection timestamps, the flush interval of ingest jobs, job
+	// start and finish times and their retention.
 	Now func() time.Time
 
 	// IngestWorkers is the number of ingests that parse, analyze and embed
@@ -53,6 +54,10 @@ type Options struct {
 	// 32) and MaxIngestJobsPerOwner those of one owner (default 8);
 	// StartIngest beyond either fails with ErrBusy.
 	MaxIngestJobs, MaxIngestJobsPerOwner int
+	// QueryCacheSize is the number of query vectors kept in an LRU cache,
+	// so that a repeated short query is not embedded again (default
+	// DefaultQueryCacheSize; negative disables the cache).
+	QueryCacheSize int
 }
 
 func (o *Options) fill() error {
@@ -98,6 +103,9 @@ func (o *Options) fill() error {
 	if o.MaxIngestJobsPerOwner == 0 {
 		o.MaxIngestJobsPerOwner = defaultMaxIngestJobsPerOwner
 	}
+	if o.QueryCacheSize == 0 {
+		o.QueryCacheSize = DefaultQueryCacheSize
+	}
 	return nil
 }
 
@@ -118,6 +126,7 @@ type Engine struct {
 	kick chan struct{}
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
+	queries     *queryCache  // query vectors (querycache.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
 
 	// restorer is the base diacritics restorer (see baseRestorer).
@@ -153,7 +162,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{}), queries: newQueryCache(opts.QueryCacheSize)}
 	err = st.Collections(func(owner, id string, raw []byte) error {
 		var rec collRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {

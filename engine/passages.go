@@ -14,9 +14,13 @@ const defaultPassages = 3
 // deleted or replaced since the search took its snapshot is dropped, not
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	bp := p.bodyParts()
+	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
+		return e.liveHits(p, hits), nil
+	}
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadMatched(p, h)
+		d, err := e.loadMatched(p, h, bp)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -30,6 +34,35 @@ func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 		keep = append(keep, h)
 	}
 	return keep, nil
+}
+
+// bodyParts returns the parts of the hits' bodies the response uses:
+// summaries and answers read every section; otherwise only the sections
+// include_fields names, or none when neither content nor passages are
+// returned; fields only with content.
+func (p *plan) bodyParts() bodyParts {
+	if p.summaries || p.summaryStr || p.loadAll {
+		return bodyParts{}
+	}
+	bp := bodyParts{noFields: !p.full, sections: p.fields}
+	if !p.full && !(p.highlight && p.query != "") {
+		bp.sections = map[string]bool{}
+	}
+	return bp
+}
+
+// liveHits drops the hits whose documents were deleted since the search
+// took its snapshot, without loading any: the response uses no part of
+// their bodies.
+func (e *Engine) liveHits(p *plan, hits []*hit) []*hit {
+	keep := hits[:0]
+	for _, h := range hits {
+		if h.c.matched(h, p.visible[h.c]) {
+			h.doc = &Document{DocumentID: h.docID}
+			keep = append(keep, h)
+		}
+	}
+	return keep
 }
 
 // passages merges keyword passages and the best semantic chunks.

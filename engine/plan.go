@@ -43,6 +43,10 @@ type plan struct {
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
+	// tm times the stages of the search (metadata.timings).
+	tm stageTimes
+	// loadAll loads every part of the hits' bodies (answers).
+	loadAll bool
 }
 
 // plan validates a search request into a plan, in the order its errors are

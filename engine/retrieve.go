@@ -37,7 +37,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
-	rankHits(all)
+	p.timeFuse(func() { rankHits(all) })
 	keep := all[:0]
 	for _, h := range all {
 		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
@@ -86,11 +86,7 @@ func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := e.embedQueries(ctx, emb, []string{p.query})
-	if err != nil {
-		return nil, err
-	}
-	return vs[0], nil
+	return e.queryEmbedding(ctx, p, emb, semKey)
 }
 
 // hit is one candidate document during search.
@@ -155,7 +151,8 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if qvec != nil {
 		e.complete(out, qt, qvec, keyword)
 	}
-	return rk.scoreHits(out, keywordOn, qvec != nil), nil
+	p.timeFuse(func() { rk.scoreHits(out, keywordOn, qvec != nil) })
+	return out, nil
 }
 
 // candidates collects the candidate documents of one collection, one hit

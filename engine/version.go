@@ -68,11 +68,11 @@ func (c *collection) matched(h *hit, v0 uint64) bool {
 
 // loadMatched loads the document of a hit, or ErrNotFound when it was
 // deleted or replaced after the search matched it.
-func (e *Engine) loadMatched(p *plan, h *hit) (Document, error) {
+func (e *Engine) loadMatched(p *plan, h *hit, bp bodyParts) (Document, error) {
 	if testHookBeforeLoad != nil {
 		testHookBeforeLoad()
 	}
-	d, err := e.loadDoc(h.c, h.docID)
+	d, err := e.loadDocParts(h.c, h.docID, bp)
 	if err != nil {
 		return d, err
 	}

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
+
+	"github.com/najdi/najdi/internal/envelope"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -26,10 +27,9 @@ const fldMagic = "NJFI"
 // fldVersion is the current format version.
 const fldVersion = 1
 
-var fldCRC = crc32.MakeTable(crc32.Castagnoli)
-
 // AppendBinary appends the encoded index to dst and returns the extended
-// slice. Format version 1 (integers are unsigned varints unless noted; the
+// slice: one envelope (internal/envelope; docs/format/field-index.md) of
+// magic "NJFI", version 1 (integers are unsigned varints unless noted; the
 // trailing crc32 is Castagnoli over everything before it, little endian):
 //
 //	┌────────┬─────────┬─────────┬─────────┬─────────┬─────┬────────────┐
@@ -46,8 +46,7 @@ var fldCRC = crc32.MakeTable(crc32.Castagnoli)
 // exists bitmaps are not stored: DecodeFieldIndex recomputes them.
 func (f *FieldIndex) AppendBinary(dst []byte) []byte {
 	start := len(dst)
-	dst = append(dst, fldMagic...)
-	dst = append(dst, fldVersion)
+	dst = envelope.Begin(dst, fldMagic, fldVersion)
 	dst = binary.AppendUvarint(dst, uint64(f.numDocs))
 	dst = binary.AppendUvarint(dst, uint64(len(f.names)))
 	for _, name := range f.names {
@@ -78,13 +77,11 @@ func (f *FieldIndex) AppendBinary(dst []byte) []byte {
 			dst = binary.AppendUvarint(dst, uint64(fd.numDocs[i]))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], fldCRC))
+	return envelope.End(dst, start)
 }
 
 // fldAppendCRC appends the checksum of body (used by tests to reseal).
-func fldAppendCRC(body []byte) []byte {
-	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, fldCRC))
-}
+func fldAppendCRC(body []byte) []byte { return envelope.End(body, 0) }
 
 // fldAppender is an io.Writer appending to a slice.
 type fldAppender struct{ b []byte }
@@ -140,17 +137,14 @@ func (r *fldReader) bytes(n int) []byte {
 // truncated data yields an error wrapping ErrFieldCorrupt (or
 // ErrFieldVersion); it never panics. The result does not alias data.
 func DecodeFieldIndex(data []byte) (*FieldIndex, error) {
-	if len(data) < len(fldMagic)+1+4 || string(data[:len(fldMagic)]) != fldMagic {
-		return nil, fmt.Errorf("decode field index: bad magic: %w", ErrFieldCorrupt)
+	v, body, err := envelope.Open(data, fldMagic)
+	if err != nil {
+		return nil, fmt.Errorf("decode field index: %w: %w", ErrFieldCorrupt, err)
 	}
-	if v := data[len(fldMagic)]; v != fldVersion {
+	if v != fldVersion {
 		return nil, fmt.Errorf("decode field index: version %d: %w", v, ErrFieldVersion)
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, fldCRC) != sum {
-		return nil, fmt.Errorf("decode field index: checksum mismatch: %w", ErrFieldCorrupt)
-	}
-	f, err := fldDecodeBody(body[len(fldMagic)+1:])
+	f, err := fldDecodeBody(body)
 	if err != nil {
 		return nil, fmt.Errorf("decode field index: %w: %w", ErrFieldCorrupt, err)
 	}

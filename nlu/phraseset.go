@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/najdi/najdi/nlu/phrase"
-	"github.com/najdi/najdi/nlu/token"
+	"github.com/najdi/najdi/text"
 )
 
 // PhraseSet is a closed list of phrases that closed-ner models find in text.
@@ -121,8 +121,8 @@ func compilePhraseSet(ps PhraseSet) (*compiledSet, error) {
 // match: a word (starting with a letter or a digit) or "&" (matched as
 // "and"). Punctuation alone compiles to nothing, or to a pattern that
 // never matches.
-func hasWord(text string) bool {
-	for _, t := range token.Tokenize(text) {
+func hasWord(s string) bool {
+	for _, t := range text.Tokenize(s) {
 		if t.Word() || t.Text == "&" {
 			return true
 		}

@@ -2,6 +2,11 @@
 // case and diacritics folding, stopwords, English and Czech stemming,
 // language detection and query-dependent passages for highlighting.
 //
+// It is the one text stack of najdi: search (the analyzer, passages,
+// summaries, diacritics restoration) and NLU (phrase matching, intents,
+// built-in entities, names; nlu/token is a thin adapter) share its word
+// scanner, its Fold and its Czech stemmer, so they agree on what a word is.
+//
 // # Why
 //
 // Search quality for Czech hinges on two things English analysis never
@@ -38,6 +43,28 @@
 // (don't, 3.14, 1,5); hyphens split. Han and Kana characters are words of
 // one character each (unigrams: no dictionary is needed and recall is
 // high). Words longer than MaxTokenBytes are dropped by the analyzer.
+//
+// Tokenize, for NLU, runs the same scanner and returns pieces with
+// code-point offsets (the unit of the analysis API) and byte offsets; it
+// keeps a hyphen between letters inside the piece ("Frýdek-Místek", so
+// name and phrase matching decide themselves how to split a compound) and
+// returns every punctuation or symbol rune as a piece of its own.
+//
+// Where the two stacks that preceded this one differed, the choices were:
+// Fold is the NFD fold (ß→ss, æ→ae, every decomposable letter of every
+// script) rather than NLU's 53-letter table (ß→s, æ kept); NLU took the
+// search scanner's word rules (Han and Kana one character per word, spacing
+// combining marks inside words). SNIPS, CoNLL-2003, Czech closed entities
+// and names, SciFact keyword nDCG and diacritics restoration measured the
+// same before and after (bench/README.md).
+//
+// # Czech stemmer
+//
+// StemCzech has two named variants over one algorithm and two tables:
+// CzechIndex for index terms (below) and CzechNames for phrase and name
+// matching (more adjectival and -ov endings, a restricted mobile e, words
+// of letters only). testdata/czech_stems.txt pins both to the stemmers they
+// replaced.
 //
 // Sentences splits on . ! ? … and blank lines with the usual guards
 // (abbreviations, initials, Czech ordinal dates "15. března", lowercase

@@ -23,6 +23,8 @@ var commands = map[string]func(args []string) error{
 	"search":     runSearch,
 	"latency":    runLatency,
 	"overload":   runOverload,
+	"querypath":  runQueryPath,
+	"peers":      runPeers,
 }
 
 func main() {

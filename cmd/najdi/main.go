@@ -128,32 +128,9 @@ func serve(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
-	var us *server.Users
-	var err error
-	if *users != "" {
-		f, err := os.Open(*users)
-		if err != nil {
-			return fmt.Errorf("users file: %w", err)
-		}
-		us, err = server.ParseUsers(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	} else if env := os.Getenv("NAJDI_USERS"); env != "" {
-		if us, err = server.ParseUsers(strings.NewReader(strings.ReplaceAll(env, ",", "\n"))); err != nil {
-			return fmt.Errorf("NAJDI_USERS: %w", err)
-		}
-	}
-	if us.Len() == 0 {
-		host, _, err := net.SplitHostPort(*addr)
-		if err != nil {
-			return fmt.Errorf("--addr %q: %w", *addr, err)
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", *addr)
-		}
-		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", *addr)
+	us, err := loadUsers(*users, *addr, log)
+	if err != nil {
+		return err
 	}
 
 	allow := strings.Split(*allowOutbound, ",")
@@ -164,15 +141,8 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *memLimit != "" {
-		n, err := parseSize(*memLimit)
-		if err != nil {
-			return fmt.Errorf("--memory-limit: %w", err)
-		}
-		if n == 0 {
-			return errors.New("--memory-limit: want a positive size such as 1GiB")
-		}
-		debug.SetMemoryLimit(n)
+	if err := setMemoryLimit(*memLimit); err != nil {
+		return err
 	}
 	if *embedThreads < 0 || *queryEmbedThreads < 0 {
 		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
@@ -213,38 +183,100 @@ func serve(args []string) error {
 		return fmt.Errorf("--nlu-timeout %v: want a positive duration", *nluTimeout)
 	}
 	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
-	if opts.Embedders != nil {
-		nopts.Embedder = engine.IntentEmbedder(opts.Embedders)
-		// Czech intent classifiers embed with the multilingual model when
-		// it is installed (10-shot Czech intents 0.80 top-1 against 0.68
-		// with the English default; docs/nlu.md).
-		prov := opts.Embedders
-		nopts.EmbedderFor = func(lang string) intent.Embedder {
-			if lang != "cs" {
-				return nil
-			}
-			if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
-				return nil
-			}
-			return func(ctx context.Context, texts []string) ([][]float32, error) {
-				emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
-				if err != nil {
-					return nil, err
-				}
-				return emb.EmbedQueries(ctx, texts)
-			}
-		}
-	}
+	nluEmbedders(&nopts, opts.Embedders)
 	nluSvc, err := nlu.NewService(server.NLUStore(eng.Store()), nopts)
 	if err != nil {
 		return fmt.Errorf("nlu: %w", err)
 	}
 	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log, LoginFailuresPerMinute: *loginFailures})
-	ln, err := net.Listen("tcp", *addr)
+	return listenAndServe(srv, *addr, *data, log)
+}
+
+// setMemoryLimit applies --memory-limit (a size such as 1GiB; empty: leave
+// GOMEMLIMIT or no limit) as the Go runtime's soft memory limit.
+func setMemoryLimit(size string) error {
+	if size == "" {
+		return nil
+	}
+	n, err := parseSize(size)
+	if err != nil {
+		return fmt.Errorf("--memory-limit: %w", err)
+	}
+	if n == 0 {
+		return errors.New("--memory-limit: want a positive size such as 1GiB")
+	}
+	debug.SetMemoryLimit(n)
+	return nil
+}
+
+// loadUsers reads the credentials of --users (a file) or NAJDI_USERS
+// (lines, or comma-separated). Without users najdi listens on loopback
+// only: a non-loopback addr is an error.
+func loadUsers(path, addr string, log *slog.Logger) (*server.Users, error) {
+	var us *server.Users
+	var err error
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("users file: %w", err)
+		}
+		us, err = server.ParseUsers(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else if env := os.Getenv("NAJDI_USERS"); env != "" {
+		if us, err = server.ParseUsers(strings.NewReader(strings.ReplaceAll(env, ",", "\n"))); err != nil {
+			return nil, fmt.Errorf("NAJDI_USERS: %w", err)
+		}
+	}
+	if us.Len() == 0 {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", addr)
+		}
+		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", addr)
+	}
+	return us, nil
+}
+
+// nluEmbedders gives the NLU service the engine's embedding models, when it
+// has any: the default model for intents, and for Czech intent classifiers
+// the multilingual model when it is installed (10-shot Czech intents 0.80
+// top-1 against 0.68 with the English default; docs/nlu.md).
+func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
+	if prov == nil {
+		return
+	}
+	nopts.Embedder = engine.IntentEmbedder(prov)
+	nopts.EmbedderFor = func(lang string) intent.Embedder {
+		if lang != "cs" {
+			return nil
+		}
+		if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
+			return nil
+		}
+		return func(ctx context.Context, texts []string) ([][]float32, error) {
+			emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
+			if err != nil {
+				return nil, err
+			}
+			return emb.EmbedQueries(ctx, texts)
+		}
+	}
+}
+
+// listenAndServe serves srv on addr until it fails or the process gets
+// SIGINT or SIGTERM, then shuts it down (waiting at most 10 s).
+func listenAndServe(srv *server.Server, addr, data string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	log.Info("najdi listening", "addr", ln.Addr().String(), "data", *data)
+	log.Info("najdi listening", "addr", ln.Addr().String(), "data", data)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	sig := make(chan os.Signal, 1)

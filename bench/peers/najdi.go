@@ -1,0 +1,221 @@
+package peers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// NajdiOptions configures the najdi system.
+type NajdiOptions struct {
+	// Bin is the najdi binary (bin/najdi).
+	Bin string
+	// Dir is the data directory (created; emptied first).
+	Dir string
+	// StubURL is the base URL of the embedding stub (Stub.URL).
+	StubURL string
+	// Dims is the vector size.
+	Dims int
+}
+
+// najdi is the najdi server in its own process (`najdi serve`), reached
+// over HTTP like any client would. Its collections embed through a remote
+// OpenAI-compatible endpoint — the benchmark's Stub — which answers with the
+// precomputed vectors, so najdi holds the same vectors as its peers.
+//
+// najdi has no per-request retrieval mode: keyword-only queries go to a
+// collection with embedding_config.model "none" ("<index>-kw"), vector-only
+// queries to one with fulltext disabled ("<index>-vec"), and hybrid and
+// filtered queries to the hybrid collection "<index>" (the default
+// configuration). Ingest fills the hybrid collection (the timed figure);
+// IngestAux fills the other two.
+type najdi struct {
+	opt  NajdiOptions
+	url  string
+	proc *proc
+}
+
+// StartNajdi starts `najdi serve` on a free loopback port.
+func StartNajdi(ctx context.Context, opt NajdiOptions) (System, error) {
+	if err := os.RemoveAll(opt.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	stubHost := strings.TrimPrefix(opt.StubURL, "http://")
+	args := []string{"serve", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--data", filepath.Join(opt.Dir, "data"),
+		"--allow-outbound", stubHost, "--max-body", strconv.Itoa(512 << 20)}
+	p, err := startProc(opt.Bin, args, nil, filepath.Join(opt.Dir, "najdi.log"))
+	if err != nil {
+		return nil, err
+	}
+	n := &najdi{opt: opt, url: fmt.Sprintf("http://127.0.0.1:%d", port), proc: p}
+	if err := waitHTTP(ctx, n.url+"/health", p, 2*time.Minute); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("najdi: %w (log %s)", err, filepath.Join(opt.Dir, "najdi.log"))
+	}
+	return n, nil
+}
+
+func (n *najdi) Name() string { return "najdi" }
+
+func (n *najdi) Settings() string {
+	return "`najdi serve` (this commit), default collection configuration (fulltext engine `elastic`, language `en`), " +
+		"embedding_config.model = the benchmark's OpenAI-compatible stub serving the precomputed vectors; requests with " +
+		"`highlight: false`, `include_fields: [\"none\"]`; keyword-only and vector-only queries go to collections with " +
+		"`embedding_config.model: \"none\"` and `fulltext_config.enabled: false` (najdi has no per-request mode)"
+}
+
+func (n *najdi) Supports(Kind) bool { return true }
+
+func (n *najdi) collection(index string, k Kind) string {
+	switch k {
+	case Keyword:
+		return index + "-kw"
+	case Vector:
+		return index + "-vec"
+	}
+	return index
+}
+
+func (n *najdi) put(ctx context.Context, id string, cfg map[string]any) error {
+	_ = doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+id, nil, nil)
+	return doJSON(ctx, http.MethodPut, n.url+"/v1/collections/"+id, cfg, nil)
+}
+
+func (n *najdi) remote() map[string]any {
+	return map[string]any{"model": map[string]any{"url": n.opt.StubURL + "/v1/embeddings", "model": "precomputed", "dims": n.opt.Dims, "batch_size": 256}}
+}
+
+var najdiFields = map[string]any{"bucket": map[string]any{"type": "number"}}
+
+func (n *najdi) Create(ctx context.Context, index string) error {
+	if err := n.put(ctx, index, map[string]any{"embedding_config": n.remote(), "fields": najdiFields}); err != nil {
+		return fmt.Errorf("najdi create %s: %w", index, err)
+	}
+	return nil
+}
+
+// IngestAux fills the keyword-only and vector-only collections and returns
+// the keyword-only ingest time.
+func (n *najdi) IngestAux(ctx context.Context, index string, docs []Doc) (time.Duration, error) {
+	if err := n.put(ctx, index+"-kw", map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": najdiFields}); err != nil {
+		return 0, err
+	}
+	if err := n.put(ctx, index+"-vec", map[string]any{"embedding_config": n.remote(), "fulltext_config": map[string]any{"enabled": false}}); err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	if err := n.ingest(ctx, index+"-kw", docs, true); err != nil {
+		return 0, err
+	}
+	kw := time.Since(t0)
+	return kw, n.ingest(ctx, index+"-vec", docs, false)
+}
+
+func (n *najdi) Ingest(ctx context.Context, index string, docs []Doc) error {
+	return n.ingest(ctx, index, docs, true)
+}
+
+type najdiSection struct {
+	Type    string `json:"type"`
+	Content string `json:"content"`
+}
+
+type najdiDoc struct {
+	DocumentID string         `json:"document_id"`
+	Sections   []najdiSection `json:"sections"`
+	Fields     map[string]any `json:"fields,omitempty"`
+}
+
+// najdiBatch is the number of documents per ingest request.
+const najdiBatch = 2000
+
+func (n *najdi) ingest(ctx context.Context, coll string, docs []Doc, fields bool) error {
+	for lo := 0; lo < len(docs); lo += najdiBatch {
+		part := docs[lo:min(lo+najdiBatch, len(docs))]
+		env := struct {
+			Documents []najdiDoc `json:"documents"`
+		}{Documents: make([]najdiDoc, len(part))}
+		for i, d := range part {
+			nd := najdiDoc{DocumentID: d.ID}
+			if d.Title != "" {
+				nd.Sections = append(nd.Sections, najdiSection{"title", d.Title})
+			}
+			nd.Sections = append(nd.Sections, najdiSection{"p", d.Text})
+			if fields {
+				nd.Fields = map[string]any{"bucket": d.Bucket}
+			}
+			env.Documents[i] = nd
+		}
+		var resp struct {
+			Errors []json.RawMessage `json:"errors"`
+		}
+		if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+coll+"/documents", env, &resp); err != nil {
+			return fmt.Errorf("najdi ingest %s: %w", coll, err)
+		}
+		if len(resp.Errors) > 0 {
+			return fmt.Errorf("najdi ingest %s: %d documents refused, first: %s", coll, len(resp.Errors), resp.Errors[0])
+		}
+	}
+	return nil
+}
+
+// najdiSearchResponse is the part of a najdi search answer the benchmark reads.
+type najdiSearchResponse struct {
+	Documents []struct {
+		DocumentID string `json:"document_id"`
+	} `json:"documents"`
+	Metadata struct {
+		TookMS float64 `json:"took_ms"`
+	} `json:"metadata"`
+}
+
+func parseNajdi(data []byte) (Result, error) {
+	var r najdiSearchResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Result{}, fmt.Errorf("najdi search answer: %w", err)
+	}
+	res := Result{Took: time.Duration(r.Metadata.TookMS * float64(time.Millisecond))}
+	for _, d := range r.Documents {
+		res.IDs = append(res.IDs, d.DocumentID)
+	}
+	return res, nil
+}
+
+func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
+	req := map[string]any{"query": q.Text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
+	if m := filterMax(kind); m > 0 {
+		req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
+	}
+	var raw json.RawMessage
+	if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+n.collection(index, kind)+"/search", req, &raw); err != nil {
+		return Result{}, err
+	}
+	return parseNajdi(raw)
+}
+
+func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, error) {
+	rss, err := rssOf(n.proc.pid())
+	if err != nil {
+		return 0, 0, err
+	}
+	disk, err := dirSize(filepath.Join(n.opt.Dir, "data"))
+	return rss, disk, err
+}
+
+func (n *najdi) Close() error {
+	n.proc.stop()
+	return nil
+}

@@ -1,0 +1,510 @@
+package peers
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Lat is one repetition's latency of one kind of query on one system.
+type Lat struct {
+	// P50, P99 are client-side wall times (request sent → answer decoded).
+	P50, P99 time.Duration
+	// TookP50 is the median of the time the server reports (0: none).
+	TookP50 time.Duration
+	// Stub is the embedding stub's round trip included in najdi's times
+	// (najdi embeds the query through it); 0 elsewhere.
+	Stub time.Duration
+}
+
+// Net is P50 without the stub round trip.
+func (l Lat) Net() time.Duration { return max(0, l.P50-l.Stub) }
+
+// SystemResult is what one system measured on one workload.
+type SystemResult struct {
+	Err           string
+	Ingest        time.Duration
+	IngestKeyword time.Duration // najdi: keyword-only collection
+	Optimize      time.Duration // Elasticsearch/OpenSearch force merge
+	RSS, Disk     int64
+	Latency       map[Kind][]Lat
+	QPS           map[Kind][]float64
+	Results       map[Kind][][]string // first repetition, per query
+	NDCG, Recall  map[Kind]float64
+	ExactRecall   float64 // vector recall@10 against exact search
+}
+
+// Workload is one data set's results.
+type Workload struct {
+	Name     string
+	Docs     int
+	Queries  int
+	QueryIDs []string
+	Order    []string
+	Systems  map[string]*SystemResult
+	// ExactTime is the time of one exact (brute-force) vector search.
+	ExactTime time.Duration
+}
+
+// ScalePoint is one size of the najdi growth run.
+type ScalePoint struct {
+	N         int
+	Queries   int           // timed queries per kind
+	Ingest    time.Duration // of the chunks added at this step (both collections)
+	Latency   map[Kind]time.Duration
+	Stub      time.Duration
+	Recall    float64       // vector recall@10 vs exact
+	Exact     time.Duration // one exact search, Go brute force, one core
+	RSS, Disk int64
+}
+
+// Report is the whole benchmark's result.
+type Report struct {
+	Config     Config
+	Start, End time.Time
+	Machine    string
+	LoadStart  string
+	StubRTT    time.Duration
+	// Vectors says how the vectors were made.
+	Vectors   string
+	Settings  [][2]string
+	Workloads []*Workload
+	Scale     []ScalePoint
+	Notes     []string
+	// Discussion is appended verbatim (bench/peers/discussion.md).
+	Discussion string
+}
+
+func newReport(cfg Config) *Report {
+	return &Report{Config: cfg, Start: time.Now().UTC(), Machine: machine(), LoadStart: loadAvg()}
+}
+
+func machine() string {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(line[strings.Index(line, ":")+1:])
+				break
+			}
+		}
+	}
+	mem := ""
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		fmt.Sscanf(strings.TrimPrefix(strings.Split(string(data), "\n")[0], "MemTotal:"), "%d", &kb)
+		mem = fmt.Sprintf(", %.0f GiB memory", float64(kb)/(1<<20))
+	}
+	kernel := ""
+	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
+		kernel = ", " + strings.TrimSpace(string(out))
+	}
+	return fmt.Sprintf("%s, %d cores%s%s, %s", cpu, runtime.NumCPU(), mem, kernel, runtime.Version())
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond))
+}
+
+func mib(b int64) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", float64(b)/(1<<20))
+}
+
+// spread formats the median and the min–max of values over repetitions.
+func spread(vs []float64, format string) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	if len(s) == 1 {
+		return fmt.Sprintf(format, med)
+	}
+	return fmt.Sprintf(format+" ("+format+"–"+format+")", med, s[0], s[len(s)-1])
+}
+
+// latVals returns a per-repetition value of a system's latencies.
+func latVals(ls []Lat, f func(Lat) time.Duration) []float64 {
+	out := make([]float64, len(ls))
+	for i, l := range ls {
+		out[i] = float64(f(l)) / float64(time.Millisecond)
+	}
+	return out
+}
+
+// ratios returns najdi/peer per repetition (same repetition on both sides).
+func ratios(a, b []float64) []float64 {
+	var out []float64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if b[i] > 0 {
+			out = append(out, a[i]/b[i])
+		}
+	}
+	return out
+}
+
+// Markdown renders the report.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# najdi and its peers, side by side\n\n")
+	p("Generated by `bench/peers` (`najdi-bench peers`). Every figure below comes from one run of the command below on the machine below; ratios najdi/peer compare figures of the same run and repetition.\n\n")
+	p("- **Command:** `%s`\n", r.Config.Command)
+	p("- **Date:** %s – %s (UTC)\n", r.Start.Format("2006-01-02 15:04"), r.End.Format("15:04"))
+	p("- **Machine:** %s. The machine was **shared** with other jobs during the run (load average %s at the start, %s at the end, on 2 cores): absolute times are inflated and noisy; the systems take turns query by query, so the ratios are the figures to read.\n", r.Machine, r.LoadStart, loadAvg())
+	p("- **Vectors:** %s\n", r.Vectors)
+	p("- **Same vectors everywhere:** every system gets the same precomputed vectors; no system embeds anything during the timed runs. najdi receives them through a local OpenAI-compatible stub (its remote embedding endpoint); the stub's round trip (p50 %s ms, measured from the benchmark's process) is included in najdi's vector and hybrid times and subtracted in the columns marked *net*.\n", ms(r.StubRTT))
+	p("- **Repetitions:** %d; a figure shown as `m (a–b)` is the median over repetitions with their min–max.\n", r.Config.Repeats)
+	p("- **Concurrency:** latency at concurrency 1; QPS with %d client goroutines for %s per system, kind and repetition (loopback HTTP, bounded runs).\n\n", r.Config.SatClients, r.Config.SatTime)
+	if len(r.Notes) > 0 {
+		p("**Notes from the run:**\n\n")
+		for _, n := range r.Notes {
+			p("- %s\n", n)
+		}
+		p("\n")
+	}
+	p("## Systems and their settings\n\n")
+	for _, s := range r.Settings {
+		p("- **%s**: %s.\n", s[0], s[1])
+	}
+	p("\n")
+	for wi, w := range r.Workloads {
+		p("## %s: %d documents, %d timed queries per kind\n\n", w.Name, w.Docs, len(w.QueryIDs))
+		nj := w.Systems["najdi"]
+		p("### Ingest with vectors given, memory and disk\n\n")
+		p("| system | ingest | docs/s | najdi/peer time | RSS after ingest (MiB) | disk (MiB) | note |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, name := range w.Order {
+			sr := w.Systems[name]
+			if sr.Err != "" {
+				p("| %s | failed: %s | | | | | |\n", name, sr.Err)
+				continue
+			}
+			ratio := ""
+			if nj != nil && name != "najdi" && sr.Ingest > 0 {
+				ratio = fmt.Sprintf("%.2f", nj.Ingest.Seconds()/sr.Ingest.Seconds())
+			}
+			note := ""
+			switch {
+			case sr.IngestKeyword > 0:
+				note = fmt.Sprintf("keyword-only collection: %.2f s", sr.IngestKeyword.Seconds())
+			case sr.Optimize > 0:
+				note = fmt.Sprintf("+ force merge %.2f s (not in the ingest time)", sr.Optimize.Seconds())
+			case sr.RSS == 0:
+				note = "in the benchmark's process: no RSS of its own"
+			}
+			p("| %s | %.2f s | %.0f | %s | %s | %s | %s |\n", name, sr.Ingest.Seconds(), float64(w.Docs)/sr.Ingest.Seconds(), ratio, mib(sr.RSS), mib(sr.Disk), note)
+		}
+		p("\n### Latency at concurrency 1 (ms)\n\n")
+		p("| kind | system | p50 | p99 | server-reported p50 | najdi/peer p50 |\n| --- | --- | --- | --- | --- | --- |\n")
+		for _, k := range Kinds {
+			for _, name := range w.Order {
+				sr := w.Systems[name]
+				ls := sr.Latency[k]
+				if len(ls) == 0 {
+					continue
+				}
+				p50 := spread(latVals(ls, func(l Lat) time.Duration { return l.P50 }), "%.2f")
+				if name == "najdi" && ls[0].Stub > 0 {
+					p50 += "; net " + spread(latVals(ls, Lat.Net), "%.2f")
+				}
+				took := spread(latVals(ls, func(l Lat) time.Duration { return l.TookP50 }), "%.2f")
+				if ls[0].TookP50 == 0 {
+					took = "—"
+				}
+				ratio := ""
+				if nj != nil && name != "najdi" && len(nj.Latency[k]) > 0 {
+					ratio = spread(ratios(latVals(nj.Latency[k], Lat.Net), latVals(ls, func(l Lat) time.Duration { return l.P50 })), "%.2f")
+				}
+				p("| %s | %s | %s | %s | %s | %s |\n", k, name, p50, spread(latVals(ls, func(l Lat) time.Duration { return l.P99 }), "%.2f"), took, ratio)
+			}
+		}
+		p("\nnajdi/peer uses najdi's net p50 (stub round trip subtracted) for the kinds that embed a query.\n\n")
+		p("### Throughput at saturation (queries/s)\n\n| kind | system | QPS | najdi/peer |\n| --- | --- | --- | --- |\n")
+		for _, k := range []Kind{Keyword, Hybrid} {
+			for _, name := range w.Order {
+				q := w.Systems[name].QPS[k]
+				if len(q) == 0 {
+					continue
+				}
+				ratio := ""
+				if nj != nil && name != "najdi" {
+					ratio = spread(ratios(nj.QPS[k], q), "%.2f")
+				}
+				p("| %s | %s | %s | %s |\n", k, name, spread(q, "%.0f"), ratio)
+			}
+		}
+		p("\n![latency](latency-%d.png)\n\n", wi)
+		if w.Systems[w.Order[0]].NDCG != nil {
+			p("### Quality (BEIR SciFact test queries, measured only: no choice was made on them)\n\n| system | nDCG@10 keyword | vector | hybrid | recall@10 keyword | vector | hybrid |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+			for _, name := range w.Order {
+				sr := w.Systems[name]
+				f := func(m map[Kind]float64, k Kind) string {
+					if v, ok := m[k]; ok {
+						return fmt.Sprintf("%.3f", v)
+					}
+					return "—"
+				}
+				p("| %s | %s | %s | %s | %s | %s | %s |\n", name, f(sr.NDCG, Keyword), f(sr.NDCG, Vector), f(sr.NDCG, Hybrid), f(sr.Recall, Keyword), f(sr.Recall, Vector), f(sr.Recall, Hybrid))
+			}
+			p("\nnajdi indexes its own chunks of ≤ 256 model tokens (each chunk with the vector of its own text, made the same way, through the stub); the peers hold one vector per document (title and abstract).\n\n")
+		}
+		if w.ExactTime > 0 {
+			p("### Vector recall@10 against exact search\n\nExact search (brute force over all vectors in Go, one core, in the benchmark's process): %s ms per query.\n\n| system | recall@10 vs exact | vector p50 (ms) | exact / system speed |\n| --- | --- | --- | --- |\n", ms(w.ExactTime))
+			for _, name := range w.Order {
+				sr := w.Systems[name]
+				ls := sr.Latency[Vector]
+				if len(ls) == 0 {
+					continue
+				}
+				net := ls[0].Net()
+				if name != "najdi" {
+					net = ls[0].P50
+				}
+				p("| %s | %.3f | %s | %.1f× |\n", name, sr.ExactRecall, ms(net), float64(w.ExactTime)/float64(max(net, time.Microsecond)))
+			}
+			p("\n")
+		}
+	}
+	if len(r.Scale) > 0 {
+		p("## Growth of najdi with the collection size (static vectors)\n\n")
+		p("najdi's large collections — a hybrid collection and a vector-only collection of the same chunks — grown step by step after the peers were stopped; latency p50 at concurrency 1 over %d queries, net of the stub round trip; RSS of the server process and disk of its data directory, which also hold the SciFact collections and the large keyword-only collection (%s chunks).\n\n", r.Scale[0].Queries, count(r.Config.Large))
+		p("| chunks | ingest of the step | vector p50 | hybrid p50 | filtered 1%% p50 | recall@10 vs exact | exact search | RSS (MiB) | disk (MiB) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, pt := range r.Scale {
+			net := func(k Kind) string { return ms(max(0, pt.Latency[k]-pt.Stub)) }
+			p("| %s | %.0f s | %s | %s | %s | %.3f | %s | %s | %s |\n", count(pt.N), pt.Ingest.Seconds(), net(Vector), net(Hybrid), net(Filter1), pt.Recall, ms(pt.Exact), mib(pt.RSS), mib(pt.Disk))
+		}
+		if len(r.Scale) >= 2 {
+			p("\nLeast-squares lines through the points, extrapolated to 10M chunks (an estimate from %s–%s, not a measurement):\n\n", count(r.Scale[0].N), count(r.Scale[len(r.Scale)-1].N))
+			xs := make([]float64, len(r.Scale))
+			for i, pt := range r.Scale {
+				xs[i] = float64(pt.N)
+			}
+			line := func(name string, f func(ScalePoint) float64, unit string) {
+				ys := make([]float64, len(r.Scale))
+				for i, pt := range r.Scale {
+					ys[i] = f(pt)
+				}
+				a, b := fit(xs, ys)
+				p("- %s: %.3g %s per 100k chunks; at 10M ≈ %.0f %s\n", name, b*1e5, unit, a+b*1e7, unit)
+			}
+			line("hybrid p50", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Hybrid]-pt.Stub)) / 1e6 }, "ms")
+			line("vector p50", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Vector]-pt.Stub)) / 1e6 }, "ms")
+			line("RSS", func(pt ScalePoint) float64 { return float64(pt.RSS) / (1 << 20) }, "MiB")
+			line("disk", func(pt ScalePoint) float64 { return float64(pt.Disk) / (1 << 20) }, "MiB")
+		}
+		p("\n![growth](growth.png)\n\n")
+	}
+	p("## Where najdi loses\n\n")
+	lost := false
+	for _, w := range r.Workloads {
+		nj := w.Systems["najdi"]
+		if nj == nil {
+			continue
+		}
+		for _, name := range w.Order {
+			if name == "najdi" {
+				continue
+			}
+			sr := w.Systems[name]
+			for _, k := range Kinds {
+				a, b := latVals(nj.Latency[k], Lat.Net), latVals(sr.Latency[k], func(l Lat) time.Duration { return l.P50 })
+				if rs := ratios(a, b); len(rs) > 0 && median(rs) > 1 {
+					lost = true
+					p("- %s, %s p50: najdi/%s = %.2f\n", w.Name, k, name, median(rs))
+				}
+			}
+			for _, k := range []Kind{Keyword, Hybrid} {
+				if rs := ratios(nj.QPS[k], sr.QPS[k]); len(rs) > 0 && median(rs) < 1 {
+					lost = true
+					p("- %s, %s QPS: najdi/%s = %.2f\n", w.Name, k, name, median(rs))
+				}
+			}
+			if sr.Ingest > 0 && nj.Ingest > sr.Ingest {
+				lost = true
+				p("- %s, ingest time: najdi/%s = %.2f\n", w.Name, name, nj.Ingest.Seconds()/sr.Ingest.Seconds())
+			}
+			if sr.RSS > 0 && nj.RSS > sr.RSS {
+				lost = true
+				p("- %s, RSS: najdi/%s = %.2f\n", w.Name, name, float64(nj.RSS)/float64(sr.RSS))
+			}
+			for _, k := range []Kind{Keyword, Vector, Hybrid} {
+				if v, ok := sr.NDCG[k]; ok && nj.NDCG[k] < v {
+					lost = true
+					p("- %s, nDCG@10 %s: najdi %.3f < %s %.3f\n", w.Name, k, nj.NDCG[k], name, v)
+				}
+			}
+		}
+	}
+	if !lost {
+		p("Nowhere in this run.\n")
+	}
+	p("\n")
+	if r.Discussion != "" {
+		p("%s\n", strings.TrimSpace(r.Discussion))
+	}
+	return b.String()
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// fit returns the least-squares line y = a + b·x.
+func fit(xs, ys []float64) (a, b float64) {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return sy / n, 0
+	}
+	b = (n*sxy - sx*sy) / den
+	return (sy - b*sx) / n, b
+}
+
+// Write writes REPORT.md and the plots into dir.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	r.End = time.Now().UTC()
+	if data, err := os.ReadFile(filepath.Join(dir, "discussion.md")); err == nil {
+		r.Discussion = string(data)
+	}
+	for i, w := range r.Workloads {
+		if err := latencyPlot(w, filepath.Join(dir, fmt.Sprintf("latency-%d.png", i))); err != nil {
+			return err
+		}
+	}
+	if len(r.Scale) > 0 {
+		if err := growthPlot(r.Scale, filepath.Join(dir, "growth.png")); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "REPORT.md"), []byte(r.Markdown()), 0o644)
+}
+
+// latencyPlot draws p50 latency per kind, one bar group per kind, one bar
+// colour per system (najdi net of the stub round trip).
+func latencyPlot(w *Workload, path string) error {
+	p := plot.New()
+	p.Title.Text = w.Name + ": p50 latency at concurrency 1"
+	p.Y.Label.Text = "ms (first repetition)"
+	width := vg.Points(10)
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	n := len(w.Order)
+	for i, name := range w.Order {
+		sr := w.Systems[name]
+		vals := make(plotter.Values, len(Kinds))
+		for j, k := range Kinds {
+			if ls := sr.Latency[k]; len(ls) > 0 {
+				vals[j] = float64(ls[0].Net()) / 1e6
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = plotutil.Color(i)
+		bars.Offset = width * vg.Length(float64(i)-float64(n-1)/2)
+		p.Add(bars)
+		p.Legend.Add(name, bars)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Y.Max *= 1.3
+	p.NominalX(names...)
+	return savePNG(p, path, 7*vg.Inch, 3.5*vg.Inch)
+}
+
+// growthPlot draws najdi's latency and RSS against the collection size.
+func growthPlot(pts []ScalePoint, path string) error {
+	p := plot.New()
+	p.Title.Text = "najdi growth: p50 latency (net) and RSS/100"
+	p.X.Label.Text = "chunks"
+	p.Y.Label.Text = "ms  |  MiB/100"
+	series := []struct {
+		name string
+		f    func(ScalePoint) float64
+	}{
+		{"vector p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Vector]-pt.Stub)) / 1e6 }},
+		{"hybrid p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Hybrid]-pt.Stub)) / 1e6 }},
+		{"filtered 1% p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Filter1]-pt.Stub)) / 1e6 }},
+		{"RSS MiB/100", func(pt ScalePoint) float64 { return float64(pt.RSS) / (1 << 20) / 100 }},
+	}
+	for i, s := range series {
+		xy := make(plotter.XYs, len(pts))
+		for j, pt := range pts {
+			xy[j].X, xy[j].Y = float64(pt.N), s.f(pt)
+		}
+		l, sc, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		sc.Color = plotutil.Color(i)
+		p.Add(l, sc)
+		p.Legend.Add(s.name, l, sc)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return savePNG(p, path, 6*vg.Inch, 3.5*vg.Inch)
+}
+
+func savePNG(p *plot.Plot, path string, w, h vg.Length) error {
+	p.BackgroundColor = color.White
+	wt, err := p.WriterTo(w, h, "png")
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
