@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/segment"
 )
 
@@ -52,7 +52,9 @@ type plan struct {
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
 func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
-	p := &plan{req: req, query: strings.TrimSpace(req.Query)}
+	// White space as the OpenAPI document's \S pattern of an answer's
+	// query reads it.
+	p := &plan{req: req, query: strictjson.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err
