@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/segment"
 )
 
@@ -57,7 +57,9 @@ type plan struct {
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
 func (e *Engine) plan(ctx context.Context, owner string, ids []string, req SearchRequest) (*plan, error) {
-	p := &plan{ctx: ctx, req: req, query: strings.TrimSpace(req.Query)}
+	// White space as the OpenAPI document's \S pattern of an answer's
+	// query reads it.
+	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err
