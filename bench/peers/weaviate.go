@@ -253,6 +253,10 @@ func (w *weaviate) Footprint(ctx context.Context, index string) (int64, int64, e
 	return rss, disk, err
 }
 
+func (w *weaviate) Drop(ctx context.Context, index string) error {
+	return doJSON(ctx, http.MethodDelete, w.url+"/v1/schema/"+className(index), nil, nil)
+}
+
 func (w *weaviate) Close() error {
 	w.proc.stop()
 	return nil
