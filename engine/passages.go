@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
 )
 
@@ -14,6 +15,9 @@ const defaultPassages = 3
 // deleted or replaced since the search took its snapshot is dropped, not
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	if e.remote() {
+		return e.loadRemoteHits(p, hits)
+	}
 	bp := p.bodyParts()
 	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
 		return e.liveHits(p, hits), nil
@@ -84,7 +88,7 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		if i >= defaultPassages {
 			break
 		}
-		ref := h.seg.Chunks[ch.id]
+		ref := h.chunkRef(ch.id)
 		sec := int(ref.Section)
 		if sec >= len(secs) || secs[sec] == "" {
 			continue
@@ -127,6 +131,15 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 	}
 	return keep
+}
+
+// chunkRef locates chunk id of bestCh: in the hit's segment, or in refs
+// for a hit from a Backend.
+func (h *hit) chunkRef(id uint32) segment.ChunkRef {
+	if h.seg == nil {
+		return h.refs[id]
+	}
+	return h.seg.Chunks[id]
 }
 
 // runeSpan returns the part of s between code points st and en (st < en),

@@ -25,6 +25,16 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.remote() {
+		all, err := e.retrieveRemote(ctx, p, qvec)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.rerank(ctx, p, all); err != nil {
+			return nil, err
+		}
+		return p.page(all), nil
+	}
 	p.stats = nil
 	for _, c := range p.colls {
 		p.stats = append(p.stats, c.snapshot()...)
@@ -37,6 +47,15 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
+	if err := e.rerank(ctx, p, all); err != nil {
+		return nil, err
+	}
+	return p.page(all), nil
+}
+
+// page ranks the candidates, cuts them at min_score and returns the
+// requested page.
+func (p *plan) page(all []*hit) []*hit {
 	p.timeFuse(func() { rankHits(all) })
 	keep := all[:0]
 	for _, h := range all {
@@ -50,8 +69,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if len(all) > end && end < MaxResultWindow {
 		p.next = &end
 	}
-	all = all[min(p.offset, len(all)):min(end, len(all))]
-	return all, nil
+	return all[min(p.offset, len(all)):min(end, len(all))]
 }
 
 // pageMetadata reports the relevance cut-off and paging in md.
@@ -104,6 +122,9 @@ type hit struct {
 	docID    string
 	doc      *Document
 	passages []Passage
+	// refs locate the chunks of bestCh (chunkHit.id indexes it) when the
+	// hit comes from a Backend (seg is nil).
+	refs []segment.ChunkRef
 }
 
 type chunkHit struct {
@@ -290,7 +311,8 @@ type queryTerms struct {
 	max     float64            // maximum attainable BM25 score
 	bm25    invindex.BM25
 	an      *text.Analyzer
-	ids     [][]string // terms of the query's identifier-like tokens
+	ids     [][]string     // terms of the query's identifier-like tokens
+	counts  map[string]int // occurrences of each term in the query
 }
 
 // queryTermsFor returns the collection's weighted query terms, computed once
@@ -324,22 +346,35 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		n += uint64(s.Text.NumDocs())
 		total += s.Text.TotalLength()
 	}
-	rk := e.opts.Ranker
-	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q)}
-	avg := float32(1)
+	avg := 1.0
 	if n > 0 {
-		avg = float32(total / float64(n))
+		avg = total / float64(n)
 	}
-	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: avg}
-	dfs := make(map[string]uint64, len(order))
-	for _, t := range order {
+	return weighQuery(e.opts.Ranker, an, q, order, counts, n, avg, func(t string) uint64 {
 		var df uint64
 		for _, s := range segs {
 			df += uint64(s.Text.DocFreq(t))
 		}
-		dfs[t] = df
-		idf := invindex.BM25IDF(max(n, 1), df)
-		if df == 0 {
+		return df
+	})
+}
+
+// weighQuery weighs the analyzed query terms (order: distinct terms in
+// query order, counts: occurrences) by BM25 idf over the statistics of the
+// searched collections: n documents of average length avg, document
+// frequencies df.
+func weighQuery(rk RankerConfig, an *text.Analyzer, q string, order []string, counts map[string]int, n uint64, avg float64, df func(string) uint64) queryTerms {
+	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q), counts: counts}
+	if n == 0 {
+		avg = 1
+	}
+	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: float32(avg)}
+	dfs := make(map[string]uint64, len(order))
+	for _, t := range order {
+		d := df(t)
+		dfs[t] = d
+		idf := invindex.BM25IDF(max(n, 1), d)
+		if d == 0 {
 			idf = invindex.BM25IDF(max(n, 1), 0)
 		}
 		w := idf * float32(counts[t])
