@@ -90,7 +90,7 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	top := all[:min(p.rerankK, len(all))]
 	texts := make([]string, len(top))
 	for i, h := range top {
-		d, err := e.loadDoc(h.c, h.docID)
+		d, err := e.rerankDoc(ctx, h)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted since the snapshot; loadHits drops it
 		}
@@ -165,4 +165,13 @@ func truncRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// rerankDoc loads the body of a hit to rerank, from the cluster when the
+// engine runs on a Backend.
+func (e *Engine) rerankDoc(ctx context.Context, h *hit) (Document, error) {
+	if e.remote() {
+		return e.loadRemoteDoc(ctx, h.c, h.docID)
+	}
+	return e.loadDoc(h.c, h.docID)
 }

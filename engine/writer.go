@@ -60,6 +60,11 @@ type writer struct {
 	// flushes may settle them.
 	decided map[string]bool
 
+	// remoteDocs and remoteVecs are what prepare keeps for a Backend: each
+	// document's terms, and the chunks' vectors (commitRemote).
+	remoteDocs []remoteDoc
+	remoteVecs [][]float32
+
 	pending      []pendingDoc
 	pendingBytes int
 	processed    int
@@ -179,7 +184,13 @@ func (w *writer) flush() error {
 	if err != nil {
 		return err
 	}
-	status, nsegs, err := w.commit(seg, docs, ids)
+	var status []DocStatus
+	nsegs := 0
+	if w.e.remote() {
+		status, err = w.commitRemote(seg, docs, ids)
+	} else {
+		status, nsegs, err = w.commit(seg, docs, ids)
+	}
 	if err != nil {
 		return err
 	}
