@@ -145,7 +145,7 @@ func rerankText(d *Document, h *hit) string {
 			b.WriteByte('\n')
 		}
 	}
-	ref := h.seg.Chunks[h.bestCh[0].id]
+	ref := h.chunkRef(h.bestCh[0].id)
 	if sec := int(ref.Section); sec < len(d.Sections) {
 		runes := []rune(d.Sections[sec].Content)
 		if st, en := int(ref.Start), int(ref.End); st < en && en <= len(runes) {
