@@ -65,12 +65,12 @@ func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 }
 
 // rerank re-scores the p.rerankK best candidates of all (by fused score,
-// before the identifier tier) with the reranker: each one's score becomes
-// the reranker's, the cross-encoder's probability of relevance, as is the
-// common use of a cross-encoder (no weights tuned). The other candidates
-// keep their order below them: their scores are scaled so that the best of
-// them scores no more than the lowest re-scored candidate. Scores stay in
-// 0..1 and source keeps its meaning (which retrievers found the document).
+// before the identifier tier) with the reranker, ordering them by its
+// probability of relevance p, as is the common use of a cross-encoder (no
+// weights tuned): each gets m + (1−m)·p, where m is the best fused score of
+// the candidates not re-scored (0 if none), which keep their scores and
+// order below them. Scores stay in 0..1 and source keeps its meaning
+// (which retrievers found the document).
 func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	if p.rerankK == 0 || len(all) == 0 {
 		return nil
@@ -106,17 +106,14 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 		}
 		return kindError(errs.Unavailable, err, "rerank: the reranker failed")
 	}
-	low := 1.0
-	for i, h := range top {
-		h.score = round6(scores[i])
-		low = min(low, h.score)
+	m := 0.0
+	if len(all) > len(top) {
+		// One step of rounding above the best of the rest, so that a
+		// re-scored candidate never ties with it.
+		m = min(1, all[len(top)].score+1e-6)
 	}
-	rest := all[len(top):]
-	if len(rest) > 0 && rest[0].score > low {
-		f := low / rest[0].score
-		for _, h := range rest {
-			h.score = round6(h.score * f)
-		}
+	for i, h := range top {
+		h.score = round6(m + (1-m)*scores[i])
 	}
 	return nil
 }
@@ -148,7 +145,7 @@ func rerankText(d *Document, h *hit) string {
 			b.WriteByte('\n')
 		}
 	}
-	ref := h.seg.Chunks[h.bestCh[0].id]
+	ref := h.chunkRef(h.bestCh[0].id)
 	if sec := int(ref.Section); sec < len(d.Sections) {
 		runes := []rune(d.Sections[sec].Content)
 		if st, en := int(ref.Start), int(ref.End); st < en && en <= len(runes) {
