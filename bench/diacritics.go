@@ -14,7 +14,6 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/najdi/najdi/nlu/ner"
-	"github.com/najdi/najdi/nlu/token"
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/text/diacritics"
 )
@@ -206,8 +205,8 @@ func EvalCase(r *diacritics.Restorer, sentences []string) CaseResult {
 			continue
 		}
 		for i := 1; i < len(ow); i++ {
-			o := token.IsCapitalized(orig[ow[i].Start:ow[i].End])
-			g := token.IsCapitalized(restored[rw[i].Start:rw[i].End])
+			o := text.IsCapitalized(orig[ow[i].Start:ow[i].End])
+			g := text.IsCapitalized(restored[rw[i].Start:rw[i].End])
 			if o {
 				res.Capitalized++
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,4 +190,68 @@ func BenchmarkQueryDuringPassages(b *testing.B) {
 		b.ReportMetric(p50, "busy-p50-ms")
 		b.ReportMetric(p99, "busy-p99-ms")
 	}
+}
+
+// BenchmarkQueryTuning measures one short query (9 words) in a query
+// session with each ONNX Runtime option of SessionTuning and each thread
+// count, one option changed at a time from the default. Compare the
+// variants with `benchstat -col /opt`.
+func BenchmarkQueryTuning(b *testing.B) {
+	q := []string{"what causes bone fractures in elderly patients"}
+	ctx := context.Background()
+	for _, v := range []struct {
+		name    string
+		threads int
+		tune    SessionTuning
+	}{
+		{"default", 0, SessionTuning{}},
+		{"threads=1", 1, SessionTuning{}},
+		{"no-arena", 0, SessionTuning{NoArena: true}},
+		{"no-mem-pattern", 0, SessionTuning{NoMemPattern: true}},
+		{"graph=basic", 0, SessionTuning{GraphOpt: 1}},
+		{"graph=extended", 0, SessionTuning{GraphOpt: 2}},
+		{"spin", 0, SessionTuning{Spin: true}},
+	} {
+		var l *Local
+		if x, ok := tunedModels.Load(v.name); ok {
+			l = x.(*Local) // kept across -count runs, so that the variants interleave cheaply
+		} else {
+			var err error
+			l, err = LoadLocal(modelDir(b, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(b), QueryThreads: v.threads, QueryTuning: v.tune})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tunedModels.Store(v.name, l)
+		}
+		want, err := loadModel(b, "bge-small-en-v1.5").EmbedQueries(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("opt="+v.name, func(b *testing.B) {
+			got, err := l.EmbedQueries(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := l.EmbedQueries(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// A variant that changes the vector cannot serve collections
+			// embedded with the default passage session.
+			b.ReportMetric(cosine(got[0], toF64(want[0])), "cos-to-default")
+		})
+	}
+}
+
+// tunedModels keeps BenchmarkQueryTuning's models by variant.
+var tunedModels sync.Map
+
+func toF64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
 }

@@ -38,6 +38,30 @@ type LocalOptions struct {
 	// Workers is the number of session runs in flight at once in each of
 	// the two sessions (default 1).
 	Workers int
+	// QueryTuning tunes the query session's ONNX Runtime options for single
+	// short inputs; the zero value is the measured default (see
+	// SessionTuning).
+	QueryTuning SessionTuning
+}
+
+// SessionTuning holds ONNX Runtime session options beyond the thread
+// count. The zero value keeps ONNX Runtime's defaults: the CPU memory arena
+// and memory pattern on, every graph optimization (ORT_ENABLE_ALL), idle
+// pool threads sleeping rather than spinning. BenchmarkQueryTuning measures
+// each option on one short query: on the 2-core development machine none
+// beat the defaults by more than the noise (bench/README.md), so they stay.
+type SessionTuning struct {
+	// NoArena turns the CPU memory arena off (allocations go to the
+	// system allocator).
+	NoArena bool
+	// NoMemPattern turns memory pattern planning off (it pays for inputs
+	// of repeated shapes; query lengths vary).
+	NoMemPattern bool
+	// GraphOpt lowers graph optimization: 1 basic, 2 extended (0 = all).
+	GraphOpt int
+	// Spin lets idle intra-op threads spin (lower wake-up latency, but the
+	// spinning burns a core the rest of the server shares).
+	Spin bool
 }
 
 // DefaultThreads returns the default LocalOptions.Threads (passages) and
@@ -48,6 +72,9 @@ func DefaultThreads(procs int) (passage, query int) {
 
 // Validate reports whether the options are usable.
 func (o LocalOptions) Validate() error {
+	if o.QueryTuning.GraphOpt < 0 || o.QueryTuning.GraphOpt > 2 {
+		return fmt.Errorf("query graph optimization level %d, want 0 (all), 1 (basic) or 2 (extended): %w", o.QueryTuning.GraphOpt, ErrInvalidConfig)
+	}
 	if o.Threads < 0 || o.QueryThreads < 0 || o.BatchSize < 0 || o.Workers < 0 {
 		return fmt.Errorf("threads %d, query threads %d, batch size %d, workers %d: %w", o.Threads, o.QueryThreads, o.BatchSize, o.Workers, ErrInvalidConfig)
 	}
@@ -151,7 +178,7 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 		outName:        outName,
 		passageThreads: opts.Threads,
 	}
-	if l.query, err = l.newSession(opts.QueryThreads, opts.Workers); err != nil {
+	if l.query, err = l.newSession(opts.QueryThreads, opts.Workers, opts.QueryTuning); err != nil {
 		return nil, err
 	}
 	// The passage session gets its bound on runs in flight now; the
@@ -160,9 +187,9 @@ func LoadLocal(dir string, opts LocalOptions) (*Local, error) {
 	return l, nil
 }
 
-// newSession creates a session of the model with threads intra-op threads
-// and at most workers runs in flight.
-func (l *Local) newSession(threads, workers int) (*session, error) {
+// newSession creates a session of the model with threads intra-op threads,
+// at most workers runs in flight and the options of tune.
+func (l *Local) newSession(threads, workers int, tune SessionTuning) (*session, error) {
 	so, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w: %w", ErrRuntime, err)
@@ -176,8 +203,31 @@ func (l *Local) newSession(threads, workers int) (*session, error) {
 	}
 	// Idle pool threads sleep instead of spinning: the process shares the
 	// CPU with the rest of the server.
-	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+	spin := "0"
+	if tune.Spin {
+		spin = "1"
+	}
+	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", spin); err != nil {
 		return nil, fmt.Errorf("session config: %w: %w", ErrRuntime, err)
+	}
+	if tune.NoArena {
+		if err := so.SetCpuMemArena(false); err != nil {
+			return nil, fmt.Errorf("memory arena: %w: %w", ErrRuntime, err)
+		}
+	}
+	if tune.NoMemPattern {
+		if err := so.SetMemPattern(false); err != nil {
+			return nil, fmt.Errorf("memory pattern: %w: %w", ErrRuntime, err)
+		}
+	}
+	if tune.GraphOpt != 0 {
+		level := ort.GraphOptimizationLevel(ort.GraphOptimizationLevelEnableBasic)
+		if tune.GraphOpt == 2 {
+			level = ort.GraphOptimizationLevelEnableExtended
+		}
+		if err := so.SetGraphOptimizationLevel(level); err != nil {
+			return nil, fmt.Errorf("graph optimization: %w: %w", ErrRuntime, err)
+		}
 	}
 	sess, err := ort.NewDynamicAdvancedSession(l.modelPath, l.inNames, []string{l.outName}, so)
 	if err != nil {
@@ -204,7 +254,7 @@ func (l *Local) passageSession() (*session, error) {
 			l.passageErr = fmt.Errorf("model %s: %w", l.man.Name, ErrClosed)
 			return
 		}
-		s, err := l.newSession(l.passageThreads, cap(l.passage.sem))
+		s, err := l.newSession(l.passageThreads, cap(l.passage.sem), SessionTuning{})
 		if err != nil {
 			l.passageErr = err
 			return

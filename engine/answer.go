@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,7 +21,7 @@ type LLMAnswerer interface {
 // when the engine has one.
 func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
 	start := e.opts.Now()
-	p, err := e.plan(owner, collections, req)
+	p, err := e.plan(ctx, owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
 	}
@@ -31,13 +32,18 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		p.full = false
 		p.docsOut = req.Highlight != nil && *req.Highlight
 	}
+	p.loadAll = true
+	t := time.Now()
 	hits, err := e.retrieve(ctx, p)
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	p.tm.retrieve = time.Since(t) - p.tm.embed - p.tm.fuse
+	t = time.Now()
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
+	p.tm.load, t = time.Since(t), time.Now()
 	cfg, err := e.summaryConfig(p)
 	if err != nil {
 		return SearchResponse{}, err
@@ -81,7 +87,9 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}
+	p.tm.render = time.Since(t)
 	resp.Metadata.TookMS = e.msSince(start)
+	resp.Metadata.Timings = p.tm.report()
 	return resp, nil
 }
 

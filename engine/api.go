@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -37,6 +38,9 @@ type SearchRequest struct {
 	// left out. Unset, documents with a score of 0 (no evidence from
 	// either retriever) are left out; 0 keeps them too.
 	MinScore *float64 `json:"min_score,omitempty"`
+	// Rerank re-scores the best candidates with the reranker (English
+	// collections; see RerankRequest).
+	Rerank *RerankRequest `json:"rerank,omitempty"`
 
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
@@ -65,7 +69,33 @@ func ParseSearchRequest(body []byte) (SearchRequest, error) {
 	if err := checkMaxTokens(body); err != nil {
 		return r, err
 	}
+	if err := checkNullItems(body); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// checkNullItems rejects a null item of include_fields or include_content
+// in a JSON body that has been decoded already: decoded into a string it
+// would become "", which is not what the client sent (a null list itself
+// is read as absent).
+func checkNullItems(body []byte) error {
+	var sent struct {
+		IncludeFields  []json.RawMessage `json:"include_fields"`
+		IncludeContent []json.RawMessage `json:"include_content"`
+	}
+	_ = json.Unmarshal(body, &sent) // valid: decoded before
+	for _, l := range []struct {
+		name  string
+		items []json.RawMessage
+	}{{"include_fields", sent.IncludeFields}, {"include_content", sent.IncludeContent}} {
+		for i, it := range l.items {
+			if string(bytes.TrimSpace(it)) == "null" {
+				return invalidField(fmt.Sprintf("%s[%d]", l.name, i), "must be a string, got null")
+			}
+		}
+	}
+	return nil
 }
 
 // SearchResponse is the response of search, query and answer requests.
@@ -127,6 +157,35 @@ type Metadata struct {
 	// NextOffset is the offset of the next page, present when the ranking
 	// holds more documents than this page reaches.
 	NextOffset *int `json:"next_offset,omitempty"`
+	// Timings breaks TookMS down by stage; present in every search and
+	// answer response.
+	Timings *Timings `json:"timings,omitempty"`
+}
+
+// Timings reports where a search spent its time, in milliseconds with
+// microsecond precision. The stages run in this order; TookMS also covers
+// request validation and query analysis, so it is at least their sum
+// without EncodeMS.
+type Timings struct {
+	// EmbedMS is the time taken to embed the query (0 for keyword-only
+	// searches and for a query vector found in the engine's cache).
+	EmbedMS float64 `json:"embed_ms"`
+	// EmbedCached reports that the query vector came from the cache of
+	// recent query vectors (Options.QueryCacheSize).
+	EmbedCached bool `json:"embed_cached,omitempty"`
+	// RetrieveMS covers the candidates: the filter, BM25, the vector index,
+	// exact identifiers and the other retriever's evidence.
+	RetrieveMS float64 `json:"retrieve_ms"`
+	// FuseMS covers calibration, fusion, ranking and the min_score cut.
+	FuseMS float64 `json:"fuse_ms"`
+	// LoadMS covers loading the returned documents and cutting passages.
+	LoadMS float64 `json:"load_ms"`
+	// RenderMS covers shaping the returned documents (content, sections,
+	// fields, passages), summaries and answers.
+	RenderMS float64 `json:"render_ms"`
+	// EncodeMS is the time the HTTP server took to encode the response
+	// before the metadata; absent from the library API's responses.
+	EncodeMS *float64 `json:"encode_ms,omitempty"`
 }
 
 // Tokens reports token counts.

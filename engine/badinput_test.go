@@ -26,6 +26,8 @@ func TestParseRequestsInAPIWords(t *testing.T) {
 		{"search nested type", parseSearch, `{"query": "a", "summary_config": {"tokenizer": 1}}`, "search request: summary_config.tokenizer must be a string, got a number", "summary_config.tokenizer"},
 		{"search unknown", parseSearch, `{"query": "a", "summary_config": {"max_tokenz": 1}}`, `search request: unknown field "summary_config.max_tokenz" (known fields of summary_config: max_tokens, summary_separator, document_separator, tokenizer)`, "summary_config.max_tokenz"},
 		{"search max_tokens 0", parseSearch, `{"query": "a", "summary_config": {"max_tokens": 0}}`, "summary_config.max_tokens: must be a positive integer, got 0 (omit it for the default)", "summary_config.max_tokens"},
+		{"search include_fields null item", parseSearch, `{"query": "a", "include_fields": ["title", null]}`, "include_fields[1]: must be a string, got null", "include_fields[1]"},
+		{"search include_content null item", parseSearch, `{"query": "a", "include_content": [null]}`, "include_content[0]: must be a string, got null", "include_content[0]"},
 		{"search max_tokens -3", parseSearch, `{"query": "a", "summary_config": {"max_tokens": -3}}`, "summary_config.max_tokens: must be a positive integer, got -3 (omit it for the default)", "summary_config.max_tokens"},
 		{"config type", parseConfig, `{"fields": {"a": {"type": "enum", "multi": 1}}}`, "collection configuration: fields.a.multi must be a boolean, got a number", "fields.a.multi"},
 		{"config remote", parseConfig, `{"embedding_config": {"model": {"url": "http://x", "model": "m", "dims": "3"}}}`, "collection configuration: embedding_config.model.dims must be an integer, got a string", "embedding_config.model.dims"},
@@ -58,6 +60,27 @@ func TestParseRequestsInAPIWords(t *testing.T) {
 	}
 	if _, err := engine.ParseSearchRequest([]byte(`{"query": "a", "summary_config": {"max_tokens": 5}}`)); err != nil {
 		t.Errorf("max_tokens 5: %v", err)
+	}
+	// An integer written as 5.0 or 5e2 is an integer (JSON Schema counts
+	// it as one, and the decoder reads it so): accepted with its value,
+	// not reported as "got 0" (schemathesis).
+	for _, tc := range []struct {
+		raw  string
+		want int
+	}{{"5.0", 5}, {"5e2", 500}, {"1.0", 1}, {"7.6e1", 76}} {
+		r, err := engine.ParseSearchRequest([]byte(`{"query": "a", "summary_config": {"max_tokens": ` + tc.raw + `}}`))
+		if err != nil || r.SummaryConfig == nil || r.SummaryConfig.MaxTokens != tc.want {
+			t.Errorf("search max_tokens %s: %+v, %v; want %d", tc.raw, r.SummaryConfig, err, tc.want)
+		}
+		cfg, err := engine.ParseCollectionConfig([]byte(`{"summary_config": {"max_tokens": ` + tc.raw + `}}`))
+		if err != nil || cfg.SummaryConfig.MaxTokens != tc.want {
+			t.Errorf("config max_tokens %s: %d, %v; want %d", tc.raw, cfg.SummaryConfig.MaxTokens, err, tc.want)
+		}
+	}
+	for _, raw := range []string{"0.0", "-2e0", "0e5"} {
+		if err := parseSearch([]byte(`{"query": "a", "summary_config": {"max_tokens": ` + raw + `}}`)); !errors.Is(err, engine.ErrInvalid) || !strings.Contains(err.Error(), "must be a positive integer, got "+raw) {
+			t.Errorf("search max_tokens %s: %v, want a 400 naming %s", raw, err, raw)
+		}
 	}
 }
 
@@ -146,5 +169,37 @@ func TestIngestStopReportedAtItsRecord(t *testing.T) {
 	last := res.Errors[2]
 	if last.Record == nil || *last.Record != 3 || !strings.Contains(last.Message, "the rest of the upload were not read") {
 		t.Errorf("stop reported as %+v (record %v), want record 3", last, *last.Record)
+	}
+}
+
+// TestRemoteLimits: a remote model's dims is bounded by MaxRemoteDims,
+// its timeout_ms and batch_size by the OpenAPI document's 2147483647; a
+// configuration beyond answers 400 naming the field, at the bound it is
+// valid.
+func TestRemoteLimits(t *testing.T) {
+	for _, tc := range []struct {
+		field, value string
+		ok           bool
+	}{
+		{"dims", "8", true}, {"dims", "8192", true}, {"dims", "8193", false}, {"dims", "9223372036854775807", false},
+		{"batch_size", "2147483647", true}, {"batch_size", "2147483648", false}, {"batch_size", "-1", false},
+		{"timeout_ms", "2147483647", true}, {"timeout_ms", "2147483648", false}, {"timeout_ms", "-1", false},
+	} {
+		extra := ""
+		if tc.field != "dims" {
+			extra = `, "` + tc.field + `": ` + tc.value
+			tc.value = "8"
+		}
+		cfg, err := engine.ParseCollectionConfig([]byte(`{"embedding_config": {"model": {"url": "http://gpu-box", "model": "m", "dims": ` + tc.value + extra + `}}}`))
+		if err == nil {
+			err = cfg.Normalize()
+		}
+		var ee *engine.Error
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s%s: %v", tc.value, extra, err)
+		case !tc.ok && (!errors.As(err, &ee) || !errors.Is(err, engine.ErrInvalid) || ee.Details["field"] != "embedding_config.model."+tc.field):
+			t.Errorf("dims %s%s: %v, want ErrInvalid naming embedding_config.model.%s", tc.value, extra, err, tc.field)
+		}
 	}
 }

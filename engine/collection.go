@@ -12,6 +12,7 @@ import (
 type docLoc struct {
 	seg   uint64
 	local uint32
+	gen   uint64 // the commit that wrote the copy, or replaces it (version.go)
 }
 
 // collection is the in-memory state of one collection. Readers take a
@@ -23,6 +24,8 @@ type collection struct {
 	e         *Engine
 	owner, id string
 	num       uint32 // the collection's number in store keys
+	// index is the collection's index on the Backend ("" without one).
+	index string
 
 	// wmu serializes the commits of writers (writer.flush, DeleteDocument,
 	// merge) and of DeleteCollection. Readers never take it.
@@ -44,6 +47,9 @@ type collection struct {
 		segs []*segment.Segment
 		// loc locates the live copy of each document.
 		loc map[string]docLoc
+		// gen numbers the commits that write documents; visible is the
+		// last one installed (version.go).
+		gen, visible uint64
 		// vocabCache is the diacritics vocabulary, built on demand and
 		// dropped by every commit (invalidateVocabulary).
 		vocabCache *vocabCache

@@ -56,4 +56,18 @@ func TestOpenFormatV1(t *testing.T) {
 	if len(res.Documents) != 1 || res.Documents[0].DocumentID != "r1" {
 		t.Fatalf("search over the v1 store: %+v", res.Documents)
 	}
+	// A delete rewrites the delete bitmap of an old segment in the current
+	// envelope beside its format 1 parts; the mixed segment must reopen.
+	if err := e.DeleteDocument(ctx, "", "compat", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e, err = engine.Open(engine.Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("reopen after a delete: %v", err)
+	}
+	defer e.Close()
+	if c, err := e.GetCollection(ctx, "", "compat"); err != nil || c.DocumentCount != 2 {
+		t.Fatalf("after deleting r1 and reopening: %+v %v", c, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -259,15 +260,24 @@ func ParseCollectionConfig(body []byte) (CollectionConfig, error) {
 // checkMaxTokens rejects a summary_config.max_tokens below 1 sent in a
 // JSON body that has been decoded already (an omitted value means the
 // default; the decoded struct cannot tell 0 from omitted).
+//
+// The number is read as written (json.Number): an integer may be written
+// 5.0 or 5e2 (decodeRequest reads those into integer fields, as JSON
+// Schema counts them), which json.Unmarshal into an int would fail on,
+// leaving 0 behind.
 func checkMaxTokens(body []byte) error {
 	var sent struct {
 		SummaryConfig *struct {
-			MaxTokens *int `json:"max_tokens"`
+			MaxTokens *json.Number `json:"max_tokens"`
 		} `json:"summary_config"`
 	}
 	_ = json.Unmarshal(body, &sent) // valid: decoded before
-	if sc := sent.SummaryConfig; sc != nil && sc.MaxTokens != nil && *sc.MaxTokens < 1 {
-		return invalidField("summary_config.max_tokens", "must be a positive integer, got %d (omit it for the default)", *sc.MaxTokens)
+	sc := sent.SummaryConfig
+	if sc == nil || sc.MaxTokens == nil {
+		return nil
+	}
+	if f, err := sc.MaxTokens.Float64(); err == nil && f < 1 {
+		return invalidField("summary_config.max_tokens", "must be a positive integer, got %s (omit it for the default)", sc.MaxTokens.String())
 	}
 	return nil
 }
@@ -321,6 +331,17 @@ func (c *CollectionConfig) Normalize() error {
 		}
 		if r.Model == "" {
 			return invalidField("embedding_config.model.model", "names the remote model and is required")
+		}
+		if r.Dims > MaxRemoteDims {
+			return invalidField("embedding_config.model.dims", "must be at most %d (the remote model's vector length), got %d", MaxRemoteDims, r.Dims)
+		}
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"timeout_ms", r.TimeoutMS}, {"batch_size", r.BatchSize}} {
+			if f.v < 0 || f.v > math.MaxInt32 {
+				return invalidField("embedding_config.model."+f.name, "must be 0..%d (0: the default), got %d", math.MaxInt32, f.v)
+			}
 		}
 	}
 	if len(c.Fields) > MaxFieldsPerCollection {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,6 +22,9 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 	if err != nil {
 		return Document{}, err
 	}
+	if e.remote() {
+		return e.loadRemoteDoc(ctx, c, id)
+	}
 	c.mu.RLock()
 	_, ok := c.mu.loc[id]
 	c.mu.RUnlock()
@@ -33,6 +35,11 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 }
 
 func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
+	return e.loadDocParts(c, id, bodyParts{})
+}
+
+// loadDocParts loads a document with the parts of its body bp asks for.
+func (e *Engine) loadDocParts(c *collection, id string, bp bodyParts) (Document, error) {
 	raw, err := e.store.Document(c.num, id)
 	if errors.Is(err, segment.ErrNotFound) {
 		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
@@ -40,8 +47,8 @@ func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	var sd storedDoc
-	if err := json.Unmarshal(raw, &sd); err != nil {
+	sd, err := decodeStoredDoc(raw, bp)
+	if err != nil {
 		return Document{}, fmt.Errorf("decode document %q: %w", id, err)
 	}
 	return Document{DocumentID: id, Sections: sd.Sections, Fields: sd.Fields}, nil
@@ -52,6 +59,9 @@ func (e *Engine) DeleteDocument(ctx context.Context, owner, coll, id string) err
 	c, err := e.collection(owner, coll)
 	if err != nil {
 		return err
+	}
+	if e.remote() {
+		return e.deleteRemoteDocument(ctx, c, id)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -90,6 +100,9 @@ func (e *Engine) ListDocuments(ctx context.Context, owner, coll string, limit in
 	}
 	if limit > 10000 {
 		return nil, "", invalidField("limit", "must be at most 10000, got %d", limit)
+	}
+	if e.remote() {
+		return e.listRemoteDocuments(ctx, c, limit, cursor)
 	}
 	c.mu.RLock()
 	ids := make([]string, 0, len(c.mu.loc))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/najdi/najdi/embed"
 )
@@ -71,12 +72,27 @@ func (e *Engine) embedPassages(ctx context.Context, emb Embedder, texts []string
 	return out, nil
 }
 
-func (e *Engine) embedQueries(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
-	vs, err := emb.EmbedQueries(ctx, texts)
+// queryEmbedding returns the vector of the plan's query for the embedding
+// method key (EmbeddingConfig.Key), from the engine's LRU cache when it is
+// there, else embedded by emb and cached, and records the time taken and
+// whether it was cached in p.tm. The vector is shared: callers must not
+// modify it.
+func (e *Engine) queryEmbedding(ctx context.Context, p *plan, emb Embedder, key string) ([]float32, error) {
+	start := time.Now()
+	defer func() { p.tm.embed = time.Since(start) }()
+	if v, ok := e.queries.get(key, p.query); ok {
+		p.tm.cached = true
+		return v, nil
+	}
+	vs, err := emb.EmbedQueries(ctx, []string{p.query})
 	if err != nil {
 		return nil, embedError(emb, err)
 	}
-	return vs, nil
+	if len(vs) != 1 {
+		return nil, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d vectors for one query", emb.Name(), len(vs))}
+	}
+	e.queries.put(key, p.query, vs[0])
+	return vs[0], nil
 }
 
 func embedError(emb Embedder, err error) error {

@@ -34,12 +34,16 @@ type Options struct {
 	MergeInterval time.Duration
 	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
 	Ranker RankerConfig
+	// Reranker re-scores the best candidates of searches that ask for it
+	// (SearchRequest.Rerank); nil refuses such searches.
+	Reranker Reranker
 	// Answerer generates answers with an LLM; nil means extractive answers.
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the engine's clock (default time.Now): metadata.took_ms,
-	// collection timestamps and the flush interval of ingest jobs.
+	// collection timestamps, the flush interval of ingest jobs, job
+	// start and finish times and their retention.
 	Now func() time.Time
 
 	// IngestWorkers is the number of ingests that parse, analyze and embed
@@ -49,10 +53,20 @@ type Options struct {
 	// MaxIngests bounds the synchronous ingests running or waiting for a
 	// turn (default 8); Ingest beyond it fails with ErrBusy.
 	MaxIngests int
+	// Backend, when set, serves every collection from a search cluster
+	// (package cluster): collection records, documents and retrieval live
+	// there and the engine's store keeps only jobs. Nil: the embedded
+	// store.
+	Backend Backend
+
 	// MaxIngestJobs bounds the asynchronous jobs queued or running (default
 	// 32) and MaxIngestJobsPerOwner those of one owner (default 8);
 	// StartIngest beyond either fails with ErrBusy.
 	MaxIngestJobs, MaxIngestJobsPerOwner int
+	// QueryCacheSize is the number of query vectors kept in an LRU cache,
+	// so that a repeated short query is not embedded again (default
+	// DefaultQueryCacheSize; negative disables the cache).
+	QueryCacheSize int
 }
 
 func (o *Options) fill() error {
@@ -98,6 +112,9 @@ func (o *Options) fill() error {
 	if o.MaxIngestJobsPerOwner == 0 {
 		o.MaxIngestJobsPerOwner = defaultMaxIngestJobsPerOwner
 	}
+	if o.QueryCacheSize == 0 {
+		o.QueryCacheSize = DefaultQueryCacheSize
+	}
 	return nil
 }
 
@@ -118,6 +135,7 @@ type Engine struct {
 	kick chan struct{}
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
+	queries     *queryCache  // query vectors (querycache.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
 
 	// restorer is the base diacritics restorer (see baseRestorer).
@@ -153,7 +171,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{})}
+	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{}), queries: newQueryCache(opts.QueryCacheSize)}
 	err = st.Collections(func(owner, id string, raw []byte) error {
 		var rec collRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -218,6 +236,12 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
 	}
+	if e.remote() {
+		if e.closed() {
+			return Collection{}, false, ErrClosed
+		}
+		return e.putRemoteCollection(ctx, owner, id, cfg)
+	}
 	if cfg.modelDefaulted {
 		// A configuration that names no model keeps an existing
 		// collection's model: its vectors were made with it.
@@ -278,12 +302,22 @@ func (e *Engine) GetCollection(ctx context.Context, owner, id string) (Collectio
 	if err != nil {
 		return Collection{}, err
 	}
+	if e.remote() {
+		return e.remoteInfo(ctx, c)
+	}
 	return c.info(), nil
 }
 
 // ListCollections returns the owner's collections sorted by id. An admin
 // passes all=true to see every owner's collections.
 func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []Collection {
+	if e.remote() {
+		out, err := e.listRemoteCollections(ctx, owner, all)
+		if err != nil {
+			e.log.Warn("list collections", "err", err)
+		}
+		return out
+	}
 	e.mu.RLock()
 	out := make([]Collection, 0, len(e.colls))
 	for k, c := range e.colls {
@@ -301,8 +335,26 @@ func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []
 	return out
 }
 
+// Collections is ListCollections with the error of a Backend that cannot
+// list them (the embedded store always can).
+func (e *Engine) Collections(ctx context.Context, owner string, all bool) ([]Collection, error) {
+	if e.remote() {
+		if e.closed() {
+			return nil, ErrClosed
+		}
+		return e.listRemoteCollections(ctx, owner, all)
+	}
+	return e.ListCollections(ctx, owner, all), nil
+}
+
 // DeleteCollection removes a collection and all its documents.
 func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
+	if e.remote() {
+		if e.closed() {
+			return ErrClosed
+		}
+		return e.deleteRemoteCollection(ctx, owner, id)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	k := collKey{owner, id}
@@ -325,6 +377,9 @@ func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
 func (e *Engine) collection(owner, id string) (*collection, error) {
 	if e.closed() {
 		return nil, ErrClosed
+	}
+	if e.remote() {
+		return e.remoteCollection(context.Background(), owner, id)
 	}
 	e.mu.RLock()
 	c, ok := e.colls[collKey{owner, id}]

@@ -187,7 +187,7 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	rec := jobRecord{
 		Owner:         owner,
 		CollectionNum: c.num,
-		Status:        JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: time.Now().UTC()},
+		Status:        JobStatus{JobID: uuid.NewString(), CollectionID: coll, Status: "running", Errors: []IngestError{}, StartedAt: e.opts.Now().UTC()},
 		Format:        req.Format,
 		ContentType:   req.ContentType,
 		FileName:      req.FileName,
@@ -302,7 +302,7 @@ func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 	e.jobs.mu.Lock()
 	e.jobs.leave(j)
 	st := &j.rec.Status
-	now := time.Now().UTC()
+	now := e.opts.Now().UTC()
 	st.FinishedAt = &now
 	st.Processed = len(res.Documents)
 	if err == nil {
@@ -374,7 +374,7 @@ func (e *Engine) loadJobs() error {
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("job %s: %w", key, err)
 		}
-		if rec.Status.FinishedAt != nil && time.Since(*rec.Status.FinishedAt) > jobRetention {
+		if rec.Status.FinishedAt != nil && e.opts.Now().Sub(*rec.Status.FinishedAt) > jobRetention {
 			expired = append(expired, rec.Status.JobID)
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -81,5 +82,52 @@ func TestConcurrentJobResumedAfterClose(t *testing.T) {
 	defer e.Close()
 	if st2, err := e.Job("", "jobs", id); err != nil || st2.Status != "done" || st2.Processed != rows || st2.Restarts != st.Restarts {
 		t.Fatalf("job after a second reopen: %+v, %v", st2, err)
+	}
+}
+
+// TestJobClockIsOptionsNow checks that a job's start and finish times come
+// from Options.Now, like the rest of the engine, and that the retention of
+// finished jobs is measured on that clock: a job is dropped at reopen once
+// the clock has moved past jobRetention.
+func TestJobClockIsOptionsNow(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	clock := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	e, err := Open(Options{Dir: dir, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.PutCollection(context.Background(), "", "jobs", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.StartIngest("", "jobs", IngestRequest{Format: "csv", Data: []byte("a\nalpha\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st JobStatus
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
+		if st, err = e.Job("", "jobs", id); err != nil {
+			t.Fatal(err)
+		}
+		if st.Status != "running" {
+			break
+		}
+	}
+	if st.Status != "done" || !st.StartedAt.Equal(clock) || st.FinishedAt == nil || !st.FinishedAt.Equal(clock) {
+		t.Fatalf("job %+v, want done, started and finished at %v", st, clock)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	clock = clock.Add(jobRetention + time.Hour)
+	mu.Unlock()
+	if e, err = Open(Options{Dir: dir, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Job("", "jobs", id); err == nil {
+		t.Fatal("a job finished longer than jobRetention ago by Options.Now is still listed")
 	}
 }

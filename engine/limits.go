@@ -35,4 +35,9 @@ const (
 	// over all its documents; documents past it are returned truncated
 	// (possibly to no content) with "truncated": true.
 	MaxResponseContentBytes = 16 << 20
+
+	// MaxRemoteDims bounds embedding_config.model.dims of a remote
+	// embedding model (the largest common models have 3072 or 4096); a
+	// configuration declaring more answers 400.
+	MaxRemoteDims = 8192
 )

@@ -69,9 +69,11 @@ func (e *Engine) MergeNow(owner, coll string) error {
 		return err
 	}
 	segs := c.snapshot()
-	if len(segs) < 2 {
+	if len(segs) == 0 || len(segs) == 1 && segs[0].Deleted.IsEmpty() {
 		return nil
 	}
+	// One segment with deletes is rewritten too: its deleted documents'
+	// postings, vectors and field entries go.
 	return e.merge(c, segs)
 }
 
@@ -139,6 +141,17 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 	if len(vecs) != 0 && len(vecs) != len(parts) {
 		return fmt.Errorf("BUG: merging segments with and without vectors")
 	}
+	if len(merged.Docs) == 0 {
+		// Nothing live: the parts go and no empty segment replaces them.
+		merged = nil
+	} else if err := e.buildMerged(merged, remap, chunkRemap, texts, fields, vecs); err != nil {
+		return err
+	}
+	return e.commitMerge(c, parts, merged, remap)
+}
+
+// buildMerged builds the indexes of merged from those of parts.
+func (e *Engine) buildMerged(merged *segment.Segment, remap, chunkRemap [][]int32, texts []*invindex.TextIndex, fields []*invindex.FieldIndex, vecs []*vector.Index) error {
 	merged.InitChunkIndex()
 	merged.Text = invindex.MergeTextIndexes(texts, remap)
 	merged.Fields = invindex.MergeFieldIndexes(fields, remap)
@@ -149,7 +162,12 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		}
 		merged.Vectors = v
 	}
+	return nil
+}
 
+// commitMerge replaces parts by merged (nil: by nothing) under the write
+// lock, carrying over deletes that happened since parts were read.
+func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *segment.Segment, remap [][]int32) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped || e.closed() {
@@ -161,6 +179,9 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		if now == nil {
 			return nil // replaced meanwhile; try again later
 		}
+		if merged == nil {
+			continue
+		}
 		later := roaring.AndNot(now.Deleted, s.Deleted)
 		it := later.Iterator()
 		for it.HasNext() {
@@ -170,7 +191,9 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		}
 	}
 	b := e.store.NewBatch()
-	merged.Write(b, c.num)
+	if merged != nil {
+		merged.Write(b, c.num)
+	}
 	for _, s := range parts {
 		b.DeleteSegment(c.num, s.ID)
 	}
@@ -184,12 +207,17 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 			out = append(out, s)
 		}
 	}
+	if merged == nil {
+		c.mu.segs = out
+		c.mu.Unlock()
+		return nil
+	}
 	out = append(out, merged)
 	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	c.mu.segs = out
 	for local, doc := range merged.Docs {
 		if !merged.Deleted.Contains(uint32(local)) {
-			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local)}
+			c.mu.loc[doc] = docLoc{seg: merged.ID, local: uint32(local), gen: c.mu.loc[doc].gen}
 		}
 	}
 	c.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
 )
 
@@ -11,12 +12,19 @@ import (
 const defaultPassages = 3
 
 // loadHits loads the hits' documents and cuts their passages. A document
-// deleted since the search took its snapshot is dropped, not returned
-// empty.
+// deleted or replaced since the search took its snapshot is dropped, not
+// returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	if e.remote() {
+		return e.loadRemoteHits(p, hits)
+	}
+	bp := p.bodyParts()
+	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
+		return e.liveHits(p, hits), nil
+	}
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadDoc(h.c, h.docID)
+		d, err := e.loadMatched(p, h, bp)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -30,6 +38,35 @@ func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 		keep = append(keep, h)
 	}
 	return keep, nil
+}
+
+// bodyParts returns the parts of the hits' bodies the response uses:
+// summaries and answers read every section; otherwise only the sections
+// include_fields names, or none when neither content nor passages are
+// returned; fields only with content.
+func (p *plan) bodyParts() bodyParts {
+	if p.summaries || p.summaryStr || p.loadAll {
+		return bodyParts{}
+	}
+	bp := bodyParts{noFields: !p.full, sections: p.fields}
+	if !p.full && !(p.highlight && p.query != "") {
+		bp.sections = map[string]bool{}
+	}
+	return bp
+}
+
+// liveHits drops the hits whose documents were deleted since the search
+// took its snapshot, without loading any: the response uses no part of
+// their bodies.
+func (e *Engine) liveHits(p *plan, hits []*hit) []*hit {
+	keep := hits[:0]
+	for _, h := range hits {
+		if h.c.matched(h, p.visible[h.c]) {
+			h.doc = &Document{DocumentID: h.docID}
+			keep = append(keep, h)
+		}
+	}
+	return keep
 }
 
 // passages merges keyword passages and the best semantic chunks.
@@ -51,21 +88,21 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		if i >= defaultPassages {
 			break
 		}
-		ref := h.seg.Chunks[ch.id]
+		ref := h.chunkRef(ch.id)
 		sec := int(ref.Section)
 		if sec >= len(secs) || secs[sec] == "" {
 			continue
 		}
-		runes := []rune(secs[sec])
 		st, en := int(ref.Start), int(ref.End)
-		if en > len(runes) || st >= en {
-			continue
-		}
 		score := rk.semanticScore(ch.cos)
-		if score <= 0 {
+		if st >= en || score <= 0 {
 			continue
 		}
-		out = append(out, Passage{Text: string(runes[st:en]), Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
+		span, ok := runeSpan(secs[sec], st, en)
+		if !ok {
+			continue
+		}
+		out = append(out, Passage{Text: span, Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
 	}
 	slices.SortStableFunc(out, func(a, b Passage) int {
 		if a.Score != b.Score {
@@ -94,4 +131,32 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 	}
 	return keep
+}
+
+// chunkRef locates chunk id of bestCh: in the hit's segment, or in refs
+// for a hit from a Backend.
+func (h *hit) chunkRef(id uint32) segment.ChunkRef {
+	if h.seg == nil {
+		return h.refs[id]
+	}
+	return h.seg.Chunks[id]
+}
+
+// runeSpan returns the part of s between code points st and en (st < en),
+// without copying; false when s has fewer than en code points.
+func runeSpan(s string, st, en int) (string, bool) {
+	n, lo := 0, -1
+	for i := range s {
+		if n == st {
+			lo = i
+		}
+		if n == en {
+			return s[lo:i], true
+		}
+		n++
+	}
+	if n == en && lo >= 0 {
+		return s[lo:], true
+	}
+	return "", false
 }

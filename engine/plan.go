@@ -2,17 +2,20 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/segment"
 )
 
 // plan is a validated search request.
 type plan struct {
+	// ctx is the request's context (for a Backend's calls).
+	ctx        context.Context
 	req        SearchRequest
 	query      string // after diacritics restoration
 	changed    bool
@@ -31,6 +34,9 @@ type plan struct {
 	fields     map[string]bool
 	flt        filter.Query
 	colls      []*collection
+	// visible is each collection's installed commit generation when the
+	// search started, before its snapshot (version.go).
+	visible map[*collection]uint64
 	// stats are the segments whose statistics (N, document frequencies,
 	// average length) weigh keyword terms: those of every searched
 	// collection, so that scores are comparable across collections.
@@ -40,17 +46,29 @@ type plan struct {
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
+	// tm times the stages of the search (metadata.timings).
+	tm stageTimes
+	// loadAll loads every part of the hits' bodies (answers).
+	loadAll bool
+	// rerankK is the number of candidates to rerank (0: no reranking).
+	rerankK int
 }
 
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
-func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
-	p := &plan{req: req, query: strings.TrimSpace(req.Query)}
+func (e *Engine) plan(ctx context.Context, owner string, ids []string, req SearchRequest) (*plan, error) {
+	// White space as the OpenAPI document's \S pattern of an answer's
+	// query reads it.
+	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err
 	}
 	p.colls = colls
+	p.visible = make(map[*collection]uint64, len(colls))
+	for _, c := range colls {
+		p.visible[c] = c.visibleGen()
+	}
 	if err := p.planOutput(req); err != nil {
 		return nil, err
 	}
@@ -65,6 +83,9 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
+	}
+	if err := e.planRerank(p, req); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

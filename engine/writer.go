@@ -20,6 +20,9 @@ type pendingDoc struct {
 	// idProp names the record property that gave the document id: its
 	// value is the id and is exempt from the number check (checkDoc).
 	idProp string
+	// record marks a row of a record format: its sections embed packed
+	// (records.go).
+	record bool
 }
 
 type fieldInput struct {
@@ -56,6 +59,11 @@ type writer struct {
 	// the documents of a full first flush (prescanTypes): its progress
 	// flushes may settle them.
 	decided map[string]bool
+
+	// remoteDocs and remoteVecs are what prepare keeps for a Backend: each
+	// document's terms, and the chunks' vectors (commitRemote).
+	remoteDocs []remoteDoc
+	remoteVecs [][]float32
 
 	pending      []pendingDoc
 	pendingBytes int
@@ -176,7 +184,13 @@ func (w *writer) flush() error {
 	if err != nil {
 		return err
 	}
-	status, nsegs, err := w.commit(seg, docs, ids)
+	var status []DocStatus
+	nsegs := 0
+	if w.e.remote() {
+		status, err = w.commitRemote(seg, docs, ids)
+	} else {
+		status, nsegs, err = w.commit(seg, docs, ids)
+	}
 	if err != nil {
 		return err
 	}
@@ -226,6 +240,7 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 		inBatch[id] = true
 	}
 	c.mu.RUnlock()
+	gen := c.markReplacing(ids)
 
 	b := w.e.store.NewBatch()
 	for i, d := range docs {
@@ -242,12 +257,21 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 		raw, err := json.Marshal(w.rec)
 		if err != nil {
 			b.Abort()
+			c.mu.Lock()
+			c.installedLocked(gen)
+			c.mu.Unlock()
 			return nil, 0, fmt.Errorf("encode collection: %w", err)
 		}
 		b.PutCollection(c.owner, c.id, raw)
 	}
 	if err := b.Commit(); err != nil {
+		c.mu.Lock()
+		c.installedLocked(gen)
+		c.mu.Unlock()
 		return nil, 0, err
+	}
+	if testHookCommitted != nil {
+		testHookCommitted()
 	}
 	c.mu.Lock()
 	// Segment ids are taken before the lock, so concurrent writers may
@@ -255,8 +279,9 @@ func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) (
 	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
 	slices.SortFunc(c.mu.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
 	for i, d := range docs {
-		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i)}
+		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i), gen: gen}
 	}
+	c.installedLocked(gen)
 	c.invalidateVocabulary()
 	if w.recDirty {
 		c.mu.rec = w.rec

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,90 +17,150 @@ import (
 )
 
 // prepare analyzes and embeds docs into a new segment without its field
-// index (see fields).
+// index (see fields). Its stages: per document, analysis into BM25F term
+// frequencies and chunking (analyzeDoc); the text index; then embedding
+// of every chunk into the vector index (buildVectors).
 func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
-	rk := w.e.opts.Ranker
 	rec := w.c.record()
+	if w.e.remote() {
+		return w.prepareRemote(&rec, docs)
+	}
 	tb := invindex.NewTextBuilder()
 	seg := &segment.Segment{ID: w.e.store.NextID(), Docs: make([]string, len(docs)), Deleted: roaring.New()}
-	var chunkTexts []string
-	tf := map[string]float32{}
-	var terms []invindex.TermFreq
+	p := docPrep{tf: map[string]float32{}}
 	for i, d := range docs {
-		local := uint32(i)
 		seg.Docs[i] = d.id
-		sample := ""
-		for _, s := range d.sections {
-			if len(sample) > 2000 {
-				break
-			}
-			sample += s.Content + "\n"
-		}
-		a := analyzerFor(rec.Config.SearchConfig.Language, sample)
-		clear(tf)
-		var length float32
-		for si, s := range d.sections {
-			if !searchable(&rec, s.Type) {
-				continue
-			}
-			boost := rk.SectionBoost(s.Type)
-			a.Analyze(s.Content, func(t text.Token) {
-				tf[t.Term] += boost
-				length += boost
-			})
-			if w.emb != nil {
-				for _, ch := range w.e.chunk(w.emb, s.Content) {
-					chunkTexts = append(chunkTexts, s.Content[ch[0]:ch[1]])
-					seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: uint32(si),
-						Start: uint32(text.RuneOffset(s.Content, ch[0])), End: uint32(text.RuneOffset(s.Content, ch[1]))})
-				}
-			}
-		}
-		// Envelope fields of type text and enum_text are searched too (a
-		// record's properties are sections already). Their chunks point
-		// past the sections: they give semantic evidence, not passages.
-		for fi, f := range d.fields {
-			content := w.fieldText(&rec, d, f)
-			if content == "" {
-				continue
-			}
-			a.Analyze(content, func(t text.Token) {
-				tf[t.Term]++
-				length++
-			})
-			if w.emb != nil {
-				for _, ch := range w.e.chunk(w.emb, content) {
-					chunkTexts = append(chunkTexts, content[ch[0]:ch[1]])
-					seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: uint32(len(d.sections) + fi),
-						Start: uint32(text.RuneOffset(content, ch[0])), End: uint32(text.RuneOffset(content, ch[1]))})
-				}
-			}
-		}
-		terms = terms[:0]
-		for t, f := range tf {
-			terms = append(terms, invindex.TermFreq{Term: t, Freq: f})
-		}
-		sortTerms(terms)
-		tb.Add(local, terms, length)
+		terms, length := w.analyzeDoc(&rec, seg, uint32(i), d, &p)
+		tb.Add(uint32(i), terms, length)
 	}
 	seg.Text = tb.Build()
 	seg.InitChunkIndex()
 	if w.emb != nil {
-		vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
+		idx, err := w.buildVectors(p.chunkTexts)
 		if err != nil {
 			return nil, err
-		}
-		vb := vector.NewBuilder(w.emb.Dims())
-		for i, v := range vecs {
-			vb.Add(uint32(i), v)
-		}
-		idx, err := vb.Build(w.e.opts.Ranker.VectorOptions())
-		if err != nil {
-			return nil, fmt.Errorf("build vector index: %w", err)
 		}
 		seg.Vectors = idx
 	}
 	return seg, nil
+}
+
+// prepareRemote is prepare for a Backend: the same analysis and chunking,
+// the terms of each document kept in w.remoteDocs and the chunks'
+// vectors in w.remoteVecs (for commitRemote) instead of text and vector
+// indexes; the segment holds only the documents and chunk locations.
+func (w *writer) prepareRemote(rec *collRecord, docs []pendingDoc) (*segment.Segment, error) {
+	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
+	seg := &segment.Segment{Docs: make([]string, len(docs)), Deleted: roaring.New()}
+	p := docPrep{tf: map[string]float32{}}
+	for i, d := range docs {
+		seg.Docs[i] = d.id
+		_, length := w.analyzeDoc(rec, seg, uint32(i), d, &p)
+		w.remoteDocs = append(w.remoteDocs, remoteDoc{terms: maps.Clone(p.tf), length: length})
+	}
+	if w.emb != nil && len(p.chunkTexts) > 0 {
+		vecs, err := w.e.embedPassages(w.ctx, w.emb, p.chunkTexts)
+		if err != nil {
+			return nil, err
+		}
+		w.remoteVecs = vecs
+	}
+	return seg, nil
+}
+
+// docPrep is prepare's scratch state, reused across documents.
+type docPrep struct {
+	tf         map[string]float32  // term → weighted frequency of one document
+	terms      []invindex.TermFreq // tf, sorted
+	chunkTexts []string            // the text of every chunk so far, by chunk id
+}
+
+// analyzeDoc analyzes document d (local number local) with the analyzer of
+// its language: searchable sections weighted by their section boost, then
+// envelope fields of type text and enum_text (a record's properties are
+// sections already). When the collection embeds, each of them is chunked
+// into seg.Chunks; a field's chunks point past the sections: they give
+// semantic evidence, not passages. It returns the document's sorted term
+// frequencies (valid until the next call) and its weighted length.
+func (w *writer) analyzeDoc(rec *collRecord, seg *segment.Segment, local uint32, d pendingDoc, p *docPrep) ([]invindex.TermFreq, float32) {
+	rk := w.e.opts.Ranker
+	sample := ""
+	for _, s := range d.sections {
+		if len(sample) > 2000 {
+			break
+		}
+		sample += s.Content + "\n"
+	}
+	a := analyzerFor(rec.Config.SearchConfig.Language, sample)
+	clear(p.tf)
+	var length float32
+	for si, s := range d.sections {
+		if !searchable(rec, s.Type) {
+			continue
+		}
+		boost := rk.SectionBoost(s.Type)
+		a.Analyze(s.Content, func(t text.Token) {
+			p.tf[t.Term] += boost
+			length += boost
+		})
+		if !d.record {
+			w.chunkInto(seg, p, local, uint32(si), s.Content)
+		}
+	}
+	if w.emb != nil && d.record {
+		texts, refs := w.recordChunks(rec, d, local) // records.go
+		p.chunkTexts = append(p.chunkTexts, texts...)
+		seg.Chunks = append(seg.Chunks, refs...)
+	}
+	for fi, f := range d.fields {
+		content := w.fieldText(rec, d, f)
+		if content == "" {
+			continue
+		}
+		a.Analyze(content, func(t text.Token) {
+			p.tf[t.Term]++
+			length++
+		})
+		w.chunkInto(seg, p, local, uint32(len(d.sections)+fi), content)
+	}
+	p.terms = p.terms[:0]
+	for t, f := range p.tf {
+		p.terms = append(p.terms, invindex.TermFreq{Term: t, Freq: f})
+	}
+	sortTerms(p.terms)
+	return p.terms, length
+}
+
+// chunkInto chunks content (section section of document local) for
+// embedding when the collection embeds: the chunk texts go to p, their
+// code-point ranges to seg.Chunks.
+func (w *writer) chunkInto(seg *segment.Segment, p *docPrep, local, section uint32, content string) {
+	if w.emb == nil {
+		return
+	}
+	for _, ch := range w.e.chunk(w.emb, content) {
+		p.chunkTexts = append(p.chunkTexts, content[ch[0]:ch[1]])
+		seg.Chunks = append(seg.Chunks, segment.ChunkRef{Doc: local, Section: section,
+			Start: uint32(text.RuneOffset(content, ch[0])), End: uint32(text.RuneOffset(content, ch[1]))})
+	}
+}
+
+// buildVectors embeds the chunk texts (vector id = chunk id) and builds the
+// segment's vector index.
+func (w *writer) buildVectors(chunkTexts []string) (*vector.Index, error) {
+	vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
+	if err != nil {
+		return nil, err
+	}
+	vb := vector.NewBuilder(w.emb.Dims())
+	for i, v := range vecs {
+		vb.Add(uint32(i), v)
+	}
+	idx, err := vb.Build(w.e.opts.Ranker.VectorOptions())
+	if err != nil {
+		return nil, fmt.Errorf("build vector index: %w", err)
+	}
+	return idx, nil
 }
 
 // searchable reports whether a section of this type takes part in keyword

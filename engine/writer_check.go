@@ -26,20 +26,8 @@ func (e *docTooLarge) Error() string {
 // document it accepts has its new fields' types recorded in w.types, which
 // fields uses when it types them at the flush.
 func (w *writer) checkDoc(d pendingDoc) error {
-	size := 0
-	for _, s := range d.sections {
-		size += len(s.Content)
-		if !utf8.ValidString(s.Type) {
-			return fmt.Errorf("section type %q is not valid UTF-8", s.Type)
-		}
-	}
-	for _, f := range d.fields {
-		for _, v := range f.vals {
-			size += len(v.Str)
-		}
-	}
-	if size > MaxDocumentBytes {
-		return &docTooLarge{n: MaxDocumentBytes}
+	if err := checkDocSize(d); err != nil {
+		return err
 	}
 	var added, demote map[string]string
 	for _, f := range d.fields {
@@ -60,26 +48,12 @@ func (w *writer) checkDoc(d pendingDoc) error {
 		// numbers from one file (1, 2, 3) do not reject the records of
 		// another whose ids are not (a-1); the value stays text.
 		if typ == FieldNumber && f.name != d.idProp {
-			for _, v := range f.vals {
-				if v.Kind == ingest.KindNull || (v.Kind == ingest.KindString && strings.TrimSpace(v.Str) == "") {
-					continue // blank: no value
-				}
-				if _, ok := numberOf(v); ok {
-					continue
-				}
-				if settled {
-					return fmt.Errorf("field %q is a number field: %s is not a number", f.name, quoteValue(v))
-				}
-				// Not settled: the column holds text too (a CSV "Dial"
-				// column of 93 and 1-684), so it is not a number field.
-				if demote == nil {
-					demote = map[string]string{}
-				}
-				demote[f.name] = FieldEnumText
-				if f.enum {
-					demote[f.name] = FieldEnum
-				}
-				break
+			to, err := checkNumbers(f, settled)
+			if err != nil {
+				return err
+			}
+			if to != "" {
+				demote = setType(demote, f.name, to)
 			}
 		}
 		if known {
@@ -92,23 +66,69 @@ func (w *writer) checkDoc(d pendingDoc) error {
 		if n := w.fieldCount() + len(added); n >= MaxFieldsPerCollection {
 			return fmt.Errorf("field %q would be field number %d of the collection, more than the limit of %d fields per collection", f.name, n+1, MaxFieldsPerCollection)
 		}
-		if added == nil {
-			added = map[string]string{}
-		}
-		added[f.name] = t
+		added = setType(added, f.name, t)
 	}
-	if len(added)+len(demote) > 0 {
-		if w.types == nil {
-			w.types = map[string]string{}
-		}
-		for n, t := range added {
-			w.types[n] = t
-		}
-		for n, t := range demote {
-			w.types[n] = t
-		}
+	for n, t := range added {
+		w.types = setType(w.types, n, t)
+	}
+	for n, t := range demote {
+		w.types = setType(w.types, n, t)
 	}
 	return nil
+}
+
+// setType records type t of field name in m, allocating m when nil.
+func setType(m map[string]string, name, t string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[name] = t
+	return m
+}
+
+// checkDocSize checks that the section types are valid UTF-8 and that the
+// document's text (sections and field values) is within MaxDocumentBytes.
+func checkDocSize(d pendingDoc) error {
+	size := 0
+	for _, s := range d.sections {
+		size += len(s.Content)
+		if !utf8.ValidString(s.Type) {
+			return fmt.Errorf("section type %q is not valid UTF-8", s.Type)
+		}
+	}
+	for _, f := range d.fields {
+		for _, v := range f.vals {
+			size += len(v.Str)
+		}
+	}
+	if size > MaxDocumentBytes {
+		return &docTooLarge{n: MaxDocumentBytes}
+	}
+	return nil
+}
+
+// checkNumbers checks the values of f, a number field: blanks are no
+// value; a value that is not a number is an error when the type is settled
+// and otherwise demotes the field to the text type returned (enum_text, or
+// enum for an enum column: the column holds text too, as a CSV "Dial"
+// column of 93 and 1-684).
+func checkNumbers(f fieldInput, settled bool) (demoteTo string, err error) {
+	for _, v := range f.vals {
+		if v.Kind == ingest.KindNull || (v.Kind == ingest.KindString && strings.TrimSpace(v.Str) == "") {
+			continue // blank: no value
+		}
+		if _, ok := numberOf(v); ok {
+			continue
+		}
+		if settled {
+			return "", fmt.Errorf("field %q is a number field: %s is not a number", f.name, quoteValue(v))
+		}
+		if f.enum {
+			return FieldEnum, nil
+		}
+		return FieldEnumText, nil
+	}
+	return "", nil
 }
 
 // fieldCount counts the collection's distinct fields: declared, inferred,

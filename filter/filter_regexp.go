@@ -112,15 +112,58 @@ func (q *Regexp) cost(e *evalCtx) (uint64, *roaring.Bitmap) {
 }
 
 func parseRegexp(_ *parser, path string, body any) (Query, error) {
-	field, fb, err := singleField(path, body)
+	q := &Regexp{}
+	var err error
+	q.Field, q.Value, err = parseValueClause(path, body, func(kpath, k string, v any) (bool, error) {
+		switch k {
+		case "flags":
+			s, ok := v.(string)
+			if !ok {
+				return true, errAt(kpath, "expected a string, got %s", jsonKind(v))
+			}
+			q.Flags = s
+		case "case_insensitive":
+			b, err := parseBoolFlag(kpath, v)
+			q.CaseInsensitive = b
+			return true, err
+		case "max_determinized_states":
+			n, err := strconv.Atoi(fmt.Sprint(v))
+			if err != nil || n <= 0 {
+				return true, errAt(kpath, "expected a positive integer")
+			}
+			q.MaxDeterminizedStates = n
+		case "flags_value":
+			return true, unsupportedAt(kpath, "regexp flags_value")
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	p, err := q.compile()
+	if err != nil {
+		return nil, rxErrorAt(path+"."+q.Field, err)
+	}
+	q.prog = p
+	return q, nil
+}
+
+// parseValueClause reads a single-field clause whose field takes a string
+// (the value) or an object with "value" and options, as regexp and prefix
+// do. opt is called with each other key of the object and its path, and
+// reports whether it knows the key; "rewrite", "boost" and "_name" are
+// accepted and ignored, any other key is an error.
+func parseValueClause(path string, body any, opt func(kpath, k string, v any) (known bool, err error)) (field, value string, err error) {
+	field, fb, err := singleField(path, body)
+	if err != nil {
+		return "", "", err
+	}
 	path += "." + field
-	q := &Regexp{Field: field}
 	switch x := fb.(type) {
 	case string:
-		q.Value = x
+		return field, x, nil
 	case map[string]any:
 		seen := false
 		for k, v := range x {
@@ -128,44 +171,27 @@ func parseRegexp(_ *parser, path string, body any) (Query, error) {
 			case "value":
 				s, ok := v.(string)
 				if !ok {
-					return nil, errAt(path+".value", "expected a string, got %s", jsonKind(v))
+					return "", "", errAt(path+".value", "expected a string, got %s", jsonKind(v))
 				}
-				q.Value, seen = s, true
-			case "flags":
-				s, ok := v.(string)
-				if !ok {
-					return nil, errAt(path+".flags", "expected a string, got %s", jsonKind(v))
-				}
-				q.Flags = s
-			case "case_insensitive":
-				if q.CaseInsensitive, err = parseBoolFlag(path+"."+k, v); err != nil {
-					return nil, err
-				}
-			case "max_determinized_states":
-				n, err := strconv.Atoi(fmt.Sprint(v))
-				if err != nil || n <= 0 {
-					return nil, errAt(path+"."+k, "expected a positive integer")
-				}
-				q.MaxDeterminizedStates = n
-			case "flags_value":
-				return nil, unsupportedAt(path+"."+k, "regexp flags_value")
+				value, seen = s, true
 			case "rewrite", "boost", "_name":
 			default:
-				return nil, errAt(path, "unknown parameter %q", k)
+				known, err := opt(path+"."+k, k, v)
+				if err != nil {
+					return "", "", err
+				}
+				if !known {
+					return "", "", errAt(path, "unknown parameter %q", k)
+				}
 			}
 		}
 		if !seen {
-			return nil, errAt(path, "missing \"value\"")
+			return "", "", errAt(path, "missing \"value\"")
 		}
+		return field, value, nil
 	default:
-		return nil, errAt(path, "expected a string or an object, got %s", jsonKind(fb))
+		return "", "", errAt(path, "expected a string or an object, got %s", jsonKind(fb))
 	}
-	p, err := q.compile()
-	if err != nil {
-		return nil, rxErrorAt(path, err)
-	}
-	q.prog = p
-	return q, nil
 }
 
 // Prefix matches the documents where any value of the string Field starts
@@ -226,39 +252,18 @@ func (q *Prefix) cost(e *evalCtx) (uint64, *roaring.Bitmap) {
 }
 
 func parsePrefix(_ *parser, path string, body any) (Query, error) {
-	field, fb, err := singleField(path, body)
+	q := &Prefix{}
+	var err error
+	q.Field, q.Value, err = parseValueClause(path, body, func(kpath, k string, v any) (bool, error) {
+		if k != "case_insensitive" {
+			return false, nil
+		}
+		b, err := parseBoolFlag(kpath, v)
+		q.CaseInsensitive = b
+		return true, err
+	})
 	if err != nil {
 		return nil, err
-	}
-	path += "." + field
-	q := &Prefix{Field: field}
-	switch x := fb.(type) {
-	case string:
-		q.Value = x
-	case map[string]any:
-		seen := false
-		for k, v := range x {
-			switch k {
-			case "value":
-				s, ok := v.(string)
-				if !ok {
-					return nil, errAt(path+".value", "expected a string, got %s", jsonKind(v))
-				}
-				q.Value, seen = s, true
-			case "case_insensitive":
-				if q.CaseInsensitive, err = parseBoolFlag(path+"."+k, v); err != nil {
-					return nil, err
-				}
-			case "rewrite", "boost", "_name":
-			default:
-				return nil, errAt(path, "unknown parameter %q", k)
-			}
-		}
-		if !seen {
-			return nil, errAt(path, "missing \"value\"")
-		}
-	default:
-		return nil, errAt(path, "expected a string or an object, got %s", jsonKind(fb))
 	}
 	return q, nil
 }

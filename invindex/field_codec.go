@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 // Errors of the field index codec.
@@ -26,10 +27,9 @@ const fldMagic = "NJFI"
 // fldVersion is the current format version.
 const fldVersion = 1
 
-var fldCRC = crc32.MakeTable(crc32.Castagnoli)
-
 // AppendBinary appends the encoded index to dst and returns the extended
-// slice. Format version 1 (integers are unsigned varints unless noted; the
+// slice: one envelope (internal/envelope; docs/format/field-index.md) of
+// magic "NJFI", version 1 (integers are unsigned varints unless noted; the
 // trailing crc32 is Castagnoli over everything before it, little endian):
 //
 //	┌────────┬─────────┬─────────┬─────────┬─────────┬─────┬────────────┐
@@ -46,8 +46,7 @@ var fldCRC = crc32.MakeTable(crc32.Castagnoli)
 // exists bitmaps are not stored: DecodeFieldIndex recomputes them.
 func (f *FieldIndex) AppendBinary(dst []byte) []byte {
 	start := len(dst)
-	dst = append(dst, fldMagic...)
-	dst = append(dst, fldVersion)
+	dst = envelope.Begin(dst, fldMagic, fldVersion)
 	dst = binary.AppendUvarint(dst, uint64(f.numDocs))
 	dst = binary.AppendUvarint(dst, uint64(len(f.names)))
 	for _, name := range f.names {
@@ -78,13 +77,11 @@ func (f *FieldIndex) AppendBinary(dst []byte) []byte {
 			dst = binary.AppendUvarint(dst, uint64(fd.numDocs[i]))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], fldCRC))
+	return envelope.End(dst, start)
 }
 
 // fldAppendCRC appends the checksum of body (used by tests to reseal).
-func fldAppendCRC(body []byte) []byte {
-	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, fldCRC))
-}
+func fldAppendCRC(body []byte) []byte { return envelope.End(body, 0) }
 
 // fldAppender is an io.Writer appending to a slice.
 type fldAppender struct{ b []byte }
@@ -94,63 +91,18 @@ func (a *fldAppender) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// fldReader decodes varints with bounds checks.
-type fldReader struct {
-	b   []byte
-	err error
-}
-
-func (r *fldReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("truncated varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a length that must not exceed what the remaining bytes can hold.
-func (r *fldReader) count(minSize int) int {
-	v := r.uvarint()
-	if r.err == nil && v > uint64(len(r.b)/max(minSize, 1)+1) {
-		r.err = fmt.Errorf("count %d exceeds the data", v)
-		return 0
-	}
-	return int(v)
-}
-
-func (r *fldReader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.err = errors.New("truncated data")
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
 // DecodeFieldIndex decodes an index written by AppendBinary. Corrupt or
 // truncated data yields an error wrapping ErrFieldCorrupt (or
 // ErrFieldVersion); it never panics. The result does not alias data.
 func DecodeFieldIndex(data []byte) (*FieldIndex, error) {
-	if len(data) < len(fldMagic)+1+4 || string(data[:len(fldMagic)]) != fldMagic {
-		return nil, fmt.Errorf("decode field index: bad magic: %w", ErrFieldCorrupt)
+	v, body, err := envelope.Open(data, fldMagic)
+	if err != nil {
+		return nil, fmt.Errorf("decode field index: %w: %w", ErrFieldCorrupt, err)
 	}
-	if v := data[len(fldMagic)]; v != fldVersion {
+	if v != fldVersion {
 		return nil, fmt.Errorf("decode field index: version %d: %w", v, ErrFieldVersion)
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, fldCRC) != sum {
-		return nil, fmt.Errorf("decode field index: checksum mismatch: %w", ErrFieldCorrupt)
-	}
-	f, err := fldDecodeBody(body[len(fldMagic)+1:])
+	f, err := fldDecodeBody(body)
 	if err != nil {
 		return nil, fmt.Errorf("decode field index: %w: %w", ErrFieldCorrupt, err)
 	}
@@ -164,73 +116,28 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 			f, err = nil, fmt.Errorf("bitmap: %v", p)
 		}
 	}()
-	r := &fldReader{b: b}
-	nd := r.uvarint()
+	r := &envelope.Decoder{B: b}
+	nd := r.Uvarint()
 	if nd > math.MaxUint32 {
 		return nil, fmt.Errorf("numDocs %d too large", nd)
 	}
 	f = &FieldIndex{numDocs: uint32(nd), fields: make(map[string]*fldField)}
-	nFields := r.count(2)
+	nFields := r.Count(2)
 	prevName := ""
-	for fi := 0; fi < nFields && r.err == nil; fi++ {
-		name := string(r.bytes(r.count(1)))
+	for fi := 0; fi < nFields && r.Err == nil; fi++ {
+		name := string(r.Bytes(uint64(r.Count(1))))
 		if fi > 0 && name <= prevName {
 			return nil, fmt.Errorf("field names out of order at %q", name)
 		}
 		prevName = name
 		fd := &fldField{}
-		nTerms := r.count(3)
-		fd.terms = make([]string, 0, nTerms)
-		fd.docs = make([]*roaring.Bitmap, 0, nTerms)
-		prev := ""
-		for ti := 0; ti < nTerms && r.err == nil; ti++ {
-			shared := r.uvarint()
-			if shared > uint64(len(prev)) {
-				return nil, fmt.Errorf("field %q: bad shared prefix", name)
-			}
-			suffix := r.bytes(r.count(1))
-			t := prev[:shared] + string(suffix)
-			if ti > 0 && t <= prev {
-				return nil, fmt.Errorf("field %q: terms out of order at %q", name, t)
-			}
-			raw := r.bytes(r.count(1))
-			if r.err != nil {
-				break
-			}
-			bm := roaring.New()
-			if err := bm.UnmarshalBinary(raw); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if err := bm.Validate(); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if bm.IsEmpty() || bm.Maximum() >= f.numDocs {
-				return nil, fmt.Errorf("field %q term %q: doc out of range", name, t)
-			}
-			fd.terms = append(fd.terms, t)
-			fd.docs = append(fd.docs, bm)
-			prev = t
+		if err := fd.decodeTerms(r, name, f.numDocs); err != nil {
+			return nil, err
 		}
-		nPairs := r.count(9)
-		fd.nums = make([]float64, 0, nPairs)
-		fd.numDocs = make([]uint32, 0, nPairs)
-		for pi := 0; pi < nPairs && r.err == nil; pi++ {
-			raw := r.bytes(8)
-			doc := r.uvarint()
-			if r.err != nil {
-				break
-			}
-			v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
-			if doc >= nd || math.IsNaN(v) {
-				return nil, fmt.Errorf("field %q: bad pair", name)
-			}
-			if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
-				return nil, fmt.Errorf("field %q: pairs out of order", name)
-			}
-			fd.nums = append(fd.nums, v)
-			fd.numDocs = append(fd.numDocs, uint32(doc))
+		if err := fd.decodeNumbers(r, name, nd); err != nil {
+			return nil, err
 		}
-		if r.err != nil {
+		if r.Err != nil {
 			break
 		}
 		fd.derive()
@@ -240,14 +147,77 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 		}
 		f.fields[name] = fd
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(r.b))
+	if len(r.B) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(r.B))
 	}
 	f.finish()
 	return f, nil
+}
+
+// decodeTerms reads the keyword terms of field name and their document
+// bitmaps (each non-empty, below numDocs); a truncation is left in r.Err.
+func (fd *fldField) decodeTerms(r *envelope.Decoder, name string, numDocs uint32) error {
+	nTerms := r.Count(3)
+	fd.terms = make([]string, 0, nTerms)
+	fd.docs = make([]*roaring.Bitmap, 0, nTerms)
+	prev := ""
+	for ti := 0; ti < nTerms && r.Err == nil; ti++ {
+		shared := r.Uvarint()
+		if shared > uint64(len(prev)) {
+			return fmt.Errorf("field %q: bad shared prefix", name)
+		}
+		suffix := r.Bytes(uint64(r.Count(1)))
+		t := prev[:shared] + string(suffix)
+		if ti > 0 && t <= prev {
+			return fmt.Errorf("field %q: terms out of order at %q", name, t)
+		}
+		raw := r.Bytes(uint64(r.Count(1)))
+		if r.Err != nil {
+			break
+		}
+		bm := roaring.New()
+		if err := bm.UnmarshalBinary(raw); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if err := bm.Validate(); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if bm.IsEmpty() || bm.Maximum() >= numDocs {
+			return fmt.Errorf("field %q term %q: doc out of range", name, t)
+		}
+		fd.terms = append(fd.terms, t)
+		fd.docs = append(fd.docs, bm)
+		prev = t
+	}
+	return nil
+}
+
+// decodeNumbers reads the (value, document) pairs of field name, sorted by
+// value then document, documents below nd; a truncation is left in r.Err.
+func (fd *fldField) decodeNumbers(r *envelope.Decoder, name string, nd uint64) error {
+	nPairs := r.Count(9)
+	fd.nums = make([]float64, 0, nPairs)
+	fd.numDocs = make([]uint32, 0, nPairs)
+	for pi := 0; pi < nPairs && r.Err == nil; pi++ {
+		raw := r.Bytes(8)
+		doc := r.Uvarint()
+		if r.Err != nil {
+			break
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
+		if doc >= nd || math.IsNaN(v) {
+			return fmt.Errorf("field %q: bad pair", name)
+		}
+		if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
+			return fmt.Errorf("field %q: pairs out of order", name)
+		}
+		fd.nums = append(fd.nums, v)
+		fd.numDocs = append(fd.numDocs, uint32(doc))
+	}
+	return nil
 }
 
 // MergeFieldIndexes merges the field indexes of several segments into one.

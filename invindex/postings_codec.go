@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 // Errors of the text index codec.
@@ -21,8 +23,14 @@ var (
 // postMagic starts every encoded text index.
 const postMagic = "NJTX"
 
-// postVersion is the current format version.
-const postVersion = 1
+// Format versions of the text index.
+const (
+	// postVersion1 framed each block with its own crc32 and had no
+	// trailing checksum (segment format 1); it still decodes.
+	postVersion1 = 1
+	// postVersion is the current version: the blocks in one envelope.
+	postVersion = 2
+)
 
 var postCRC = crc32.MakeTable(crc32.Castagnoli)
 
@@ -38,14 +46,16 @@ const (
 var postBlockNames = [postNumBlocks]string{"meta", "lengths", "vocabulary", "postings"}
 
 // AppendBinary appends the encoded index to dst and returns the extended
-// slice. Format version 1 (all integers are unsigned varints unless noted,
-// crc32 is Castagnoli over the payload, little endian):
+// slice: one envelope (internal/envelope; docs/format/text-index.md) of
+// magic "NJTX", version 2 (all integers are unsigned varints unless noted;
+// crc32 is Castagnoli over everything before it, little endian):
 //
-//	┌────────┬─────────┬──────────┬──────────┬─────────────┬───────────┐
-//	│ "NJTX" │ version │ meta blk │ lens blk │ vocabulary  │ postings  │
-//	│ 4 B    │ 1 B     │          │          │ blk         │ blk       │
-//	└────────┴─────────┴──────────┴──────────┴─────────────┴───────────┘
-//	block    = len(payload) │ payload │ crc32 (4 B)
+//	┌────────┬─────────┬──────────┬──────────┬────────────┬──────────┬───────┐
+//	│ "NJTX" │ version │ meta blk │ lens blk │ vocabulary │ postings │ crc32 │
+//	│ 4 B    │ 1 B     │          │          │ blk        │ blk      │ 4 B   │
+//	└────────┴─────────┴──────────┴──────────┴────────────┴──────────┴───────┘
+//	block    = len(payload) │ payload
+//	           (version 1 had a crc32 after each block and none at the end)
 //	meta     = numDocs │ totalLength (float64, 8 B) │ numTerms │ numPostings
 //	lens     = numDocs × float32 (4 B): weighted document lengths
 //	vocab    = numTerms × (sharedPrefixLen │ suffixLen │ suffix bytes),
@@ -56,8 +66,8 @@ var postBlockNames = [postNumBlocks]string{"meta", "lengths", "vocabulary", "pos
 //
 // Block upper bounds are not stored: DecodeTextIndex recomputes them.
 func (t *TextIndex) AppendBinary(dst []byte) []byte {
-	dst = append(dst, postMagic...)
-	dst = append(dst, postVersion)
+	start := len(dst)
+	dst = envelope.Begin(dst, postMagic, postVersion)
 	var buf []byte
 
 	buf = binary.AppendUvarint(buf[:0], uint64(t.numDocs))
@@ -98,13 +108,13 @@ func (t *TextIndex) AppendBinary(dst []byte) []byte {
 			last = t.docs[j]
 		}
 	}
-	return postAppendBlock(dst, buf)
+	dst = postAppendBlock(dst, buf)
+	return envelope.End(dst, start)
 }
 
 func postAppendBlock(dst, payload []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(payload)))
-	dst = append(dst, payload...)
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(payload, postCRC))
+	return append(dst, payload...)
 }
 
 // postReader decodes varints from a block, remembering the first error.
@@ -139,66 +149,17 @@ func (r *postReader) bytes(n uint64) []byte {
 // not reference data. A damaged or truncated input returns an error wrapping
 // ErrTextCorrupt (or ErrTextVersion); it never panics.
 func DecodeTextIndex(data []byte) (*TextIndex, error) {
-	if len(data) < len(postMagic)+1 || string(data[:len(postMagic)]) != postMagic {
-		return nil, fmt.Errorf("decode text index: bad magic: %w", ErrTextCorrupt)
+	blocks, err := postSplitBlocks(data)
+	if err != nil {
+		return nil, err
 	}
-	if v := data[len(postMagic)]; v != postVersion {
-		return nil, fmt.Errorf("decode text index: version %d: %w", v, ErrTextVersion)
+	h, err := postDecodeHeader(&blocks)
+	if err != nil {
+		return nil, err
 	}
-	rest := data[len(postMagic)+1:]
-	var blocks [postNumBlocks][]byte
-	for i := range blocks {
-		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > uint64(len(rest)-w) || uint64(len(rest)-w)-n < 4 {
-			return nil, fmt.Errorf("decode text index: %s block truncated: %w", postBlockNames[i], ErrTextCorrupt)
-		}
-		payload := rest[w : w+int(n)]
-		sum := binary.LittleEndian.Uint32(rest[w+int(n):])
-		if crc32.Checksum(payload, postCRC) != sum {
-			return nil, fmt.Errorf("decode text index: %s block checksum: %w", postBlockNames[i], ErrTextCorrupt)
-		}
-		blocks[i] = payload
-		rest = rest[w+int(n)+4:]
-	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("decode text index: %d trailing bytes: %w", len(rest), ErrTextCorrupt)
-	}
-	corrupt := func(block int, what string) error {
-		return fmt.Errorf("decode text index: %s block: %s: %w", postBlockNames[block], what, ErrTextCorrupt)
-	}
-
-	meta := postReader{b: blocks[postBlockMeta]}
-	numDocs := meta.uvarint()
-	totalBits := meta.bytes(8)
-	numTerms := meta.uvarint()
-	numPostings := meta.uvarint()
-	if meta.bad || len(meta.b) != 0 {
-		return nil, corrupt(postBlockMeta, "malformed")
-	}
-	total := math.Float64frombits(binary.LittleEndian.Uint64(totalBits))
-	if numDocs >= postEnd || uint64(len(blocks[postBlockLengths])) != 4*numDocs {
-		return nil, corrupt(postBlockLengths, "length does not match document count")
-	}
-	if !(total >= 0) || math.IsInf(total, 1) {
-		return nil, corrupt(postBlockMeta, "bad total length")
-	}
-	// Every term takes at least 2 vocabulary bytes and every posting at
-	// least 2 postings bytes: bound the allocations by the input size.
-	if numTerms > uint64(len(blocks[postBlockVocab]))/2 || numPostings > uint64(len(blocks[postBlockPostings]))/2 {
-		return nil, corrupt(postBlockMeta, "counts exceed data")
-	}
-
-	docLen := make([]float32, numDocs)
-	for i := range docLen {
-		l := math.Float32frombits(binary.LittleEndian.Uint32(blocks[postBlockLengths][4*i:]))
-		if !(l >= 0) || math.IsInf(float64(l), 1) {
-			return nil, corrupt(postBlockLengths, "bad document length")
-		}
-		docLen[i] = l
-	}
-
+	numDocs, numTerms, numPostings := h.numDocs, h.numTerms, h.numPostings
 	var w postWriter
-	w.init(int(numTerms), uint32(numDocs), docLen, total)
+	w.init(int(numTerms), uint32(numDocs), h.docLen, h.total)
 	w.t.docs = make([]uint32, 0, numPostings)
 	w.t.tfs = make([]uint16, 0, numPostings)
 	vocab := postReader{b: blocks[postBlockVocab]}
@@ -210,15 +171,15 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 		shared := vocab.uvarint()
 		suffix := vocab.bytes(vocab.uvarint())
 		if vocab.bad || shared > uint64(len(prev)) {
-			return nil, corrupt(postBlockVocab, "malformed term")
+			return nil, postCorrupt(postBlockVocab, "malformed term")
 		}
 		cur = append(append(cur[:0], prev[:shared]...), suffix...)
 		if len(w.t.termEnd) > 0 && string(cur) <= string(prev) {
-			return nil, corrupt(postBlockVocab, "terms out of order")
+			return nil, postCorrupt(postBlockVocab, "terms out of order")
 		}
 		df := posts.uvarint()
 		if posts.bad || df == 0 || df > uint64(len(posts.b))/2 || uint64(len(w.t.docs))+df > numPostings {
-			return nil, corrupt(postBlockPostings, "bad document frequency")
+			return nil, postCorrupt(postBlockPostings, "bad document frequency")
 		}
 		docs, tfs = docs[:0], tfs[:0]
 		last := uint64(0)
@@ -227,7 +188,7 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 			tf := posts.uvarint()
 			doc := last + delta
 			if posts.bad || (j > 0 && delta == 0) || doc >= numDocs || tf == 0 || tf > math.MaxUint16 {
-				return nil, corrupt(postBlockPostings, "bad posting")
+				return nil, postCorrupt(postBlockPostings, "bad posting")
 			}
 			docs = append(docs, uint32(doc))
 			tfs = append(tfs, uint16(tf))
@@ -237,7 +198,93 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 		prev, cur = cur, prev
 	}
 	if len(vocab.b) != 0 || len(posts.b) != 0 || uint64(len(w.t.docs)) != numPostings {
-		return nil, corrupt(postBlockPostings, "length mismatch")
+		return nil, postCorrupt(postBlockPostings, "length mismatch")
 	}
 	return w.finish(), nil
+}
+
+// postSplitBlocks checks the framing of an encoded text index (version 2:
+// the envelope's checksum; version 1: each block's) and returns its blocks.
+func postSplitBlocks(data []byte) (blocks [postNumBlocks][]byte, err error) {
+	if len(data) < len(postMagic)+1 || !envelope.Has(data, postMagic) {
+		return blocks, fmt.Errorf("decode text index: bad magic: %w", ErrTextCorrupt)
+	}
+	rest, crcs := data[len(postMagic)+1:], true
+	switch v := data[len(postMagic)]; v {
+	case postVersion1:
+	case postVersion:
+		_, payload, err := envelope.Open(data, postMagic)
+		if err != nil {
+			return blocks, fmt.Errorf("decode text index: %w: %w", ErrTextCorrupt, err)
+		}
+		rest, crcs = payload, false
+	default:
+		return blocks, fmt.Errorf("decode text index: version %d: %w", v, ErrTextVersion)
+	}
+	for i := range blocks {
+		n, w := binary.Uvarint(rest)
+		tail := 0
+		if crcs {
+			tail = 4
+		}
+		if w <= 0 || n > uint64(len(rest)-w) || uint64(len(rest)-w)-n < uint64(tail) {
+			return blocks, fmt.Errorf("decode text index: %s block truncated: %w", postBlockNames[i], ErrTextCorrupt)
+		}
+		payload := rest[w : w+int(n)]
+		if crcs && crc32.Checksum(payload, postCRC) != binary.LittleEndian.Uint32(rest[w+int(n):]) {
+			return blocks, fmt.Errorf("decode text index: %s block checksum: %w", postBlockNames[i], ErrTextCorrupt)
+		}
+		blocks[i] = payload
+		rest = rest[w+int(n)+tail:]
+	}
+	if len(rest) != 0 {
+		return blocks, fmt.Errorf("decode text index: %d trailing bytes: %w", len(rest), ErrTextCorrupt)
+	}
+	return blocks, nil
+}
+
+// postCorrupt is the error of a structural problem in block.
+func postCorrupt(block int, what string) error {
+	return fmt.Errorf("decode text index: %s block: %s: %w", postBlockNames[block], what, ErrTextCorrupt)
+}
+
+// postHeader is the decoded meta and lengths blocks of a text index.
+type postHeader struct {
+	numDocs, numTerms, numPostings uint64
+	total                          float64
+	docLen                         []float32
+}
+
+// postDecodeHeader decodes and checks the meta and lengths blocks: counts
+// that the other blocks can hold, finite non-negative lengths.
+func postDecodeHeader(blocks *[postNumBlocks][]byte) (h postHeader, err error) {
+	meta := postReader{b: blocks[postBlockMeta]}
+	h.numDocs = meta.uvarint()
+	totalBits := meta.bytes(8)
+	h.numTerms = meta.uvarint()
+	h.numPostings = meta.uvarint()
+	if meta.bad || len(meta.b) != 0 {
+		return h, postCorrupt(postBlockMeta, "malformed")
+	}
+	h.total = math.Float64frombits(binary.LittleEndian.Uint64(totalBits))
+	if h.numDocs >= postEnd || uint64(len(blocks[postBlockLengths])) != 4*h.numDocs {
+		return h, postCorrupt(postBlockLengths, "length does not match document count")
+	}
+	if !(h.total >= 0) || math.IsInf(h.total, 1) {
+		return h, postCorrupt(postBlockMeta, "bad total length")
+	}
+	// Every term takes at least 2 vocabulary bytes and every posting at
+	// least 2 postings bytes: bound the allocations by the input size.
+	if h.numTerms > uint64(len(blocks[postBlockVocab]))/2 || h.numPostings > uint64(len(blocks[postBlockPostings]))/2 {
+		return h, postCorrupt(postBlockMeta, "counts exceed data")
+	}
+	h.docLen = make([]float32, h.numDocs)
+	for i := range h.docLen {
+		l := math.Float32frombits(binary.LittleEndian.Uint32(blocks[postBlockLengths][4*i:]))
+		if !(l >= 0) || math.IsInf(float64(l), 1) {
+			return h, postCorrupt(postBlockLengths, "bad document length")
+		}
+		h.docLen[i] = l
+	}
+	return h, nil
 }

@@ -1,7 +1,9 @@
 package invindex
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -198,5 +200,36 @@ func TestMergeTextIndexes(t *testing.T) {
 	}
 	if got := MergeTextIndexes([]*TextIndex{nil, parts[0]}, nil); got.NumDocs() != 0 || got.NumTerms() != 0 {
 		t.Fatalf("merge with no remap kept %d docs, %d terms", got.NumDocs(), got.NumTerms())
+	}
+}
+
+// TestDecodeTextIndexVersion1 checks that the version 1 framing (a crc32
+// after each block, no envelope; segment format 1) still decodes, to the
+// same index.
+func TestDecodeTextIndexVersion1(t *testing.T) {
+	data := textBuild(textTestCorpus(33, 200, 40)).AppendBinary(nil)
+	blocks, err := postSplitBlocks(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := append([]byte(postMagic), postVersion1)
+	for _, b := range blocks {
+		v1 = binary.AppendUvarint(v1, uint64(len(b)))
+		v1 = append(v1, b...)
+		v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(b, postCRC))
+	}
+	idx, err := DecodeTextIndex(v1)
+	if err != nil {
+		t.Fatalf("version 1: %v", err)
+	}
+	if again := idx.AppendBinary(nil); !slices.Equal(again, data) {
+		t.Fatal("version 1 decodes to a different index")
+	}
+	for i := range v1 {
+		b := slices.Clone(v1)
+		b[i] ^= 0x80
+		if _, err := DecodeTextIndex(b); err == nil {
+			t.Fatalf("version 1: flipped byte %d went unnoticed", i)
+		}
 	}
 }

@@ -3,10 +3,9 @@ package nlu
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/najdi/najdi/nlu/phrase"
-	"github.com/najdi/najdi/nlu/token"
+	"github.com/najdi/najdi/text"
 )
 
 // PhraseSet is a closed list of phrases that closed-ner models find in text.
@@ -60,7 +59,7 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 		return PhraseSet{}, fmt.Errorf("%w: owner: assigned by the service, do not send it", ErrInvalid)
 	}
 	ps := PhraseSet{Name: req.Name, Description: req.Description, Language: req.Language, Phrases: req.Phrases, CaseSensitive: req.CaseSensitive}
-	if strings.TrimSpace(ps.Name) == "" {
+	if blank(ps.Name) {
 		return ps, fmt.Errorf("%w: name: required (it names the entities found)", ErrInvalid)
 	}
 	switch ps.Language {
@@ -121,8 +120,8 @@ func compilePhraseSet(ps PhraseSet) (*compiledSet, error) {
 // match: a word (starting with a letter or a digit) or "&" (matched as
 // "and"). Punctuation alone compiles to nothing, or to a pattern that
 // never matches.
-func hasWord(text string) bool {
-	for _, t := range token.Tokenize(text) {
+func hasWord(s string) bool {
+	for _, t := range text.Tokenize(s) {
 		if t.Word() || t.Text == "&" {
 			return true
 		}

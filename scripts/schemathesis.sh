@@ -12,14 +12,17 @@
 # Every check runs (--checks all). positive_data_acceptance and
 # negative_data_rejection run as data_acceptance and
 # upload_negative_rejection of scripts/schemathesis_hooks.py: the
-# built-in checks, unchanged, except for three API rules no OpenAPI
+# built-in checks, unchanged, except for four API rules no OpenAPI
 # document can state (whether uploaded bytes are a readable document;
 # async and format parameters that change how the ingest body is read; the
-# query endpoint's "one of query, filter, filter:{field}"), each explained
-# there. The hooks also map the values whose validity depends on the
-# server's state and its operator's configuration (existing models and
-# phrase sets, allowed outbound hosts, declared API keys) onto valid ones
-# and serve the fake external endpoints.
+# query endpoint's "one of query, filter, filter:{field}"; offset +
+# max_results <= 10000), each explained there, and a negative case is
+# judged by the Authorization header --auth sent. The hooks also map the
+# values whose validity depends on the server's state and its operator's
+# configuration (existing collections, documents and their fields for
+# search, answer, query and document operations, with valid filters;
+# existing models and phrase sets, allowed outbound hosts, declared API
+# keys) onto valid ones and serve the fake external endpoints.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

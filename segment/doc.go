@@ -2,7 +2,7 @@
 // documents, compressed document bodies and generic key-values, all in one
 // cockroachdb/pebble database.
 //
-// Store wraps Pebble with the key layout of FORMAT.md: every write goes
+// Store wraps Pebble with the key layout of docs/format/store.md: every write goes
 // through a Batch committed with Sync, so an acknowledged write survives a
 // crash; segment parts are split into 1 MiB chunks with a CRC-32C each;
 // document bodies are zstd-compressed (klauspost/compress). Segment bundles

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,12 +9,26 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/najdi/najdi/internal/envelope"
 	"github.com/najdi/najdi/invindex"
 	"github.com/najdi/najdi/vector"
 )
 
-// metaVersion versions the encoding of the meta part.
-const metaVersion = 1
+// Envelopes of the segment's own parts (internal/envelope; the text, field
+// and vector parts carry those of their packages). docs/format/ describes
+// each part.
+const (
+	// metaMagic and metaVersion frame the meta part. Version 1 (segment
+	// format 1) was a uvarint 1 and the body, without magic or checksum.
+	metaMagic   = "NJSM"
+	metaVersion = 2
+	// deletesMagic and deletesVersion frame the delete bitmap. Segment
+	// format 1 stored the bare roaring bitmap.
+	deletesMagic   = "NJDL"
+	deletesVersion = 1
+	// metaVersion1 is the leading uvarint of a format 1 meta part.
+	metaVersion1 = 1
+)
 
 // ChunkRef locates one embedded chunk: the local document, the section and
 // the [Start, End) code-point range inside that section's content.
@@ -101,7 +116,27 @@ func (s *Segment) WriteDeleted(b *Batch, num uint32) {
 	if err != nil {
 		panic("BUG: serialize roaring bitmap: " + err.Error())
 	}
-	b.PutBlob(num, s.ID, PartDeleted, d)
+	b.PutBlob(num, s.ID, PartDeleted, envelope.Append(nil, deletesMagic, deletesVersion, d))
+}
+
+// decodeDeleted decodes a delete bitmap part (an envelope, or the bare
+// bitmap of segment format 1). The bitmap does not alias data.
+func decodeDeleted(data []byte) (*roaring.Bitmap, error) {
+	if envelope.Has(data, deletesMagic) {
+		v, payload, err := envelope.Open(data, deletesMagic)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if v != deletesVersion {
+			return nil, fmt.Errorf("%w: delete bitmap version %d", ErrVersion, v)
+		}
+		data = payload
+	}
+	bm := roaring.New()
+	if _, err := bm.FromUnsafeBytes(bytes.Clone(data)); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return bm, nil
 }
 
 // Load reads segment id of collection num from the store.
@@ -145,16 +180,17 @@ func Load(st *Store, num uint32, id uint64) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("segment %d deletes: %w", id, err)
 	}
-	s.Deleted = roaring.New()
-	if _, err := s.Deleted.FromUnsafeBytes(append([]byte(nil), del...)); err != nil {
-		return nil, fmt.Errorf("%w: segment %d deletes: %v", ErrCorrupt, id, err)
+	if s.Deleted, err = decodeDeleted(del); err != nil {
+		return nil, fmt.Errorf("segment %d deletes: %w", id, err)
 	}
 	s.InitChunkIndex()
 	return s, nil
 }
 
+// encodeMeta encodes the meta part: an envelope around the document ids and
+// the chunk table (docs/format/segment-meta.md).
 func (s *Segment) encodeMeta() []byte {
-	b := binary.AppendUvarint(nil, metaVersion)
+	b := envelope.Begin(nil, metaMagic, metaVersion)
 	b = binary.AppendUvarint(b, uint64(len(s.Docs)))
 	for _, d := range s.Docs {
 		b = binary.AppendUvarint(b, uint64(len(d)))
@@ -167,67 +203,50 @@ func (s *Segment) encodeMeta() []byte {
 		b = binary.AppendUvarint(b, uint64(c.Start))
 		b = binary.AppendUvarint(b, uint64(c.End-c.Start))
 	}
-	return b
+	return envelope.End(b, 0)
 }
 
+// decodeMeta decodes a meta part: an envelope, or the bare body of segment
+// format 1 after its uvarint version 1.
 func (s *Segment) decodeMeta(b []byte) error {
-	r := reader{b: b}
-	if v := r.uvarint(); v != metaVersion {
+	r := envelope.Decoder{B: b}
+	if envelope.Has(b, metaMagic) {
+		v, payload, err := envelope.Open(b, metaMagic)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if v != metaVersion {
+			return fmt.Errorf("%w: meta version %d", ErrVersion, v)
+		}
+		r.B = payload
+	} else if v := r.Uvarint(); v != metaVersion1 {
 		return fmt.Errorf("%w: meta version %d", ErrCorrupt, v)
 	}
-	n := r.uvarint()
+	n := r.Uvarint()
 	if n > uint64(len(b)) {
 		return fmt.Errorf("%w: document count %d", ErrCorrupt, n)
 	}
 	s.Docs = make([]string, n)
 	for i := range s.Docs {
-		s.Docs[i] = string(r.bytes(r.uvarint()))
+		s.Docs[i] = string(r.Bytes(r.Uvarint()))
 	}
-	n = r.uvarint()
+	n = r.Uvarint()
 	if n > uint64(len(b)) {
 		return fmt.Errorf("%w: chunk count %d", ErrCorrupt, n)
 	}
 	s.Chunks = make([]ChunkRef, n)
 	for i := range s.Chunks {
 		c := &s.Chunks[i]
-		c.Doc = uint32(r.uvarint())
-		c.Section = uint32(r.uvarint())
-		c.Start = uint32(r.uvarint())
-		c.End = c.Start + uint32(r.uvarint())
+		c.Doc = uint32(r.Uvarint())
+		c.Section = uint32(r.Uvarint())
+		c.Start = uint32(r.Uvarint())
+		c.End = c.Start + uint32(r.Uvarint())
 	}
-	if r.err != nil {
-		return r.err
+	if r.Err == nil && len(r.B) != 0 {
+		r.Err = fmt.Errorf("%d trailing bytes", len(r.B))
+	}
+	if r.Err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, r.Err)
 	}
 	return nil
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: truncated varint", ErrCorrupt)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > uint64(len(r.b)) {
-		r.err = fmt.Errorf("%w: truncated bytes", ErrCorrupt)
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
 }

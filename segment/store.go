@@ -15,7 +15,7 @@ import (
 )
 
 // FormatVersion is the on-disk format version written to new stores and
-// checked when a store is opened (see FORMAT.md).
+// checked when a store is opened (see docs/format/store.md).
 const FormatVersion = 1
 
 // Errors returned by the store.
@@ -28,7 +28,7 @@ var (
 	ErrVersion = errors.New("segment: unsupported format version")
 )
 
-// Key prefixes of the store (FORMAT.md describes every key).
+// Key prefixes of the store (docs/format/store.md describes every key).
 const (
 	prefixMeta       = "m/"
 	prefixCollection = "c/"

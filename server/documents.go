@@ -97,110 +97,25 @@ func (s *Server) documents(ctx *fasthttp.RequestCtx, owner, method string, ids [
 }
 
 // ingest handles POST /v1/collections/{id}/documents: a raw file, a
-// multipart upload of one or more "file" parts, or the JSON envelope.
+// multipart upload of one or more "file" parts, or the JSON envelope. Its
+// stages: the query parameters, the body into ingest requests, then one
+// asynchronous job or the synchronous ingests.
 func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
-	args := ctx.QueryArgs()
-	base := engine.IngestRequest{
-		Format:     string(args.Peek("format")),
-		DocumentID: string(args.Peek("document_id")),
-		IDField:    string(args.Peek("id_field")),
-	}
-	if rejectEmptyParams(ctx, "format", "document_id", "id_field", "async") {
-		return
-	}
-	// document_id is checked whatever the format (a record upload does
-	// not use it, but a malformed one is still a mistake).
-	if id := string(args.Peek("document_id")); id != "" && !engine.ValidDocumentID(id) {
-		writeErrorStatus(ctx, 400, fmt.Sprintf("document_id: %q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id), map[string]any{"field": "document_id"})
-		return
-	}
-	async := false
-	if v := args.Peek("async"); len(v) > 0 {
-		b, err := parseBoolParam("async", string(v))
-		if err != nil {
-			writeError(ctx, err)
-			return
-		}
-		async = b
-	}
-	var known = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true, "owner": true}
-	var bad string
-	unknown := emptyParamName(ctx)
-	for k := range args.All() {
-		if !known[string(k)] && !unknown {
-			bad, unknown = string(k), true
-		}
-	}
-	if unknown {
-		writeErrorStatus(ctx, 400, fmt.Sprintf("unknown query parameter %q (known: format, document_id, id_field, async, filename)", bad), nil)
+	base, async, ok := ingestParams(ctx)
+	if !ok {
 		return
 	}
 	ct := string(ctx.Request.Header.ContentType())
-	mt, params, _ := mime.ParseMediaType(ct)
+	mt, _, _ := mime.ParseMediaType(ct)
 	var reqs []engine.IngestRequest
-	switch {
-	case mt == "multipart/form-data":
-		form, err := ctx.MultipartForm()
-		if err != nil {
-			writeErrorStatus(ctx, 400, "cannot read the multipart body: "+err.Error(), nil)
+	if mt == "multipart/form-data" {
+		if reqs, ok = multipartRequests(ctx, base); !ok {
 			return
 		}
-		// Only "file" parts: another part is a mistake (a misspelt name,
-		// or a form field the API does not take), not something to skip.
-		for name := range form.Value {
-			writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read (a form field is not)", name), map[string]any{"part": name})
+	} else {
+		r, ok := bodyRequest(ctx, base, ct, mt)
+		if !ok {
 			return
-		}
-		for name := range form.File {
-			if name != "file" {
-				writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read", name), map[string]any{"part": name})
-				return
-			}
-		}
-		files := form.File["file"]
-		if len(files) == 0 {
-			writeErrorStatus(ctx, 400, `the multipart body has no "file" part`, nil)
-			return
-		}
-		for _, fh := range files {
-			f, err := fh.Open()
-			if err != nil {
-				writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
-				return
-			}
-			data, err := io.ReadAll(f)
-			f.Close()
-			if err != nil {
-				writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
-				return
-			}
-			r := base
-			r.Data, r.FileName, r.ContentType = data, fh.Filename, fh.Header.Get("Content-Type")
-			if len(files) > 1 && r.DocumentID != "" {
-				writeErrorStatus(ctx, 400, "document_id names one document: upload several files without it", nil)
-				return
-			}
-			reqs = append(reqs, r)
-		}
-		_ = params
-	default:
-		body := ctx.PostBody()
-		if len(body) == 0 {
-			writeErrorStatus(ctx, 400, "the request body is empty: send a file, a multipart upload or the JSON envelope {\"documents\": [...]}", nil)
-			return
-		}
-		r := base
-		r.ContentType = ct
-		r.FileName = string(args.Peek("filename"))
-		if r.Format == "" && (mt == "application/json" || mt == "") && looksLikeEnvelope(body) {
-			docs, err := parseEnvelope(body)
-			if err != nil {
-				writeError(ctx, err)
-				return
-			}
-			r.Documents = docs
-		} else {
-			r.Data = append([]byte(nil), body...)
 		}
 		reqs = append(reqs, r)
 	}
@@ -208,16 +123,7 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		s.metrics.ingestBytes.Add(uint64(len(r.Data)))
 	}
 	if async {
-		if len(reqs) != 1 {
-			writeErrorStatus(ctx, 400, "async ingest takes one file per request", nil)
-			return
-		}
-		id, err := s.eng.StartIngest(owner, coll, reqs[0])
-		if err != nil {
-			writeError(ctx, err)
-			return
-		}
-		writeJSON(ctx, 202, map[string]any{"job_id": id, "status_url": fmt.Sprintf("/v1/collections/%s/jobs/%s", coll, id)})
+		s.startIngest(ctx, owner, coll, reqs)
 		return
 	}
 	var total engine.IngestResult
@@ -235,6 +141,139 @@ func (s *Server) ingest(ctx *fasthttp.RequestCtx, owner, coll string) {
 		}
 	}
 	writeJSON(ctx, 200, total)
+}
+
+// ingestKnownParams are the query parameters of an ingest.
+var ingestKnownParams = map[string]bool{"format": true, "document_id": true, "id_field": true, "async": true, "filename": true, "owner": true}
+
+// ingestParams reads and checks the query parameters of an ingest into the
+// request every file shares, and async. On a bad parameter it writes the
+// 400 and returns ok false.
+func ingestParams(ctx *fasthttp.RequestCtx) (base engine.IngestRequest, async, ok bool) {
+	args := ctx.QueryArgs()
+	base = engine.IngestRequest{
+		Format:     string(args.Peek("format")),
+		DocumentID: string(args.Peek("document_id")),
+		IDField:    string(args.Peek("id_field")),
+	}
+	if rejectEmptyParams(ctx, "format", "document_id", "id_field", "async") {
+		return base, false, false
+	}
+	// document_id is checked whatever the format (a record upload does
+	// not use it, but a malformed one is still a mistake).
+	if id := string(args.Peek("document_id")); id != "" && !engine.ValidDocumentID(id) {
+		writeErrorStatus(ctx, 400, fmt.Sprintf("document_id: %q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", id), map[string]any{"field": "document_id"})
+		return base, false, false
+	}
+	if v := args.Peek("async"); len(v) > 0 {
+		b, err := parseBoolParam("async", string(v))
+		if err != nil {
+			writeError(ctx, err)
+			return base, false, false
+		}
+		async = b
+	}
+	var bad string
+	unknown := emptyParamName(ctx)
+	for k := range args.All() {
+		if !ingestKnownParams[string(k)] && !unknown {
+			bad, unknown = string(k), true
+		}
+	}
+	if unknown {
+		writeErrorStatus(ctx, 400, fmt.Sprintf("unknown query parameter %q (known: format, document_id, id_field, async, filename)", bad), nil)
+		return base, false, false
+	}
+	return base, async, true
+}
+
+// multipartRequests turns the "file" parts of a multipart body into one
+// ingest request each. On a bad body it writes the 400 and returns ok
+// false.
+func multipartRequests(ctx *fasthttp.RequestCtx, base engine.IngestRequest) (reqs []engine.IngestRequest, ok bool) {
+	form, err := ctx.MultipartForm()
+	if err != nil {
+		writeErrorStatus(ctx, 400, "cannot read the multipart body: "+err.Error(), nil)
+		return nil, false
+	}
+	// Only "file" parts: another part is a mistake (a misspelt name, or a
+	// form field the API does not take), not something to skip.
+	for name := range form.Value {
+		writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read (a form field is not)", name), map[string]any{"part": name})
+		return nil, false
+	}
+	for name := range form.File {
+		if name != "file" {
+			writeErrorStatus(ctx, 400, fmt.Sprintf("multipart part %q: only \"file\" parts are read", name), map[string]any{"part": name})
+			return nil, false
+		}
+	}
+	files := form.File["file"]
+	if len(files) == 0 {
+		writeErrorStatus(ctx, 400, `the multipart body has no "file" part`, nil)
+		return nil, false
+	}
+	for _, fh := range files {
+		f, err := fh.Open()
+		if err != nil {
+			writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
+			return nil, false
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			writeErrorStatus(ctx, 400, "cannot read part "+fh.Filename+": "+err.Error(), nil)
+			return nil, false
+		}
+		r := base
+		r.Data, r.FileName, r.ContentType = data, fh.Filename, fh.Header.Get("Content-Type")
+		if len(files) > 1 && r.DocumentID != "" {
+			writeErrorStatus(ctx, 400, "document_id names one document: upload several files without it", nil)
+			return nil, false
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs, true
+}
+
+// bodyRequest turns a raw body (a file, or the JSON envelope) of media type
+// mt into an ingest request. On a bad body it writes the 400 and returns ok
+// false.
+func bodyRequest(ctx *fasthttp.RequestCtx, base engine.IngestRequest, ct, mt string) (r engine.IngestRequest, ok bool) {
+	body := ctx.PostBody()
+	if len(body) == 0 {
+		writeErrorStatus(ctx, 400, "the request body is empty: send a file, a multipart upload or the JSON envelope {\"documents\": [...]}", nil)
+		return r, false
+	}
+	r = base
+	r.ContentType = ct
+	r.FileName = string(ctx.QueryArgs().Peek("filename"))
+	if r.Format == "" && (mt == "application/json" || mt == "") && looksLikeEnvelope(body) {
+		docs, err := parseEnvelope(body)
+		if err != nil {
+			writeError(ctx, err)
+			return r, false
+		}
+		r.Documents = docs
+	} else {
+		r.Data = append([]byte(nil), body...)
+	}
+	return r, true
+}
+
+// startIngest starts an asynchronous ingest job of one request and answers
+// 202 with the job's id and status URL.
+func (s *Server) startIngest(ctx *fasthttp.RequestCtx, owner, coll string, reqs []engine.IngestRequest) {
+	if len(reqs) != 1 {
+		writeErrorStatus(ctx, 400, "async ingest takes one file per request", nil)
+		return
+	}
+	id, err := s.eng.StartIngest(owner, coll, reqs[0])
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	writeJSON(ctx, 202, map[string]any{"job_id": id, "status_url": fmt.Sprintf("/v1/collections/%s/jobs/%s", coll, id)})
 }
 
 // parseBoolParam reads a boolean query parameter: true or false, as the

@@ -151,6 +151,16 @@ func TestRemoteEmbeddings(t *testing.T) {
 	if got < 2 {
 		t.Fatalf("the embedding server was called %d times, want ingest + query", got)
 	}
+	// An upstream answering vectors of another length than the collection
+	// declares is a bad upstream: 502 naming both lengths, nothing stored.
+	must(t, n.putJSON("/v1/collections/wrongdims", `{"embedding_config": {"model": {"url": "`+srv.URL+`", "model": "bag-of-words", "dims": 9}}}`), 201)
+	r := n.postJSON("/v1/collections/wrongdims/documents", `{"documents": [{"document_id": "a", "sections": [{"type": "p", "content": "red apples"}]}]}`)
+	if r.status != 502 || !strings.Contains(string(r.body), "16") || !strings.Contains(string(r.body), "9") {
+		t.Fatalf("an upstream of 16 dims for a collection of 9: %d %s, want 502 naming both", r.status, r.body)
+	}
+	if c := must(t, n.getJSON("/v1/collections/wrongdims"), 200); !strings.Contains(string(c.body), `"document_count":0`) {
+		t.Fatalf("a failed ingest stored documents: %s", c.body)
+	}
 	srv.Close()
 	if r := n.postJSON("/v1/collections/remote/search", `{"query": "pears"}`); r.status != 502 {
 		t.Fatalf("a dead embedding server must answer 502, got %d %s", r.status, r.body)

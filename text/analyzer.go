@@ -78,7 +78,7 @@ func (a *Analyzer) Analyze(s string, fn func(Token)) {
 		}
 		if isASCIIWord(b) {
 			if a.lang == Czech {
-				b = stemCzech(b)
+				b = stemCzech(b, CzechIndex)
 			} else {
 				b = stemEnglish(b)
 			}

@@ -17,29 +17,8 @@ func sharedData(t testing.TB) string {
 	return testutil.SharedData(t)
 }
 
-// czechSentences returns the "# text =" lines of the UD Czech-CAC files.
-func czechSentences(t testing.TB) []string {
-	t.Helper()
-	var out []string
-	for _, name := range []string{"cs_cac-ud-dev.conllu", "cs_cac-ud-test.conllu"} {
-		f, err := os.Open(filepath.Join(sharedData(t), "czech", "ud_czech_cac", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			if s, ok := strings.CutPrefix(sc.Text(), "# text = "); ok {
-				out = append(out, s)
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
+// czechSentences returns the sentences of the UD Czech-CAC files.
+func czechSentences(t testing.TB) []string { return testutil.CzechSentences(t) }
 
 // czechFormLemmas returns (form, lemma) pairs of the UD Czech-CAC dev file.
 func czechFormLemmas(t testing.TB) [][2]string {

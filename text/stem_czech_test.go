@@ -1,6 +1,7 @@
 package text
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -22,8 +23,8 @@ func TestStemCzech(t *testing.T) {
 		{"kuratech", "kur"}, {"kuratum", "kur"}, {"kure", "kur"},
 	}
 	for _, tc := range tests {
-		if got := string(stemCzech([]byte(tc.word))); got != tc.want {
-			t.Errorf("stemCzech(%q) = %q, want %q", tc.word, got, tc.want)
+		if got := StemCzech(tc.word, CzechIndex); got != tc.want {
+			t.Errorf("StemCzech(%q, CzechIndex) = %q, want %q", tc.word, got, tc.want)
 		}
 	}
 }
@@ -74,4 +75,31 @@ func majorityShare(m map[string]map[string]int) float64 {
 		best += mx
 	}
 	return float64(best) / float64(max(total, 1))
+}
+
+// TestStemCzechGolden pins both variants to the stems of the two stemmers
+// they replaced (text's light stemmer and nlu/phrase.CzechStem), generated
+// before the merge over every third folded word form of UD Czech-CAC dev.
+func TestStemCzechGolden(t *testing.T) {
+	raw, err := os.ReadFile("testdata/czech_stems.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n++
+		if got := StemCzech(f[0], CzechIndex); got != f[1] {
+			t.Errorf("StemCzech(%q, CzechIndex) = %q, want %q", f[0], got, f[1])
+		}
+		if got := StemCzech(f[0], CzechNames); got != f[2] {
+			t.Errorf("StemCzech(%q, CzechNames) = %q, want %q", f[0], got, f[2])
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("golden file has %d words, want at least 1000", n)
+	}
 }

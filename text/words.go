@@ -41,41 +41,48 @@ func nextWord(s string, i int) (start, end int) {
 			return i, i + n
 		}
 		if isWordRune(r) {
-			start = i
-			i += n
-			prevLetter := unicode.IsLetter(r)
-			prevDigit := isDigit(r)
-			for i < len(s) {
-				r, n = decodeRune(s, i)
-				if isIdeograph(r) {
-					return start, i
-				}
-				if isWordRune(r) {
-					prevLetter = unicode.IsLetter(r)
-					prevDigit = isDigit(r)
-					i += n
-					continue
-				}
-				if i+n < len(s) {
-					next, nn := decodeRune(s, i+n)
-					if prevLetter && (r == '\'' || r == '\u2019') && unicode.IsLetter(next) && !isIdeograph(next) {
-						i += n + nn
-						prevLetter, prevDigit = true, false
-						continue
-					}
-					if prevDigit && (r == '.' || r == ',') && isDigit(next) {
-						i += n + nn
-						prevLetter, prevDigit = false, true
-						continue
-					}
-				}
-				break
-			}
-			return start, i
+			return i, wordEnd(s, i, r, n, false)
 		}
 		i += n
 	}
 	return -1, -1
+}
+
+// wordEnd returns the end of the word that starts at byte start with rune r
+// of n bytes. An apostrophe between two letters and '.' or ',' between two
+// digits stay inside the word; so does a hyphen between two letters when
+// hyphens is set (Tokenize's compounds, "Frýdek-Místek").
+func wordEnd(s string, start int, r rune, n int, hyphens bool) int {
+	i := start + n
+	prevLetter := unicode.IsLetter(r)
+	prevDigit := isDigit(r)
+	for i < len(s) {
+		r, n = decodeRune(s, i)
+		if isIdeograph(r) {
+			return i
+		}
+		if isWordRune(r) {
+			prevLetter = unicode.IsLetter(r)
+			prevDigit = isDigit(r)
+			i += n
+			continue
+		}
+		if i+n < len(s) {
+			next, nn := decodeRune(s, i+n)
+			if prevLetter && (r == '\'' || r == '\u2019' || hyphens && r == '-') && unicode.IsLetter(next) && !isIdeograph(next) {
+				i += n + nn
+				prevLetter, prevDigit = true, false
+				continue
+			}
+			if prevDigit && (r == '.' || r == ',') && isDigit(next) {
+				i += n + nn
+				prevLetter, prevDigit = false, true
+				continue
+			}
+		}
+		break
+	}
+	return i
 }
 
 func decodeRune(s string, i int) (rune, int) {

@@ -5,24 +5,33 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
-// Format versions written in the first uvarint of an encoded index.
+// Format versions of an encoded index. Versions 1 and 2 (segment format
+// 1) were a uvarint version, the body and a crc32 (IEEE) of both; version 3
+// is the body of version 2 in an envelope (internal/envelope,
+// docs/format/vector-index.md). Older versions still decode.
 const (
 	// formatV1 is the flat float32 format of the first, exact index; it
 	// still decodes (and is re-indexed with default options).
 	formatV1 = 1
-	// formatV2 is the current format (see doc.go).
+	// formatV2 is the IVF format (see doc.go) before the envelope.
 	formatV2 = 2
+	// formatV3 is the current format: the version 2 body in an envelope.
+	formatV3 = 3
+	// magic starts every index of format 3 and later.
+	magic = "NJVX"
 	// flagNoSpill is set in the flags of an index built with NoSpill.
 	flagNoSpill = 1
 )
 
-// AppendBinary appends the encoded index (format 2, see doc.go) to dst and
-// returns the extended slice.
+// AppendBinary appends the encoded index (format 3: the format 2 body of
+// doc.go in an envelope) to dst and returns the extended slice.
 func (x *Index) AppendBinary(dst []byte) []byte {
 	start := len(dst)
-	dst = binary.AppendUvarint(dst, formatV2)
+	dst = envelope.Begin(dst, magic, formatV3)
 	flags := 0
 	if x.opts.NoSpill {
 		flags |= flagNoSpill
@@ -47,7 +56,7 @@ func (x *Index) AppendBinary(dst []byte) []byte {
 			}
 		}
 	}
-	return binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
+	return envelope.End(dst, start)
 }
 
 func appendFloats(dst []byte, fs []float32) []byte {
@@ -98,11 +107,21 @@ func (d *decoder) floats(what string, n int) []float32 {
 	return out
 }
 
-// Decode decodes an index written by AppendBinary (or the format 1 of
-// earlier versions). It returns an error wrapping ErrCorrupt when the
+// Decode decodes an index written by AppendBinary (or the formats 1 and 2
+// of earlier versions). It returns an error wrapping ErrCorrupt when the
 // checksum, the version or the structure is wrong; it never panics on bad
 // data. The index does not alias data.
 func Decode(data []byte) (*Index, error) {
+	if envelope.Has(data, magic) {
+		v, body, err := envelope.Open(data, magic)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if v != formatV3 {
+			return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
+		}
+		return decodeIVF(&decoder{b: body})
+	}
 	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
 	}
@@ -127,6 +146,12 @@ func Decode(data []byte) (*Index, error) {
 		}
 		return nil, fmt.Errorf("%w: unknown version", ErrCorrupt)
 	}
+	return decodeIVF(d)
+}
+
+// decodeIVF decodes the body of formats 2 and 3, after the version.
+func decodeIVF(d *decoder) (*Index, error) {
+	maxInt := uint64(math.MaxInt32)
 	x := &Index{}
 	x.dims = d.uvarint("dims", maxInt)
 	x.n = d.uvarint("count", maxInt)

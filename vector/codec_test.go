@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 func TestCodecRoundTrip(t *testing.T) {
@@ -60,7 +62,17 @@ func TestCodecRoundTrip(t *testing.T) {
 // reseal replaces the checksum of b so that structural checks are reached.
 func reseal(b []byte) []byte {
 	b = slices.Clone(b)
+	if envelope.Has(b, magic) && len(b) >= envelope.Overhead {
+		return envelope.End(b[:len(b)-4], 0)
+	}
 	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
+	return b
+}
+
+// versioned returns enc with its version byte (format 3) set to v.
+func versioned(enc []byte, v byte) []byte {
+	b := slices.Clone(enc)
+	b[len(magic)] = v
 	return b
 }
 
@@ -77,7 +89,8 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"short", []byte{1, 2}},
 		{"checksum", flipped},
 		{"truncated", reseal(append(slices.Clone(enc[:len(enc)/2]), 0, 0, 0, 0))},
-		{"version", reseal(append([]byte{9}, enc[1:]...))},
+		{"version", reseal(versioned(enc, 9))},
+		{"legacy version", reseal(append([]byte{9}, enc[envelope.Overhead-4:]...))},
 		{"trailing", reseal(append(slices.Clone(enc[:len(enc)-4]), 7, 0, 0, 0, 0))},
 		{"huge count", reseal([]byte{2, 16, 0xff, 0xff, 0xff, 0x07, 0, 0, 0, 0, 0, 0, 0, 0, 0})},
 	}
@@ -92,6 +105,40 @@ func TestDecodeCorrupt(t *testing.T) {
 		if _, err := Decode(reseal(append(slices.Clone(small[:cut]), 0, 0, 0, 0))); err == nil {
 			t.Fatalf("truncated at %d: decoded", cut)
 		}
+	}
+}
+
+// TestDecodeEveryFlippedByte flips each byte of a small index: the
+// envelope's checksum must catch every one.
+func TestDecodeEveryFlippedByte(t *testing.T) {
+	vs := clustered(11, 300, 8, 4, 0.1)
+	enc := buildIndex(t, vs, Options{BruteForceBelow: 100, NList: 4}).AppendBinary(nil)
+	for i := range enc {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			b := slices.Clone(enc)
+			b[i] ^= mask
+			if _, err := Decode(b); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("byte %d ^ %#x: err %v, want ErrCorrupt", i, mask, err)
+			}
+		}
+	}
+}
+
+// TestDecodeV2 checks that format 2 (a uvarint version, no envelope, a
+// crc32 IEEE at the end; segment format 1) still decodes, to the same
+// index.
+func TestDecodeV2(t *testing.T) {
+	vs := clustered(12, 400, 8, 4, 0.1)
+	enc := buildIndex(t, vs, Options{BruteForceBelow: 100, NList: 4}).AppendBinary(nil)
+	v2 := binary.AppendUvarint(nil, formatV2)
+	v2 = append(v2, enc[envelope.Overhead-4:len(enc)-4]...)
+	v2 = binary.LittleEndian.AppendUint32(v2, crc32.ChecksumIEEE(v2))
+	x, err := Decode(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(x.AppendBinary(nil), enc) {
+		t.Fatal("format 2 decodes to a different index")
 	}
 }
 

@@ -79,9 +79,10 @@
 //
 // # Format
 //
-// AppendBinary writes (uvarints unless noted, floats little-endian):
+// AppendBinary writes one envelope (internal/envelope, magic "NJVX",
+// version 3; docs/format/vector-index.md) around (uvarints unless noted,
+// floats little-endian):
 //
-//	version = 2
 //	dims | n | nlist | nprobe | rerank | bruteForceBelow | flags | seed (varint)
 //	vectors      n·dims float32, by id
 //	if nlist > 0:
@@ -89,12 +90,13 @@
 //	  lo, scale  dims float32 each
 //	  list sizes nlist uvarints
 //	  list ids   per list, ascending ids as deltas (the first from 0)
-//	crc32        IEEE, little-endian uint32, of everything above
 //
 // Codes are not stored: Decode recomputes them from the vectors, lo and
-// scale (tens of milliseconds for 100k vectors). Version 1, the flat
-// float32 format of the first exact index (dims, float count, floats,
-// crc32), still decodes and is re-indexed with default options.
+// scale (tens of milliseconds for 100k vectors). The formats before the
+// envelope still decode: version 2 (a uvarint 2, the same body, a crc32
+// IEEE of both) and version 1, the flat float32 format of the first exact
+// index (dims, float count, floats, crc32), re-indexed with default
+// options.
 //
 // # Numbers
 //

@@ -72,7 +72,7 @@ func writeRealFixture(t *testing.T, dir string) {
 }
 
 // readRealFixture returns the corpus and query vectors of the fixture.
-func readRealFixture(t *testing.T) (corpus, queries [][]float32) {
+func readRealFixture(t testing.TB) (corpus, queries [][]float32) {
 	b, err := os.ReadFile(realFixture)
 	if err != nil {
 		t.Fatal(err)

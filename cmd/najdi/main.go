@@ -31,11 +31,14 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/najdi/najdi/cluster"
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
+	"github.com/najdi/najdi/rerank"
 	"github.com/najdi/najdi/server"
 	"github.com/najdi/najdi/summary"
 )
@@ -113,9 +116,16 @@ func serve(args []string) error {
 	llmModel := fs.String("llm-model", "", "model name for --llm-url")
 	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
 	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
+	reranker := fs.String("reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "directory of the cross-encoder that searches with \"rerank\" use (loaded on first use; \"\" refuses them)")
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
+	clusterURL := fs.String("cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory, which then keeps only NLU models and ingest jobs (docs/cluster.md)")
+	clusterUser := fs.String("cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
+	clusterPassword := fs.String("cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
+	clusterAPIKeyEnv := fs.String("cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
+	clusterCA := fs.String("cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
+	clusterPrefix := fs.String("cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
 	var secrets secretFlag
 	fs.Var(&secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
 	fs.VisitAll(func(f *flag.Flag) {
@@ -128,32 +138,9 @@ func serve(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
-	var us *server.Users
-	var err error
-	if *users != "" {
-		f, err := os.Open(*users)
-		if err != nil {
-			return fmt.Errorf("users file: %w", err)
-		}
-		us, err = server.ParseUsers(f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	} else if env := os.Getenv("NAJDI_USERS"); env != "" {
-		if us, err = server.ParseUsers(strings.NewReader(strings.ReplaceAll(env, ",", "\n"))); err != nil {
-			return fmt.Errorf("NAJDI_USERS: %w", err)
-		}
-	}
-	if us.Len() == 0 {
-		host, _, err := net.SplitHostPort(*addr)
-		if err != nil {
-			return fmt.Errorf("--addr %q: %w", *addr, err)
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", *addr)
-		}
-		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", *addr)
+	us, err := loadUsers(*users, *addr, log)
+	if err != nil {
+		return err
 	}
 
 	allow := strings.Split(*allowOutbound, ",")
@@ -164,15 +151,8 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *memLimit != "" {
-		n, err := parseSize(*memLimit)
-		if err != nil {
-			return fmt.Errorf("--memory-limit: %w", err)
-		}
-		if n == 0 {
-			return errors.New("--memory-limit: want a positive size such as 1GiB")
-		}
-		debug.SetMemoryLimit(n)
+	if err := setMemoryLimit(*memLimit); err != nil {
+		return err
 	}
 	if *embedThreads < 0 || *queryEmbedThreads < 0 {
 		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
@@ -188,6 +168,11 @@ func serve(args []string) error {
 		}
 		opts.Embedders = prov
 		defer prov.Close()
+		if *reranker != "" {
+			rr := rerank.NewLazy(*reranker, rerank.Options{LibraryPath: *ortLib})
+			opts.Reranker = rr
+			defer rr.Close()
+		}
 	}
 	if *llmURL != "" {
 		if *llmModel == "" {
@@ -201,6 +186,22 @@ func serve(args []string) error {
 		}
 		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout, Logger: log}
 	}
+	if *clusterURL != "" {
+		r := engine.DefaultRanker()
+		ccfg := cluster.Config{URL: *clusterURL, Username: *clusterUser, Password: *clusterPassword,
+			APIKey: os.Getenv(*clusterAPIKeyEnv), CAFile: *clusterCA, Prefix: *clusterPrefix, K1: float64(r.K1), B: float64(r.B)}
+		if ccfg.APIKey != "" {
+			ccfg.Username, ccfg.Password = "", ""
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cl, err := cluster.New(ctx, ccfg)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--cluster-url: %w", err)
+		}
+		opts.Backend = cluster.EngineBackend{C: cl}
+		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", *clusterURL, "prefix", *clusterPrefix)
+	}
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
@@ -213,38 +214,112 @@ func serve(args []string) error {
 		return fmt.Errorf("--nlu-timeout %v: want a positive duration", *nluTimeout)
 	}
 	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
-	if opts.Embedders != nil {
-		nopts.Embedder = engine.IntentEmbedder(opts.Embedders)
-		// Czech intent classifiers embed with the multilingual model when
-		// it is installed (10-shot Czech intents 0.80 top-1 against 0.68
-		// with the English default; docs/nlu.md).
-		prov := opts.Embedders
-		nopts.EmbedderFor = func(lang string) intent.Embedder {
-			if lang != "cs" {
-				return nil
-			}
-			if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
-				return nil
-			}
-			return func(ctx context.Context, texts []string) ([][]float32, error) {
-				emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
-				if err != nil {
-					return nil, err
-				}
-				return emb.EmbedQueries(ctx, texts)
-			}
-		}
-	}
+	nluEmbedders(&nopts, opts.Embedders)
 	nluSvc, err := nlu.NewService(server.NLUStore(eng.Store()), nopts)
 	if err != nil {
 		return fmt.Errorf("nlu: %w", err)
 	}
 	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log, LoginFailuresPerMinute: *loginFailures})
-	ln, err := net.Listen("tcp", *addr)
+	return listenAndServe(srv, *addr, *data, log)
+}
+
+// setMemoryLimit applies --memory-limit (a size such as 1GiB; empty: leave
+// GOMEMLIMIT or no limit) as the Go runtime's soft memory limit.
+func setMemoryLimit(size string) error {
+	if size == "" {
+		return nil
+	}
+	n, err := parseSize(size)
+	if err != nil {
+		return fmt.Errorf("--memory-limit: %w", err)
+	}
+	if n == 0 {
+		return errors.New("--memory-limit: want a positive size such as 1GiB")
+	}
+	debug.SetMemoryLimit(n)
+	return nil
+}
+
+// loadUsers reads the credentials of --users (a file) or NAJDI_USERS
+// (lines, or comma-separated). Without users najdi listens on loopback
+// only: a non-loopback addr is an error.
+func loadUsers(path, addr string, log *slog.Logger) (*server.Users, error) {
+	var us *server.Users
+	var err error
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("users file: %w", err)
+		}
+		us, err = server.ParseUsers(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else if env := os.Getenv("NAJDI_USERS"); env != "" {
+		if us, err = server.ParseUsers(strings.NewReader(strings.ReplaceAll(env, ",", "\n"))); err != nil {
+			return nil, fmt.Errorf("NAJDI_USERS: %w", err)
+		}
+	}
+	if us.Len() == 0 {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", addr)
+		}
+		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", addr)
+	}
+	return us, nil
+}
+
+// nluEmbedders gives the NLU service the engine's embedding models, when it
+// has any: the default model for intents, and for Czech intent classifiers
+// the multilingual model when it is installed (10-shot Czech intents 0.80
+// top-1 against 0.68 with the English default; docs/nlu.md).
+func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
+	if prov == nil {
+		return
+	}
+	nopts.Embedder = engine.IntentEmbedder(prov)
+	nopts.EmbedderFor = func(lang string) intent.Embedder {
+		if lang != "cs" {
+			return nil
+		}
+		if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
+			return nil
+		}
+		return func(ctx context.Context, texts []string) ([][]float32, error) {
+			emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
+			if err != nil {
+				return nil, err
+			}
+			return emb.EmbedQueries(ctx, texts)
+		}
+	}
+	// English builtin-ner reads the contextual word vectors of its model
+	// (bge-small-en-v1.5, the default) when it is installed.
+	nopts.WordStates = func(model string) ner.WordStates {
+		emb, err := prov.Embedder(engine.EmbeddingConfig{Model: model})
+		if err != nil {
+			return nil
+		}
+		if ws, ok := emb.(embed.WordStater); ok {
+			return ws.WordStates
+		}
+		return nil
+	}
+}
+
+// listenAndServe serves srv on addr until it fails or the process gets
+// SIGINT or SIGTERM, then shuts it down (waiting at most 10 s).
+func listenAndServe(srv *server.Server, addr, data string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	log.Info("najdi listening", "addr", ln.Addr().String(), "data", *data)
+	log.Info("najdi listening", "addr", ln.Addr().String(), "data", data)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	sig := make(chan os.Signal, 1)

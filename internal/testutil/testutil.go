@@ -2,8 +2,10 @@
 package testutil
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,4 +29,29 @@ func SharedData(tb testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// CzechSentences returns the "# text = " lines (the sentences) of the UD
+// Czech-CAC dev and test files in shared/data, in order.
+func CzechSentences(tb testing.TB) []string {
+	tb.Helper()
+	var out []string
+	for _, name := range []string{"cs_cac-ud-dev.conllu", "cs_cac-ud-test.conllu"} {
+		f, err := os.Open(filepath.Join(SharedData(tb), "czech", "ud_czech_cac", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if s, ok := strings.CutPrefix(sc.Text(), "# text = "); ok {
+				out = append(out, s)
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return out
 }

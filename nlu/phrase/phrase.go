@@ -3,10 +3,9 @@ package phrase
 import (
 	"errors"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/najdi/najdi/nlu/token"
+	"github.com/najdi/najdi/text"
 )
 
 // ErrEmpty is returned by Compile for an entry without any word token.
@@ -71,16 +70,16 @@ func Compile(entries []Entry, opts Options) (*Matcher, error) {
 	m := &Matcher{opts: opts, ids: make(map[string]int32), edges: make(map[edgeKey]int32, len(entries)*2), accept: []int32{-1}}
 	compiled := 0
 	for _, e := range entries {
-		toks := words(token.Tokenize(e.Text))
+		toks := words(text.Tokenize(e.Text))
 		if len(toks) == 0 {
 			continue
 		}
 		p := pattern{ref: e.Ref}
 		node := int32(0)
 		for _, t := range toks {
-			f := token.Fold(t.Text)
+			f := text.Fold(t.Text)
 			p.folded = append(p.folded, f)
-			p.caps = append(p.caps, token.IsCapitalized(t.Text))
+			p.caps = append(p.caps, text.IsCapitalized(t.Text))
 			k := Key(f, opts.Language)
 			id, ok := m.ids[k]
 			if !ok {
@@ -115,7 +114,7 @@ func Compile(entries []Entry, opts Options) (*Matcher, error) {
 func (m *Matcher) Len() int { return len(m.pats) }
 
 // words keeps word tokens and turns sentence punctuation into barriers.
-func words(toks []token.Token) []token.Token {
+func words(toks []text.Piece) []text.Piece {
 	out := toks[:0:0]
 	for _, t := range toks {
 		if t.Word() {
@@ -123,22 +122,21 @@ func words(toks []token.Token) []token.Token {
 			continue
 		}
 		if t.Text == "&" {
-			out = append(out, token.Token{Text: "and", Start: t.Start, End: t.End, ByteStart: t.ByteStart, ByteEnd: t.ByteEnd})
+			out = append(out, text.Piece{Text: "and", Start: t.Start, End: t.End, ByteStart: t.ByteStart, ByteEnd: t.ByteEnd})
 			continue
 		}
 		if strings.ContainsAny(t.Text, ".,;:!?()[]{}\"") {
-			out = append(out, token.Token{Text: barrier, Start: t.Start, End: t.End, ByteStart: t.ByteStart, ByteEnd: t.ByteEnd})
+			out = append(out, text.Piece{Text: barrier, Start: t.Start, End: t.End, ByteStart: t.ByteStart, ByteEnd: t.ByteEnd})
 		}
 	}
 	return out
 }
 
-// Match returns the leftmost-longest, non-overlapping matches in text.
 // appendParts appends the word t, split at hyphens into its parts
 // ("Praze-Karlíně" → "Praze", "Karlíně"), so each part inflects on its own
 // and a hyphenated name matches written with a hyphen, with spaces around
 // one, or with a space alone.
-func appendParts(out []token.Token, t token.Token) []token.Token {
+func appendParts(out []text.Piece, t text.Piece) []text.Piece {
 	if !strings.ContainsAny(t.Text, "-‐‑–") {
 		return append(out, t)
 	}
@@ -152,7 +150,7 @@ func appendParts(out []token.Token, t token.Token) []token.Token {
 		}
 		if part != "" {
 			n := utf8.RuneCountInString(part)
-			out = append(out, token.Token{Text: part, Start: start, End: start + n, ByteStart: bstart, ByteEnd: bstart + len(part)})
+			out = append(out, text.Piece{Text: part, Start: start, End: start + n, ByteStart: bstart, ByteEnd: bstart + len(part)})
 		}
 		if k < 0 {
 			break
@@ -165,12 +163,13 @@ func appendParts(out []token.Token, t token.Token) []token.Token {
 	return out
 }
 
-func (m *Matcher) Match(text string) []Match {
-	return m.MatchTokens(token.Tokenize(text))
+// Match returns the leftmost-longest, non-overlapping matches in s.
+func (m *Matcher) Match(s string) []Match {
+	return m.MatchTokens(text.Tokenize(s))
 }
 
-// MatchTokens is Match over tokens produced by token.Tokenize.
-func (m *Matcher) MatchTokens(all []token.Token) []Match {
+// MatchTokens is Match over pieces produced by text.Tokenize.
+func (m *Matcher) MatchTokens(all []text.Piece) []Match {
 	toks := words(all)
 	if len(toks) == 0 || len(m.pats) == 0 {
 		return nil
@@ -181,7 +180,7 @@ func (m *Matcher) MatchTokens(all []token.Token) []Match {
 		if t.Text == barrier {
 			continue
 		}
-		if id, ok := m.ids[Key(token.Fold(t.Text), m.opts.Language)]; ok {
+		if id, ok := m.ids[Key(text.Fold(t.Text), m.opts.Language)]; ok {
 			ids[i] = id
 		}
 	}
@@ -205,7 +204,7 @@ func (m *Matcher) MatchTokens(all []token.Token) []Match {
 		p := &m.pats[best]
 		exact := true
 		for k, t := range toks[i : bestEnd+1] {
-			if token.Fold(t.Text) != p.folded[k] {
+			if text.Fold(t.Text) != p.folded[k] {
 				exact = false
 				break
 			}
@@ -216,33 +215,17 @@ func (m *Matcher) MatchTokens(all []token.Token) []Match {
 	return out
 }
 
-func (m *Matcher) caseOK(p int32, toks []token.Token) bool {
+func (m *Matcher) caseOK(p int32, toks []text.Piece) bool {
 	if !m.opts.CaseSensitive {
 		return true
 	}
 	for k, t := range toks {
-		if token.IsCapitalized(t.Text) != m.pats[p].caps[k] {
+		if text.IsCapitalized(t.Text) != m.pats[p].caps[k] {
 			return false
 		}
 	}
 	return true
 }
-
-// czechEndings are folded Czech nominal and adjectival case endings, longest
-// first within the same final letter does not matter: Key tries by length.
-var czechEndings = func() [][]string {
-	list := []string{
-		"atech", "etem", "atum", "aty",
-		"ovou", "ove", "ovi", "ovy", "ova", "ovo", "ovu", "ych", "ymi", "ymu", "eho", "emu", "ami", "emi", "ech", "ich", "ach", "ata", "ete", "eti", "aci", "iho", "imu", "imi",
-		"ou", "em", "om", "um", "im", "ym", "am", "uv", "mi",
-		"a", "e", "i", "o", "u", "y",
-	}
-	byLen := make([][]string, 6)
-	for _, e := range list {
-		byLen[len(e)] = append(byLen[len(e)], e)
-	}
-	return byLen
-}()
 
 // Key reduces a folded token to its matching key for language lang.
 func Key(folded, lang string) string {
@@ -255,49 +238,8 @@ func Key(folded, lang string) string {
 	return CzechStem(folded)
 }
 
-// CzechStem strips a Czech case ending from a folded word and normalizes
-// the stem's final consonant alternations. Words of digits and words shorter
-// than four letters are returned unchanged.
-func CzechStem(w string) string {
-	n := utf8.RuneCountInString(w)
-	if n < 3 || len(w) != n { // non-ASCII after folding: leave alone
-		return w
-	}
-	for _, c := range w {
-		if !unicode.IsLetter(c) {
-			return w
-		}
-	}
-	for l := 5; l >= 1 && n >= 4; l-- {
-		if n-l < 3 {
-			continue
-		}
-		for _, e := range czechEndings[l] {
-			if strings.HasSuffix(w, e) {
-				w = w[:len(w)-l]
-				goto stripped
-			}
-		}
-	}
-stripped:
-	// Possessive and -ov names: Smíchov/Smíchova, Kaprova/Kaprově.
-	if k := len(w); k >= 5 && w[k-2:] == "ov" {
-		w = w[:k-2]
-	}
-	// Fleeting e: hradec/hradce, pes/psa is too short to matter.
-	if k := len(w); k >= 4 && w[k-2] == 'e' && strings.IndexByte("cklnr", w[k-1]) >= 0 && !isVowel(w[k-3]) {
-		w = w[:k-2] + w[k-1:]
-	}
-	switch k := len(w); {
-	case k == 0:
-	case k >= 4 && (w[k-2:] == "ct" || w[k-2:] == "st"):
-		w = w[:k-1] + "k"
-	case w[k-1] == 'z':
-		w = w[:k-1] + "h"
-	case w[k-1] == 'c':
-		w = w[:k-1] + "k"
-	}
-	return w
-}
-
-func isVowel(b byte) bool { return strings.IndexByte("aeiouy", b) >= 0 }
+// CzechStem is text.StemCzech in its CzechNames variant: it strips a Czech
+// case ending from a folded word and normalizes the stem's final consonant
+// alternations. Words that are not all letters, and words shorter than
+// four letters, keep their endings.
+func CzechStem(w string) string { return text.StemCzech(w, text.CzechNames) }

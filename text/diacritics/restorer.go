@@ -176,15 +176,31 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 	if len(spans) == 0 {
 		return query, false
 	}
-	type slot struct {
-		cands []candidate
-		// score and back are Viterbi tables per candidate.
-		score []float64
-		back  []int
-		cut   bool // context is cut before this word
-		free  bool // the word may change
-		span  int  // index into spans, -1 for a comma
-	}
+	slots := r.lattice(query, spans)
+	choice := r.viterbi(slots)
+	out := r.restoredWords(query, spans, slots, choice)
+	r.names.apply(query, spans, out, r.lowerWords(query, spans))
+	return splice(query, spans, out)
+}
+
+// slot is one position of the Viterbi lattice: a word of the query, or a
+// comma between two words.
+type slot struct {
+	cands []candidate
+	// score and back are Viterbi tables per candidate.
+	score []float64
+	back  []int
+	cut   bool // context is cut before this word
+	free  bool // the word may change
+	span  int  // index into spans, -1 for a comma
+}
+
+// lattice builds the slots of the query's words (spans): the candidate
+// forms of each word that may change (lowercase ASCII words the lexicon or
+// the dictionary can restore), the word itself otherwise, a comma slot
+// between words a comma separates, and a cut where sentence punctuation
+// breaks the context.
+func (r *Restorer) lattice(query string, spans []text.Span) []slot {
 	slots := make([]slot, 0, len(spans)+2)
 	comma := r.lex.cand(",", -1, 1)
 	if id, ok := r.lex.ids[","]; ok {
@@ -223,6 +239,12 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		s.back = make([]int, len(s.cands))
 		slots = append(slots, s)
 	}
+	return slots
+}
+
+// viterbi fills the slots' tables and returns the best candidate of each
+// slot: unigram × smoothed word-pair probabilities, with the class priors.
+func (r *Restorer) viterbi(slots []slot) []int {
 	for i := range slots {
 		s := &slots[i]
 		for j, c := range s.cands {
@@ -256,12 +278,14 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 		choice[i] = arg
 		arg = slots[i].back[arg]
 	}
-	// out holds each word as restored; lower marks the words typed in
-	// lowercase ASCII, whose letter case restoration may also set when the
-	// whole query is typed in lowercase (a query with capitals keeps its
-	// letter case as typed).
+	return choice
+}
+
+// restoredWords returns each word of the query as restored (choice per
+// slot), in the letter case typed; when the whole query is typed in
+// lowercase, lowercase ASCII words also get the capitals of proper names.
+func (r *Restorer) restoredWords(query string, spans []text.Span, slots []slot, choice []int) []string {
 	out := make([]string, len(spans))
-	lower := make([]bool, len(spans))
 	caseless := !hasUpper(query)
 	for i, sl := range slots {
 		if sl.span < 0 {
@@ -274,15 +298,33 @@ func (r *Restorer) Restore(query string) (restored string, changed bool) {
 			out[sl.span] = applyCase(sl.cands[choice[i]].form, w)
 		}
 		if caseless && isASCIILetters(w) {
-			lower[sl.span] = true
 			if pc, ok := r.properCase(out[sl.span]); ok {
 				out[sl.span] = pc
 			}
 		}
 	}
-	r.names.apply(query, spans, out, lower)
+	return out
+}
+
+// lowerWords marks the words typed in lowercase ASCII in a query typed
+// entirely in lowercase: restoration may set their letter case (a query
+// with capitals keeps its letter case as typed).
+func (r *Restorer) lowerWords(query string, spans []text.Span) []bool {
+	lower := make([]bool, len(spans))
+	if hasUpper(query) {
+		return lower
+	}
+	for i, sp := range spans {
+		lower[i] = isASCIILetters(query[sp.Start:sp.End])
+	}
+	return lower
+}
+
+// splice returns query with each word (spans) replaced by out, keeping
+// everything between words, and whether any word changed.
+func splice(query string, spans []text.Span, out []string) (string, bool) {
 	var sb strings.Builder
-	prevEnd := 0
+	prevEnd, changed := 0, false
 	for i, sp := range spans {
 		w := query[sp.Start:sp.End]
 		if out[i] == w {

@@ -1,0 +1,288 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/ingest"
+	"github.com/najdi/najdi/server"
+)
+
+// QueryPathConfig configures RunQueryPath.
+type QueryPathConfig struct {
+	// BEIRDir is the SciFact directory.
+	BEIRDir string
+	// Dir is the engine directory, reused when it holds the collections
+	// ("" = temporary). A directory that `najdi-bench search -dir` filled
+	// already holds the hybrid collection "all".
+	Dir string
+	// Models, ORTLib locate the default model.
+	Models, ORTLib string
+	// Cache is the file caching passage vectors by text ("" = none).
+	Cache string
+	// Queries is the number of SciFact queries per pass (default 300) and
+	// Passes the number of passes over them (default 3).
+	Queries, Passes int
+	// ProfileDir, if set, receives a CPU profile of each series
+	// (cpu-<kind>-<shape>.pprof).
+	ProfileDir string
+	// QueryCache turns on the engine's cache of query vectors (off by
+	// default, so that every pass embeds its queries).
+	QueryCache bool
+}
+
+// RunQueryPath measures keyword, vector-only and hybrid search requests end
+// to end through the real HTTP server on loopback, on the SciFact corpus
+// (5,183 documents): "kw" holds title and abstract with
+// embedding_config.model "none"; "vec" holds the titles with
+// fulltext_config.enabled false (titles, so that their vectors embed in
+// minutes; vectors cached by text); "all" holds title and abstract in the
+// default hybrid configuration. Each series runs the SciFact queries in
+// order, Passes times, one request at a time, in two request shapes:
+// "lean" (max_results 10, highlight false, include_fields ["none"], as the
+// peer benchmark sends) and "full" (the API defaults: content and
+// passages). It reports the client's p50/p99, the server's took_ms p50 and
+// the p50 of each metadata.timings stage when the server reports them.
+func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
+	if cfg.Queries == 0 {
+		cfg.Queries = 300
+	}
+	if cfg.Passes == 0 {
+		cfg.Passes = 3
+	}
+	b, err := LoadBEIR(cfg.BEIRDir)
+	if err != nil {
+		return err
+	}
+	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	if err != nil {
+		return err
+	}
+	defer prov.Close()
+	base, err := prov.Embedder(engine.EmbeddingConfig{Model: "default"})
+	if err != nil {
+		return err
+	}
+	cache, err := loadVecCache(cfg.Cache)
+	if err != nil {
+		return err
+	}
+	ce := &cachedEmbedder{Embedder: base, cache: cache}
+	if cfg.Dir == "" {
+		d, err := os.MkdirTemp("", "najdi-querypath")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cfg.Dir = d
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	opts := engine.Options{Dir: cfg.Dir, Embedders: singleProvider{ce}, Logger: logger}
+	setQueryCache(&opts, cfg.QueryCache)
+	e, err := engine.Open(opts)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ctx := context.Background()
+	off := false
+	for _, c := range []struct {
+		name string
+		cfg  engine.CollectionConfig
+		doc  func(d BEIRDoc) engine.DocumentInput
+	}{
+		{"kw", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}, fullDoc},
+		{"vec", engine.CollectionConfig{FulltextConfig: engine.FulltextConfig{Enabled: &off}}, func(d BEIRDoc) engine.DocumentInput {
+			return engine.DocumentInput{DocumentID: d.ID, Sections: []ingest.Section{{Type: "title", Content: d.Title}}}
+		}},
+		{"all", engine.CollectionConfig{}, fullDoc},
+	} {
+		if info, err := e.GetCollection(ctx, "", c.name); err == nil && info.DocumentCount >= int64(len(b.Docs)) {
+			continue
+		}
+		if _, _, err := e.PutCollection(ctx, "", c.name, c.cfg); err != nil {
+			return err
+		}
+		start := time.Now()
+		for i := 0; i < len(b.Docs); i += 500 {
+			var docs []engine.DocumentInput
+			for _, d := range b.Docs[i:min(i+500, len(b.Docs))] {
+				docs = append(docs, c.doc(d))
+			}
+			if res, err := e.Ingest(ctx, "", c.name, engine.IngestRequest{Documents: docs}); err != nil || len(res.Errors) > 0 {
+				return fmt.Errorf("ingest %s: %v %v", c.name, err, res.Errors)
+			}
+			if err := cache.save(cfg.Cache); err != nil {
+				return err
+			}
+		}
+		if err := e.MergeNow("", c.name); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "collection %s: %d documents in %s\n", c.name, len(b.Docs), time.Since(start).Round(time.Second))
+	}
+
+	srv := server.New(e, nil, server.Config{Logger: logger})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go srv.Serve(ln)
+	url := "http://" + ln.Addr().String() + "/v1/collections/"
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	defer func() {
+		client.CloseIdleConnections()
+		srv.Shutdown()
+	}()
+	qs := b.Queries[:min(cfg.Queries, len(b.Queries))]
+	fmt.Fprintf(w, "%d queries × %d passes per series, one request at a time, loopback HTTP\n", len(qs), cfg.Passes)
+	fmt.Fprintf(w, "%-8s %-5s %9s %9s %9s | p50 of metadata.timings: %s\n", "kind", "shape", "p50", "p99", "took p50", strings.Join(stageNames, " "))
+	for _, kind := range []struct{ name, coll string }{{"keyword", "kw"}, {"vector", "vec"}, {"hybrid", "all"}} {
+		for _, shape := range []struct {
+			name string
+			req  map[string]any
+		}{
+			{"lean", map[string]any{"max_results": 10, "highlight": false, "include_fields": []string{"none"}}},
+			{"full", map[string]any{"max_results": 10}},
+		} {
+			post := func(q string) (time.Duration, queryPathMeta, error) {
+				req := map[string]any{"query": q}
+				for k, v := range shape.req {
+					req[k] = v
+				}
+				body, _ := json.Marshal(req)
+				t0 := time.Now()
+				r, err := client.Post(url+kind.coll+"/search", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return 0, queryPathMeta{}, err
+				}
+				data, err := io.ReadAll(r.Body)
+				r.Body.Close()
+				el := time.Since(t0)
+				if err != nil || r.StatusCode != 200 {
+					return 0, queryPathMeta{}, fmt.Errorf("search %s: %d %.200s %v", kind.coll, r.StatusCode, data, err)
+				}
+				var resp struct {
+					Metadata queryPathMeta `json:"metadata"`
+				}
+				err = json.Unmarshal(data, &resp)
+				return el, resp.Metadata, err
+			}
+			for _, q := range qs[:min(30, len(qs))] { // warm-up
+				if _, _, err := post(q.Text); err != nil {
+					return err
+				}
+			}
+			stop := func() error { return nil }
+			if cfg.ProfileDir != "" {
+				if stop, err = startCPUProfile(filepath.Join(cfg.ProfileDir, "cpu-"+kind.name+"-"+shape.name+".pprof")); err != nil {
+					return err
+				}
+			}
+			var lat, took []time.Duration
+			stages := make([][]time.Duration, len(stageNames))
+			timed := false
+			for range cfg.Passes {
+				for _, q := range qs {
+					el, md, err := post(q.Text)
+					if err != nil {
+						stop()
+						return err
+					}
+					lat = append(lat, el)
+					took = append(took, msDur(md.TookMS))
+					if md.Timings != nil {
+						timed = true
+						for i, v := range md.values() {
+							stages[i] = append(stages[i], msDur(v))
+						}
+					}
+				}
+			}
+			if err := stop(); err != nil {
+				return err
+			}
+			var st []string
+			for i := range stageNames {
+				if timed {
+					st = append(st, fmt.Sprintf("%.3f", float64(pctUS(stages[i], 50))/1000))
+				} else {
+					st = append(st, "—")
+				}
+			}
+			fmt.Fprintf(w, "%-8s %-5s %9s %9s %9s | %s\n", kind.name, shape.name, pct(lat, 50), pct(lat, 99), pct(took, 50), strings.Join(st, " "))
+		}
+	}
+	return nil
+}
+
+func fullDoc(d BEIRDoc) engine.DocumentInput {
+	in := engine.DocumentInput{DocumentID: d.ID}
+	if d.Title != "" {
+		in.Sections = append(in.Sections, ingest.Section{Type: "title", Content: d.Title})
+	}
+	in.Sections = append(in.Sections, ingest.Section{Type: "p", Content: d.Text})
+	return in
+}
+
+// stageNames are the metadata.timings stages RunQueryPath reports.
+var stageNames = []string{"embed", "retrieve", "fuse", "load", "render", "encode"}
+
+type queryPathMeta struct {
+	TookMS  float64 `json:"took_ms"`
+	Timings *struct {
+		Embed    float64 `json:"embed_ms"`
+		Retrieve float64 `json:"retrieve_ms"`
+		Fuse     float64 `json:"fuse_ms"`
+		Load     float64 `json:"load_ms"`
+		Render   float64 `json:"render_ms"`
+		Encode   float64 `json:"encode_ms"`
+	} `json:"timings"`
+}
+
+func (m *queryPathMeta) values() []float64 {
+	t := m.Timings
+	return []float64{t.Embed, t.Retrieve, t.Fuse, t.Load, t.Render, t.Encode}
+}
+
+func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// pctUS returns the p-th percentile of d in microseconds.
+func pctUS(d []time.Duration, p int) int64 {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, len(s)*p/100)].Microseconds()
+}
+
+// startCPUProfile writes a CPU profile to path until the returned function
+// is called.
+func startCPUProfile(path string) (func() error, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}

@@ -1,0 +1,355 @@
+package engine
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/ingest"
+)
+
+// bodyParts says which parts of a stored body a response uses: a search
+// returning no content or only some section types need not copy the rest
+// of each document out of its body (loadHits).
+type bodyParts struct {
+	// sections, when not nil, names the section types whose content is
+	// used; the others keep their type and an empty content, so that
+	// section indexes do not move. nil means every section.
+	sections map[string]bool
+	// noFields leaves the fields out.
+	noFields bool
+}
+
+// all reports whether every part is used.
+func (bp bodyParts) all() bool { return bp.sections == nil && !bp.noFields }
+
+// decodeStoredDoc decodes a stored body (a storedDoc in JSON, as
+// json.Marshal wrote it) with the parts bp asks for, the others left
+// empty. Bodies of the form json.Marshal writes are read without
+// reflection, copying only the strings kept; anything else goes through
+// encoding/json, with the same result (TestDecodeStoredDoc).
+func decodeStoredDoc(raw []byte, bp bodyParts) (storedDoc, error) {
+	d := docScanner{b: raw}
+	sd, ok := d.storedDoc(bp)
+	if ok {
+		return sd, nil
+	}
+	sd = storedDoc{}
+	if err := json.Unmarshal(raw, &sd); err != nil {
+		return storedDoc{}, err
+	}
+	for i := range sd.Sections {
+		if bp.sections != nil && !bp.sections[sd.Sections[i].Type] {
+			sd.Sections[i].Content = ""
+		}
+	}
+	if bp.noFields {
+		sd.Fields = nil
+	}
+	return sd, nil
+}
+
+// docScanner reads the JSON of a storedDoc. Its methods report false on
+// anything unexpected, and the caller falls back to encoding/json.
+type docScanner struct {
+	b []byte
+	i int
+}
+
+func (d *docScanner) space() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte consumes c, after white space.
+func (d *docScanner) byte(c byte) bool {
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// peek reports whether the next byte, after white space, is c.
+func (d *docScanner) peek(c byte) bool {
+	d.space()
+	return d.i < len(d.b) && d.b[d.i] == c
+}
+
+// str reads a string; with keep false it only skips it. Strings with
+// escapes or bytes that are not valid UTF-8 go through encoding/json, which
+// replaces invalid bytes as it would in a whole decode.
+func (d *docScanner) str(keep bool) (string, bool) {
+	if !d.byte('"') {
+		return "", false
+	}
+	start := d.i
+	plain, ascii := true, true
+	for d.i < len(d.b) {
+		for d.i < len(d.b) && plainByte[d.b[d.i]] {
+			d.i++
+		}
+		if d.i == len(d.b) {
+			break
+		}
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			s := d.b[start:d.i]
+			d.i++
+			if plain && (ascii || utf8.Valid(s)) {
+				if !keep {
+					return "", true
+				}
+				return string(s), true
+			}
+			var out string
+			if err := json.Unmarshal(d.b[start-1:d.i], &out); err != nil {
+				return "", false
+			}
+			return out, true
+		case c == '\\':
+			plain = false
+			d.i += 2
+			continue
+		case c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+		d.i++
+	}
+	return "", false
+}
+
+// key reads an object key of plain ASCII without escapes, which it
+// returns without copying.
+func (d *docScanner) key() ([]byte, bool) {
+	if !d.byte('"') {
+		return nil, false
+	}
+	start := d.i
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return d.b[start : d.i-1], true
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return nil, false
+		}
+		d.i++
+	}
+	return nil, false
+}
+
+// sectionType reads a section type; the common ones are not copied.
+func (d *docScanner) sectionType() (string, bool) {
+	at := d.i
+	k, ok := d.key()
+	if !ok {
+		d.i = at
+		return d.str(true)
+	}
+	switch string(k) {
+	case "title":
+		return "title", true
+	case "p":
+		return "p", true
+	case "h1":
+		return "h1", true
+	case "h2":
+		return "h2", true
+	case "h3":
+		return "h3", true
+	case "text":
+		return "text", true
+	case "li":
+		return "li", true
+	case "caption":
+		return "caption", true
+	}
+	return string(k), true
+}
+
+// plainByte marks the bytes a JSON string holds as they are: printable
+// ASCII but '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// storedDoc reads {"s": [sections], "f": [fields]}.
+func (d *docScanner) storedDoc(bp bodyParts) (storedDoc, bool) {
+	var sd storedDoc
+	if !d.byte('{') {
+		return sd, false
+	}
+	if d.byte('}') {
+		return sd, d.end()
+	}
+	for {
+		key, ok := d.key()
+		if !ok || !d.byte(':') {
+			return sd, false
+		}
+		switch string(key) {
+		case "s":
+			if sd.Sections, ok = d.sections(bp); !ok {
+				return sd, false
+			}
+		case "f":
+			start := d.i
+			if !d.skipValue() {
+				return sd, false
+			}
+			if !bp.noFields {
+				if err := json.Unmarshal(d.b[start:d.i], &sd.Fields); err != nil {
+					return sd, false
+				}
+			}
+		default:
+			return sd, false
+		}
+		if d.byte('}') {
+			return sd, d.end()
+		}
+		if !d.byte(',') {
+			return sd, false
+		}
+	}
+}
+
+func (d *docScanner) end() bool {
+	d.space()
+	return d.i == len(d.b)
+}
+
+// sections reads [{"type": ..., "content": ...}, ...] or null.
+func (d *docScanner) sections(bp bodyParts) ([]ingest.Section, bool) {
+	if d.literal("null") {
+		return nil, true
+	}
+	if !d.byte('[') {
+		return nil, false
+	}
+	out := make([]ingest.Section, 0, 4)
+	if d.byte(']') {
+		return out, true
+	}
+	for {
+		if !d.byte('{') {
+			return nil, false
+		}
+		var s ingest.Section
+		var contentAt int
+		hasContent := false
+		if !d.peek('}') {
+			for {
+				key, ok := d.key()
+				if !ok || !d.byte(':') {
+					return nil, false
+				}
+				switch string(key) {
+				case "type":
+					if s.Type, ok = d.sectionType(); !ok {
+						return nil, false
+					}
+				case "content":
+					// Decided once the type is known: keys may come in
+					// any order.
+					d.space()
+					contentAt, hasContent = d.i, true
+					if _, ok := d.str(false); !ok {
+						return nil, false
+					}
+				default:
+					return nil, false
+				}
+				if !d.byte(',') {
+					break
+				}
+			}
+		}
+		if !d.byte('}') {
+			return nil, false
+		}
+		if hasContent && (bp.sections == nil || bp.sections[s.Type]) {
+			end := d.i
+			d.i = contentAt
+			c, ok := d.str(true)
+			if !ok {
+				return nil, false
+			}
+			s.Content = c
+			d.i = end
+		}
+		out = append(out, s)
+		if d.byte(']') {
+			return out, true
+		}
+		if !d.byte(',') {
+			return nil, false
+		}
+	}
+}
+
+func (d *docScanner) literal(lit string) bool {
+	d.space()
+	if len(d.b)-d.i >= len(lit) && string(d.b[d.i:d.i+len(lit)]) == lit {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// skipValue skips one JSON value; strings are checked as str checks them,
+// the rest is left to encoding/json when the value is decoded.
+func (d *docScanner) skipValue() bool {
+	d.space()
+	if d.i >= len(d.b) {
+		return false
+	}
+	switch d.b[d.i] {
+	case '"':
+		_, ok := d.str(false)
+		return ok
+	case '{', '[':
+		depth := 0
+		for d.i < len(d.b) {
+			switch d.b[d.i] {
+			case '"':
+				if _, ok := d.str(false); !ok {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					d.i++
+					return true
+				}
+			}
+			d.i++
+		}
+		return false
+	}
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return true
+		}
+		d.i++
+	}
+	return true
+}
