@@ -14,9 +14,20 @@ import (
 // 56-column row, 56 runs) plus the [CLS] and [SEP] tokens of each, and
 // embedded codes, numbers and dates that carry no meaning for a sentence
 // model. Instead, a record's meaningful values are packed, in column
-// order, into as few chunks as the chunk size allows (usually one). The
-// keyword side still indexes every searchable section, so codes, numbers
-// and identifiers stay findable by keyword and by the identifier tier.
+// order, into small chunks of about recordPackTokens tokens, and its first
+// recordShortChunks very short values (names, regions) are also embedded
+// alone. The keyword side still indexes every searchable section, so codes,
+// numbers and identifiers stay findable by keyword and by the identifier
+// tier.
+//
+// The sizes were chosen on TestRecordsSemantic (country-codes.csv, vector
+// side alone) and the README walk-through (bench/README.md, "Record
+// ingestion"): one pack of up to 256 tokens per record lost precision
+// (capital recall@5 0.983 → 0.867, currency 0.762 → 0.651); packs of 16
+// tokens recover it (0.967, 0.762) for 1.3× the model time; field names
+// written into the packs cost twice the tokens for no clear gain; a short
+// value's own vector keeps a record findable by a vague query that one of
+// its values (a region) answers alone.
 const (
 	// recordMinWord is the shortest letter run that makes a value
 	// meaningful to embed: codes (AFG, fa-AF, Q889), numbers, dates and
@@ -27,22 +38,33 @@ const (
 	// vocabulary (for example Cyrillic or Arabic script for an English
 	// model): its vector would be noise, and it is the costliest to embed.
 	recordMaxTokensPerLetter = 0.7
+	// recordPackTokens bounds a pack of values (and the ranker's
+	// ChunkTokens, when smaller, bounds it too): a vector of a few values
+	// stays close to a question about one of them.
+	recordPackTokens = 16
+	// recordShortTokens and recordShortChunks: a record's first
+	// recordShortChunks values of at most recordShortTokens tokens are also
+	// embedded alone, as every cell once was.
+	recordShortTokens = 3
+	recordShortChunks = 2
 )
 
 // recordChunks returns the chunk texts and references of a record's
-// meaningful sections: values packed into chunks of at most the ranker's
-// ChunkTokens tokens, each chunk pointing at its first section (the
-// semantic passage it yields); a value longer than a chunk is chunked
-// alone, as a document section is.
+// meaningful sections: values packed into chunks of at most
+// recordPackTokens tokens, each chunk pointing at its first section (the
+// semantic passage it yields); a value longer than that is chunked alone,
+// as a document section is; the first recordShortChunks values of at most
+// recordShortTokens tokens also get a chunk of their own.
 func (w *writer) recordChunks(rec *collRecord, d pendingDoc, local uint32) ([]string, []segment.ChunkRef) {
 	tc, _ := w.emb.(TokenCounter)
-	limit := w.e.opts.Ranker.ChunkTokens
+	limit := min(recordPackTokens, w.e.opts.Ranker.ChunkTokens)
 	var (
 		texts []string
 		refs  []segment.ChunkRef
 		pack  strings.Builder
 		first = -1 // section of the pack's first value
 		used  int  // tokens in the pack
+		short int  // values embedded alone
 		seen  = map[string]bool{}
 	)
 	flush := func() {
@@ -83,6 +105,12 @@ func (w *writer) recordChunks(rec *collRecord, d pendingDoc, local uint32) ([]st
 					Start: uint32(text.RuneOffset(s.Content, ch[0])), End: uint32(text.RuneOffset(s.Content, ch[1]))})
 			}
 			continue
+		}
+		if short < recordShortChunks && n <= recordShortTokens {
+			short++
+			texts = append(texts, v)
+			refs = append(refs, segment.ChunkRef{Doc: local, Section: uint32(si),
+				Start: 0, End: uint32(len([]rune(s.Content)))})
 		}
 		if used+n > limit {
 			flush()
