@@ -145,7 +145,6 @@ func printSearch(out io.Writer, res client.SearchResponse, offset int) {
 	if len(notes) > 0 {
 		fmt.Fprintf(out, "(%s)\n", strings.Join(notes, "; "))
 	}
-
 }
 
 // oneLine shortens s to n characters on one line.
