@@ -100,7 +100,7 @@ type Client struct {
 func New(ctx context.Context, cfg Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimRight(cfg.URL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Kind: ErrInvalid, Op: "cluster url", Reason: fmt.Sprintf("%q is not an http(s) URL", cfg.URL)}
+		return nil, clusterError(ErrInvalid, 0, "cluster url", fmt.Sprintf("%q is not an http(s) URL", cfg.URL), nil)
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "najdi-"
@@ -131,14 +131,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
 		if err != nil {
-			return nil, &Error{Kind: ErrInvalid, Op: "cluster CA file", Cause: err}
+			return nil, clusterError(ErrInvalid, 0, "cluster CA file", "", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, &Error{Kind: ErrInvalid, Op: "cluster CA file", Reason: cfg.CAFile + " holds no PEM certificate"}
+			return nil, clusterError(ErrInvalid, 0, "cluster CA file", cfg.CAFile+" holds no PEM certificate", nil)
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
@@ -166,16 +166,16 @@ func (c *Client) detect(ctx context.Context) error {
 	}
 	status, body, hdr, err := c.send(ctx, "GET", "/", nil, nil)
 	if err != nil {
-		return &Error{Kind: ErrUnavailable, Op: "detect cluster at " + c.base.Redacted(), Cause: err}
+		return clusterError(ErrUnavailable, 0, "detect cluster at "+c.base.Redacted(), "", err)
 	}
 	elastic := hdr.Get("X-Elastic-Product") == "Elasticsearch"
 	if status == 200 {
 		if err := json.Unmarshal(body, &root); err != nil {
-			return &Error{Kind: ErrInvalid, Op: "detect cluster", Reason: "GET / is not a search cluster's answer"}
+			return clusterError(ErrInvalid, 0, "detect cluster", "GET / is not a search cluster's answer", nil)
 		}
 	} else {
 		if status == 401 || status == 403 {
-			return &Error{Kind: ErrInvalid, Status: status, Op: "detect cluster", Reason: "the cluster refused najdi's credentials"}
+			return clusterError(ErrInvalid, status, "detect cluster", "the cluster refused najdi's credentials", nil)
 		}
 		var nodes struct {
 			Nodes map[string]struct {
@@ -200,7 +200,7 @@ func (c *Client) detect(ctx context.Context) error {
 	switch {
 	case info.Flavour == Elasticsearch && info.Major < 8,
 		info.Flavour == OpenSearch && info.Major < 2:
-		return &Error{Kind: ErrInvalid, Op: "detect cluster", Reason: fmt.Sprintf("%s %s is not supported (Elasticsearch 8.x, OpenSearch 2.x or 3.x)", info.Flavour, info.Version)}
+		return clusterError(ErrInvalid, 0, "detect cluster", fmt.Sprintf("%s %s is not supported (Elasticsearch 8.x, OpenSearch 2.x or 3.x)", info.Flavour, info.Version), nil)
 	}
 	c.info = info
 	return nil
@@ -278,14 +278,14 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		status, data, _, err := c.send(ctx, method, path, q, body)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, &Error{Kind: ErrUnavailable, Op: op, Cause: ctx.Err()}
+				return nil, clusterError(ErrUnavailable, 0, op, "", ctx.Err())
 			}
 			if n < c.cfg.MaxRetries && !isRefused(err) || n < min(c.cfg.MaxRetries, 2) {
 				if berr := c.backoff(ctx, n); berr == nil {
 					continue
 				}
 			}
-			return nil, &Error{Kind: ErrUnavailable, Op: op, Reason: "cannot reach the search cluster at " + c.base.Redacted(), Cause: err}
+			return nil, clusterError(ErrUnavailable, 0, op, "cannot reach the search cluster at "+c.base.Redacted(), err)
 		}
 		if status >= 200 && status < 300 {
 			return data, nil
@@ -295,7 +295,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 				continue
 			}
 		}
-		return data, &Error{Kind: kindOf(status), Status: status, Op: op, Reason: reason(data)}
+		return data, clusterError(kindOf(status), status, op, reason(data), nil)
 	}
 }
 
@@ -326,7 +326,7 @@ func (c *Client) doJSON(ctx context.Context, method, path string, q url.Values, 
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &Error{Kind: ErrCluster, Op: method + " " + path, Reason: "unexpected answer", Cause: err}
+		return clusterError(ErrCluster, 0, method+" "+path, "unexpected answer", err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/najdi/najdi/internal/errs"
 	"io"
 	"math"
 	"net"
@@ -354,7 +355,7 @@ func TestNodeDown(t *testing.T) {
 		p.close() // the node is gone from the client's point of view
 		t0 := time.Now()
 		_, err = c.Ingest(ctx, "down", basicDocs())
-		var ce *Error
+		var ce *errs.Error
 		if !errors.Is(err, ErrUnavailable) || !errors.As(err, &ce) {
 			t.Fatalf("ingest with the node down: %v, want ErrUnavailable", err)
 		}

@@ -41,7 +41,7 @@ func (c *Client) collectionOf(index string) (string, int, bool) {
 // its alias. A collection that exists is ErrConflict.
 func (c *Client) CreateCollection(ctx context.Context, coll string, s Schema) error {
 	if _, err := c.generations(ctx, coll); err == nil {
-		return &Error{Kind: ErrConflict, Op: "create collection " + coll, Reason: "the collection exists on the cluster"}
+		return clusterError(ErrConflict, 0, "create collection "+coll, "the collection exists on the cluster", nil)
 	} else if !errors.Is(err, ErrNotFound) {
 		return err
 	}
@@ -51,7 +51,7 @@ func (c *Client) CreateCollection(ctx context.Context, coll string, s Schema) er
 	}
 	err = c.doJSON(ctx, "PUT", "/"+c.genIndex(coll, 1), nil, body, nil)
 	if err != nil && strings.Contains(err.Error(), "already_exists") {
-		return &Error{Kind: ErrConflict, Op: "create collection " + coll, Reason: "the collection exists on the cluster"}
+		return clusterError(ErrConflict, 0, "create collection "+coll, "the collection exists on the cluster", nil)
 	}
 	return err
 }
@@ -62,7 +62,7 @@ func (c *Client) generations(ctx context.Context, coll string) ([]string, error)
 	var m map[string]any
 	if err := c.doJSON(ctx, "GET", "/_alias/"+c.alias(coll), nil, nil, &m); err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return nil, &Error{Kind: ErrNotFound, Op: "collection " + coll, Reason: "no such collection on the cluster"}
+			return nil, clusterError(ErrNotFound, 0, "collection "+coll, "no such collection on the cluster", nil)
 		}
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (c *Client) generations(ctx context.Context, coll string) ([]string, error)
 		out = append(out, idx)
 	}
 	if len(out) == 0 {
-		return nil, &Error{Kind: ErrNotFound, Op: "collection " + coll, Reason: "no such collection on the cluster"}
+		return nil, clusterError(ErrNotFound, 0, "collection "+coll, "no such collection on the cluster", nil)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -178,7 +178,7 @@ func (c *Client) NewGeneration(ctx context.Context, coll string, s Schema) (stri
 // alias update and deletes the generations it pointed to before.
 func (c *Client) SwapGeneration(ctx context.Context, coll, index string) error {
 	if got, _, ok := c.collectionOf(index); !ok || got != coll {
-		return &Error{Kind: ErrInvalid, Op: "swap generation", Reason: fmt.Sprintf("index %q is not a generation of collection %q", index, coll)}
+		return clusterError(ErrInvalid, 0, "swap generation", fmt.Sprintf("index %q is not a generation of collection %q", index, coll), nil)
 	}
 	old, err := c.generations(ctx, coll)
 	if err != nil {

@@ -31,38 +31,27 @@ var (
 	ErrCluster = errs.Alias(errs.Upstream, "search cluster error")
 )
 
-// Error is a failed cluster request: the kind, the HTTP status the cluster
-// answered (0 when it did not answer), what najdi was doing and the
-// cluster's own reason.
-type Error struct {
-	Kind   error
-	Status int
-	Op     string
-	Reason string
-	Cause  error
-}
-
-// Error implements error.
-func (e *Error) Error() string {
-	msg := e.Op + ": " + e.Kind.Error()
-	if e.Status != 0 {
-		msg += fmt.Sprintf(" (HTTP %d)", e.Status)
+// clusterError returns a failed cluster request as najdi's *errs.Error:
+// of kind kind (one of the kinds above), with the message "<op>: <kind>
+// (HTTP <status>): <reason>: <cause>" (status 0: the cluster did not
+// answer), the cluster's status in Details["cluster_status"], and the
+// cause. errors.Is matches the kind, its najdi kind and the cause.
+func clusterError(kind error, status int, op, reason string, cause error) error {
+	msg := op + ": " + kind.Error()
+	if status != 0 {
+		msg += fmt.Sprintf(" (HTTP %d)", status)
 	}
-	if e.Reason != "" {
-		msg += ": " + e.Reason
+	if reason != "" {
+		msg += ": " + reason
 	}
-	if e.Cause != nil {
-		msg += ": " + e.Cause.Error()
+	if cause != nil {
+		msg += ": " + cause.Error()
 	}
-	return msg
-}
-
-// Unwrap returns the kind and the cause, so errors.Is matches both.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Kind, e.Cause}
+	e := &errs.Error{Kind: kind, Message: msg, Cause: cause}
+	if status != 0 {
+		e.Details = map[string]any{"cluster_status": status}
 	}
-	return []error{e.Kind}
+	return e
 }
 
 // kindOf maps an HTTP status of the cluster to an error kind.

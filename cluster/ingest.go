@@ -127,14 +127,14 @@ func (c *Client) IngestInto(ctx context.Context, index string, docs []Document) 
 	for i := range docs {
 		d := &docs[i]
 		if d.ID == "" {
-			failed[i] = &Error{Kind: ErrInvalid, Op: "ingest", Reason: "document without id"}
+			failed[i] = clusterError(ErrInvalid, 0, "ingest", "document without id", nil)
 			continue
 		}
 		add := func(id string, src map[string]any) error {
 			meta, _ := json.Marshal(map[string]any{"index": map[string]any{"_index": index, "_id": id}})
 			body, err := json.Marshal(src)
 			if err != nil {
-				return &Error{Kind: ErrInvalid, Op: "ingest " + d.ID, Cause: err}
+				return clusterError(ErrInvalid, 0, "ingest "+d.ID, "", err)
 			}
 			lines = append(lines, bulkLine{doc: i, action: slices.Concat(meta, []byte{'\n'}, body, []byte{'\n'})})
 			return nil
@@ -234,7 +234,7 @@ func (c *Client) bulk(ctx context.Context, lines []bulkLine, failed map[int]erro
 		}
 		var r bulkResp
 		if err := json.Unmarshal(data, &r); err != nil || len(r.Items) != len(lines) {
-			return &Error{Kind: ErrCluster, Op: "bulk", Reason: "unexpected answer"}
+			return clusterError(ErrCluster, 0, "bulk", "unexpected answer", nil)
 		}
 		if !r.Errors {
 			return nil
@@ -248,15 +248,14 @@ func (c *Client) bulk(ctx context.Context, lines []bulkLine, failed map[int]erro
 					again = append(again, lines[i])
 				default:
 					if _, ok := failed[lines[i].doc]; !ok {
-						failed[lines[i].doc] = &Error{Kind: kindOf(res.Status), Status: res.Status, Op: "store document",
-							Reason: reason([]byte(`{"error":` + string(res.Error) + `}`))}
+						failed[lines[i].doc] = clusterError(kindOf(res.Status), res.Status, "store document", reason([]byte(`{"error":`+string(res.Error)+`}`)), nil)
 					}
 				}
 			}
 		}
 		if len(again) > 0 {
 			if err := c.backoff(ctx, n); err != nil {
-				return &Error{Kind: ErrBusy, Op: "bulk", Cause: err}
+				return clusterError(ErrBusy, 0, "bulk", "", err)
 			}
 		}
 		lines = again
@@ -283,7 +282,7 @@ func (c *Client) Delete(ctx context.Context, coll string, ids []string) ([]strin
 		}
 		var r bulkResp
 		if err := json.Unmarshal(data, &r); err != nil || len(r.Items) != len(part) {
-			return found, &Error{Kind: ErrCluster, Op: "delete", Reason: "unexpected answer"}
+			return found, clusterError(ErrCluster, 0, "delete", "unexpected answer", nil)
 		}
 		for i, item := range r.Items {
 			for _, res := range item {
@@ -292,8 +291,7 @@ func (c *Client) Delete(ctx context.Context, coll string, ids []string) ([]strin
 					found = append(found, part[i])
 				case res.Status == 404:
 				default:
-					return found, &Error{Kind: kindOf(res.Status), Status: res.Status, Op: "delete " + part[i],
-						Reason: reason([]byte(`{"error":` + string(res.Error) + `}`))}
+					return found, clusterError(kindOf(res.Status), res.Status, "delete "+part[i], reason([]byte(`{"error":`+string(res.Error)+`}`)), nil)
 				}
 			}
 		}
@@ -330,13 +328,12 @@ func (c *Client) deleteMatching(ctx context.Context, index string, query any) er
 		}
 		var br bulkResp
 		if err := json.Unmarshal(data, &br); err != nil {
-			return &Error{Kind: ErrCluster, Op: "bulk delete", Reason: "unexpected answer", Cause: err}
+			return clusterError(ErrCluster, 0, "bulk delete", "unexpected answer", err)
 		}
 		for _, item := range br.Items {
 			for _, res := range item {
 				if res.Status >= 300 && res.Status != 404 {
-					return &Error{Kind: kindOf(res.Status), Status: res.Status, Op: "delete " + res.ID,
-						Reason: reason([]byte(`{"error":` + string(res.Error) + `}`))}
+					return clusterError(kindOf(res.Status), res.Status, "delete "+res.ID, reason([]byte(`{"error":`+string(res.Error)+`}`)), nil)
 				}
 			}
 		}

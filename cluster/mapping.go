@@ -46,7 +46,7 @@ type Schema struct {
 // fieldMapping returns the mapping of one filter field.
 func fieldMapping(name string, t filter.FieldType) (map[string]any, error) {
 	if name == "" || strings.HasPrefix(name, "@") || strings.ContainsAny(name, ".*") {
-		return nil, &Error{Kind: ErrInvalid, Op: "map field", Reason: fmt.Sprintf("field name %q cannot be mapped on the cluster (empty, starting with '@', or holding '.' or '*')", name)}
+		return nil, clusterError(ErrInvalid, 0, "map field", fmt.Sprintf("field name %q cannot be mapped on the cluster (empty, starting with '@', or holding '.' or '*')", name), nil)
 	}
 	switch t {
 	case filter.FieldEnum:

@@ -64,7 +64,7 @@ func (c *Client) GetMeta(ctx context.Context, key string) (json.RawMessage, erro
 	}
 	err := c.doJSON(ctx, "GET", "/"+c.metaIndex()+"/_doc/"+url.PathEscape(key), nil, nil, &r)
 	if errors.Is(err, ErrNotFound) || (err == nil && !r.Found) {
-		return nil, &Error{Kind: ErrNotFound, Op: "get " + key, Reason: "no such key"}
+		return nil, clusterError(ErrNotFound, 0, "get "+key, "no such key", nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: get %q: %w", key, err)

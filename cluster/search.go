@@ -2,13 +2,14 @@ package cluster
 
 import (
 	"context"
-
 	"encoding/json"
 	"fmt"
-	"github.com/najdi/najdi/filter"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/najdi/najdi/filter"
 )
 
 // QueryTerm is one analyzed query term and how often the query holds it.
@@ -50,7 +51,7 @@ const maxWindow = 10000
 // indices returns the comma-separated aliases of collections.
 func (c *Client) indices(colls []string) (string, error) {
 	if len(colls) == 0 {
-		return "", &Error{Kind: ErrInvalid, Op: "search", Reason: "no collection"}
+		return "", clusterError(ErrInvalid, 0, "search", "no collection", nil)
 	}
 	parts := make([]string, len(colls))
 	for i, coll := range colls {
@@ -65,12 +66,17 @@ func (c *Client) indices(colls []string) (string, error) {
 type Filter struct {
 	Query  filter.Query
 	Schema filter.Schema
+	// IDs, when not nil, further restricts the documents to these ids.
+	IDs []string
 }
 
 // docFilter returns the bool filter clauses selecting entries of a kind
 // ("doc" or "chunk") that match flt, translated for the cluster.
 func (c *Client) docFilter(kind string, flt Filter) ([]any, error) {
 	out := []any{map[string]any{"term": map[string]any{fKind: kind}}}
+	if flt.IDs != nil {
+		out = append(out, map[string]any{"terms": map[string]any{fDoc: flt.IDs}})
+	}
 	if flt.Query == nil {
 		return out, nil
 	}
@@ -182,7 +188,7 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 		} `json:"all"`
 	}
 	if err := json.Unmarshal(r.Aggregations, &a); err != nil {
-		return nil, &Error{Kind: ErrCluster, Op: "keyword search", Reason: "unexpected aggregations", Cause: err}
+		return nil, clusterError(ErrCluster, 0, "keyword search", "unexpected aggregations", err)
 	}
 	res.Stats.Docs = a.All.Docs.DocCount
 	if res.Stats.Docs > 0 {
@@ -209,6 +215,34 @@ type VectorHit struct {
 // to vec by cosine similarity (approximate, HNSW), best chunk per
 // document, among the documents matching flt (nil for all).
 func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	k = min(k, maxWindow)
+	chunks, err := c.NearestChunks(ctx, colls, vec, flt, min(4*k, maxWindow)) // documents hold several
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []VectorHit
+	for _, h := range chunks {
+		if seen[h.Collection+"\x00"+h.ID] {
+			continue
+		}
+		seen[h.Collection+"\x00"+h.ID] = true
+		out = append(out, h)
+		if len(out) == k {
+			break
+		}
+	}
+	return out, nil
+}
+
+// NearestChunks returns the k chunks of collections nearest to vec by
+// cosine similarity (approximate, HNSW), best first, among the documents
+// matching flt (nil for all): several chunks of a document may be among
+// them, as in the embedded engine's vector search.
+func (c *Client) NearestChunks(ctx context.Context, colls []string, vec []float32, flt Filter, k int) ([]VectorHit, error) {
 	idx, err := c.indices(colls)
 	if err != nil {
 		return nil, err
@@ -220,8 +254,7 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	if err != nil {
 		return nil, err
 	}
-	k = min(k, maxWindow)
-	kc := min(4*k, maxWindow) // chunks asked for: documents hold several
+	kc := min(k, maxWindow)
 	cand := max(kc, 100)
 	src := []string{fDoc, fSection, fStart, fEnd}
 	var body map[string]any
@@ -239,7 +272,6 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
 		return nil, fmt.Errorf("cluster: vector search: %w", err)
 	}
-	seen := map[string]bool{}
 	var out []VectorHit
 	for _, h := range r.Hits.Hits {
 		var s struct {
@@ -252,16 +284,12 @@ func (c *Client) Vector(ctx context.Context, colls []string, vec []float32, flt 
 			continue
 		}
 		coll, _, ok := c.collectionOf(h.Index)
-		if !ok || seen[coll+"\x00"+s.Doc] {
+		if !ok {
 			continue
 		}
-		seen[coll+"\x00"+s.Doc] = true
 		// Both engines score cosine as (1 + cos) / 2.
 		out = append(out, VectorHit{Collection: coll, ID: s.Doc, Similarity: 2*h.Score - 1,
 			Section: s.Section, Start: s.Start, End: s.End})
-		if len(out) == k {
-			break
-		}
 	}
 	return out, nil
 }
@@ -354,9 +382,119 @@ func (c *Client) Get(ctx context.Context, coll, id string) (json.RawMessage, err
 	err := c.doJSON(ctx, "GET", "/"+c.alias(coll)+"/_doc/"+url.PathEscape(docID(id)), url.Values{"_source_includes": {fBody}}, nil, &r)
 	if err != nil || !r.Found {
 		if err == nil || strings.Contains(err.Error(), "HTTP 404") {
-			return nil, &Error{Kind: ErrNotFound, Op: "get document " + strconv.Quote(id), Reason: "no such document"}
+			return nil, clusterError(ErrNotFound, 0, "get document "+strconv.Quote(id), "no such document", nil)
 		}
 		return nil, fmt.Errorf("cluster: get document: %w", err)
 	}
 	return r.Source.Body, nil
+}
+
+// Match returns up to k documents of collections holding every one of
+// terms in their analyzed terms (najdi's exact-identifier tier), among the
+// documents matching flt, without scores.
+func (c *Client) Match(ctx context.Context, colls []string, terms []string, flt Filter, k int) ([]Hit, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 || k <= 0 {
+		return nil, nil
+	}
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range terms {
+		df = append(df, map[string]any{"term": map[string]any{fTerms: t}})
+	}
+	body := map[string]any{"size": min(k, maxWindow), "_source": false, "track_total_hits": false,
+		"query": map[string]any{"bool": map[string]any{"filter": df}}}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", nil, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: identifier search: %w", err)
+	}
+	var out []Hit
+	for _, h := range r.Hits.Hits {
+		id, ok := idOfDoc(h.ID)
+		coll, _, ok2 := c.collectionOf(h.Index)
+		if ok && ok2 {
+			out = append(out, Hit{Collection: coll, ID: id})
+		}
+	}
+	return out, nil
+}
+
+// StoredChunk is one stored chunk of a document with its vector.
+type StoredChunk struct {
+	Chunk
+	// N is the chunk's number in its document.
+	N int
+}
+
+// ChunkVectors returns the stored chunks (with their vectors) of the
+// documents ids of a collection, by document id, each document's chunks in
+// order.
+func (c *Client) ChunkVectors(ctx context.Context, coll string, ids []string) (map[string][]StoredChunk, error) {
+	out := map[string][]StoredChunk{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	df, err := c.docFilter("chunk", Filter{IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"size": maxWindow, "_source": []string{fDoc, fVec, fSection, fStart, fEnd},
+		"track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": df}}}
+	var r searchResp
+	if err := c.doJSON(ctx, "POST", "/"+c.alias(coll)+"/_search", nil, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: chunk vectors: %w", err)
+	}
+	for _, h := range r.Hits.Hits {
+		var s struct {
+			Doc     string    `json:"@doc"`
+			Vec     []float32 `json:"@vec"`
+			Section int       `json:"@section"`
+			Start   int       `json:"@start"`
+			End     int       `json:"@end"`
+		}
+		if err := json.Unmarshal(h.Source, &s); err != nil {
+			return nil, clusterError(ErrCluster, 0, "chunk vectors", "unexpected chunk", err)
+		}
+		n := 0
+		if _, rest, ok := strings.Cut(h.ID, ":"); ok {
+			if num, _, ok := strings.Cut(rest, ":"); ok {
+				n, _ = strconv.Atoi(num)
+			}
+		}
+		out[s.Doc] = append(out[s.Doc], StoredChunk{Chunk: Chunk{Vector: s.Vec, Section: s.Section, Start: s.Start, End: s.End}, N: n})
+	}
+	for _, chs := range out {
+		slices.SortFunc(chs, func(a, b StoredChunk) int { return a.N - b.N })
+	}
+	return out, nil
+}
+
+// Exists returns which of ids are documents of a collection.
+func (c *Client) Exists(ctx context.Context, coll string, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for len(ids) > 0 {
+		part := ids[:min(len(ids), maxWindow)]
+		ids = ids[len(part):]
+		df, err := c.docFilter("doc", Filter{IDs: part})
+		if err != nil {
+			return nil, err
+		}
+		body := map[string]any{"size": len(part), "_source": false, "track_total_hits": false,
+			"query": map[string]any{"bool": map[string]any{"filter": df}}}
+		var r searchResp
+		if err := c.doJSON(ctx, "POST", "/"+c.alias(coll)+"/_search", nil, body, &r); err != nil {
+			return nil, fmt.Errorf("cluster: find documents: %w", err)
+		}
+		for _, h := range r.Hits.Hits {
+			if id, ok := idOfDoc(h.ID); ok {
+				out[id] = true
+			}
+		}
+	}
+	return out, nil
 }

@@ -80,7 +80,7 @@ func (c *Client) translate(b *strings.Builder, q filter.Query, s filter.Schema) 
 		}
 		lit, ok := literalRE2(q.Value)
 		if !ok {
-			return &Error{Kind: ErrInvalid, Op: "filter", Reason: fmt.Sprintf("contains %q on field %q: only literal text is supported on a search cluster, not a regular expression", q.Value, q.Field)}
+			return clusterError(ErrInvalid, 0, "filter", fmt.Sprintf("contains %q on field %q: only literal text is supported on a search cluster, not a regular expression", q.Value, q.Field), nil)
 		}
 		b.WriteString(c.regexpJSON(q.Field, ".*"+foldLiteral(lit)+".*", "", 0))
 		return nil

@@ -93,7 +93,7 @@ func TestErrorKindsAreNajdiKinds(t *testing.T) {
 		kind   error
 	}{{400, errs.Invalid}, {404, errs.NotFound}, {409, errs.Conflict}, {429, errs.Busy},
 		{503, errs.Unavailable}, {504, errs.Unavailable}, {500, errs.Upstream}} {
-		err := &Error{Kind: kindOf(tc.status), Status: tc.status, Op: "op"}
+		err := clusterError(kindOf(tc.status), tc.status, "op", "", nil)
 		if !errors.Is(err, tc.kind) || !errors.Is(err, kindOf(tc.status)) {
 			t.Errorf("HTTP %d: %v is not %v", tc.status, err, tc.kind)
 		}

@@ -21,7 +21,7 @@ type LLMAnswerer interface {
 // when the engine has one.
 func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
 	start := e.opts.Now()
-	p, err := e.plan(owner, collections, req)
+	p, err := e.plan(ctx, owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
 	}

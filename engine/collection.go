@@ -24,6 +24,8 @@ type collection struct {
 	e         *Engine
 	owner, id string
 	num       uint32 // the collection's number in store keys
+	// index is the collection's index on the Backend ("" without one).
+	index string
 
 	// wmu serializes the commits of writers (writer.flush, DeleteDocument,
 	// merge) and of DeleteCollection. Readers never take it.

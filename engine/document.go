@@ -22,6 +22,9 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 	if err != nil {
 		return Document{}, err
 	}
+	if e.remote() {
+		return e.loadRemoteDoc(ctx, c, id)
+	}
 	c.mu.RLock()
 	_, ok := c.mu.loc[id]
 	c.mu.RUnlock()
@@ -56,6 +59,9 @@ func (e *Engine) DeleteDocument(ctx context.Context, owner, coll, id string) err
 	c, err := e.collection(owner, coll)
 	if err != nil {
 		return err
+	}
+	if e.remote() {
+		return e.deleteRemoteDocument(ctx, c, id)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -94,6 +100,9 @@ func (e *Engine) ListDocuments(ctx context.Context, owner, coll string, limit in
 	}
 	if limit > 10000 {
 		return nil, "", invalidField("limit", "must be at most 10000, got %d", limit)
+	}
+	if e.remote() {
+		return e.listRemoteDocuments(ctx, c, limit, cursor)
 	}
 	c.mu.RLock()
 	ids := make([]string, 0, len(c.mu.loc))

@@ -34,6 +34,9 @@ type Options struct {
 	MergeInterval time.Duration
 	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
 	Ranker RankerConfig
+	// Reranker re-scores the best candidates of searches that ask for it
+	// (SearchRequest.Rerank); nil refuses such searches.
+	Reranker Reranker
 	// Answerer generates answers with an LLM; nil means extractive answers.
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).
@@ -50,6 +53,12 @@ type Options struct {
 	// MaxIngests bounds the synchronous ingests running or waiting for a
 	// turn (default 8); Ingest beyond it fails with ErrBusy.
 	MaxIngests int
+	// Backend, when set, serves every collection from a search cluster
+	// (package cluster): collection records, documents and retrieval live
+	// there and the engine's store keeps only jobs. Nil: the embedded
+	// store.
+	Backend Backend
+
 	// MaxIngestJobs bounds the asynchronous jobs queued or running (default
 	// 32) and MaxIngestJobsPerOwner those of one owner (default 8);
 	// StartIngest beyond either fails with ErrBusy.
@@ -227,6 +236,12 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
 	}
+	if e.remote() {
+		if e.closed() {
+			return Collection{}, false, ErrClosed
+		}
+		return e.putRemoteCollection(ctx, owner, id, cfg)
+	}
 	if cfg.modelDefaulted {
 		// A configuration that names no model keeps an existing
 		// collection's model: its vectors were made with it.
@@ -287,12 +302,22 @@ func (e *Engine) GetCollection(ctx context.Context, owner, id string) (Collectio
 	if err != nil {
 		return Collection{}, err
 	}
+	if e.remote() {
+		return e.remoteInfo(ctx, c)
+	}
 	return c.info(), nil
 }
 
 // ListCollections returns the owner's collections sorted by id. An admin
 // passes all=true to see every owner's collections.
 func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []Collection {
+	if e.remote() {
+		out, err := e.listRemoteCollections(ctx, owner, all)
+		if err != nil {
+			e.log.Warn("list collections", "err", err)
+		}
+		return out
+	}
 	e.mu.RLock()
 	out := make([]Collection, 0, len(e.colls))
 	for k, c := range e.colls {
@@ -310,8 +335,26 @@ func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []
 	return out
 }
 
+// Collections is ListCollections with the error of a Backend that cannot
+// list them (the embedded store always can).
+func (e *Engine) Collections(ctx context.Context, owner string, all bool) ([]Collection, error) {
+	if e.remote() {
+		if e.closed() {
+			return nil, ErrClosed
+		}
+		return e.listRemoteCollections(ctx, owner, all)
+	}
+	return e.ListCollections(ctx, owner, all), nil
+}
+
 // DeleteCollection removes a collection and all its documents.
 func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
+	if e.remote() {
+		if e.closed() {
+			return ErrClosed
+		}
+		return e.deleteRemoteCollection(ctx, owner, id)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	k := collKey{owner, id}
@@ -334,6 +377,9 @@ func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
 func (e *Engine) collection(owner, id string) (*collection, error) {
 	if e.closed() {
 		return nil, ErrClosed
+	}
+	if e.remote() {
+		return e.remoteCollection(context.Background(), owner, id)
 	}
 	e.mu.RLock()
 	c, ok := e.colls[collKey{owner, id}]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
 )
 
@@ -14,6 +15,9 @@ const defaultPassages = 3
 // deleted or replaced since the search took its snapshot is dropped, not
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
+	if e.remote() {
+		return e.loadRemoteHits(p, hits)
+	}
 	bp := p.bodyParts()
 	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
 		return e.liveHits(p, hits), nil
@@ -84,21 +88,21 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		if i >= defaultPassages {
 			break
 		}
-		ref := h.seg.Chunks[ch.id]
+		ref := h.chunkRef(ch.id)
 		sec := int(ref.Section)
 		if sec >= len(secs) || secs[sec] == "" {
 			continue
 		}
-		runes := []rune(secs[sec])
 		st, en := int(ref.Start), int(ref.End)
-		if en > len(runes) || st >= en {
-			continue
-		}
 		score := rk.semanticScore(ch.cos)
-		if score <= 0 {
+		if st >= en || score <= 0 {
 			continue
 		}
-		out = append(out, Passage{Text: string(runes[st:en]), Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
+		span, ok := runeSpan(secs[sec], st, en)
+		if !ok {
+			continue
+		}
+		out = append(out, Passage{Text: span, Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
 	}
 	slices.SortStableFunc(out, func(a, b Passage) int {
 		if a.Score != b.Score {
@@ -127,4 +131,32 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		}
 	}
 	return keep
+}
+
+// chunkRef locates chunk id of bestCh: in the hit's segment, or in refs
+// for a hit from a Backend.
+func (h *hit) chunkRef(id uint32) segment.ChunkRef {
+	if h.seg == nil {
+		return h.refs[id]
+	}
+	return h.seg.Chunks[id]
+}
+
+// runeSpan returns the part of s between code points st and en (st < en),
+// without copying; false when s has fewer than en code points.
+func runeSpan(s string, st, en int) (string, bool) {
+	n, lo := 0, -1
+	for i := range s {
+		if n == st {
+			lo = i
+		}
+		if n == en {
+			return s[lo:i], true
+		}
+		n++
+	}
+	if n == en && lo >= 0 {
+		return s[lo:], true
+	}
+	return "", false
 }

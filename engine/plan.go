@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"unicode/utf8"
@@ -13,6 +14,8 @@ import (
 
 // plan is a validated search request.
 type plan struct {
+	// ctx is the request's context (for a Backend's calls).
+	ctx        context.Context
 	req        SearchRequest
 	query      string // after diacritics restoration
 	changed    bool
@@ -47,14 +50,16 @@ type plan struct {
 	tm stageTimes
 	// loadAll loads every part of the hits' bodies (answers).
 	loadAll bool
+	// rerankK is the number of candidates to rerank (0: no reranking).
+	rerankK int
 }
 
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
-func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, error) {
+func (e *Engine) plan(ctx context.Context, owner string, ids []string, req SearchRequest) (*plan, error) {
 	// White space as the OpenAPI document's \S pattern of an answer's
 	// query reads it.
-	p := &plan{req: req, query: strictjson.TrimSpace(req.Query)}
+	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err
@@ -78,6 +83,9 @@ func (e *Engine) plan(owner string, ids []string, req SearchRequest) (*plan, err
 	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
+	}
+	if err := e.planRerank(p, req); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

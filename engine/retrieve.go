@@ -25,6 +25,16 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.remote() {
+		all, err := e.retrieveRemote(ctx, p, qvec)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.rerank(ctx, p, all); err != nil {
+			return nil, err
+		}
+		return p.page(all), nil
+	}
 	p.stats = nil
 	for _, c := range p.colls {
 		p.stats = append(p.stats, c.snapshot()...)
@@ -37,6 +47,15 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		}
 		all = append(all, hs...)
 	}
+	if err := e.rerank(ctx, p, all); err != nil {
+		return nil, err
+	}
+	return p.page(all), nil
+}
+
+// page ranks the candidates, cuts them at min_score and returns the
+// requested page.
+func (p *plan) page(all []*hit) []*hit {
 	p.timeFuse(func() { rankHits(all) })
 	keep := all[:0]
 	for _, h := range all {
@@ -50,8 +69,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if len(all) > end && end < MaxResultWindow {
 		p.next = &end
 	}
-	all = all[min(p.offset, len(all)):min(end, len(all))]
-	return all, nil
+	return all[min(p.offset, len(all)):min(end, len(all))]
 }
 
 // pageMetadata reports the relevance cut-off and paging in md.
@@ -104,6 +122,9 @@ type hit struct {
 	docID    string
 	doc      *Document
 	passages []Passage
+	// refs locate the chunks of bestCh (chunkHit.id indexes it) when the
+	// hit comes from a Backend (seg is nil).
+	refs []segment.ChunkRef
 }
 
 type chunkHit struct {
@@ -127,7 +148,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if err := allowed(p.flt, segs, allow); err != nil {
 		return nil, err
 	}
-	cs := candidates{}
+	cs := newCandidates()
 	if p.query == "" {
 		return cs.filterOnly(c, segs, allow), nil
 	}
@@ -156,25 +177,40 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 }
 
 // candidates collects the candidate documents of one collection, one hit
-// per document of a segment. A plain map, so that it can stay on the
-// stack; list and filterOnly set each hit's collection.
-type candidates map[docKey]*hit
+// per document of a segment; list and filterOnly set each hit's
+// collection. Hits are allocated in slabs (candidateSet), not one by one.
+type candidates = *candidateSet
+
+// candidateSet holds the candidates by document and the slab their hits
+// are cut from: a full slab is replaced, never grown, so hits keep their
+// addresses.
+type candidateSet struct {
+	m    map[docKey]*hit
+	slab []hit
+}
+
+// newCandidates returns an empty set.
+func newCandidates() candidates { return &candidateSet{m: make(map[docKey]*hit, 64)} }
 
 // get returns the hit of a document, added on first sight.
-func (cs candidates) get(s *segment.Segment, local uint32) *hit {
+func (cs *candidateSet) get(s *segment.Segment, local uint32) *hit {
 	k := docKey{s, local}
-	h := cs[k]
+	h := cs.m[k]
 	if h == nil {
-		h = &hit{seg: s, local: local, docID: s.Docs[local]}
-		cs[k] = h
+		if len(cs.slab) == cap(cs.slab) {
+			cs.slab = make([]hit, 0, min(256, max(32, 2*cap(cs.slab))))
+		}
+		cs.slab = append(cs.slab, hit{seg: s, local: local, docID: s.Docs[local]})
+		h = &cs.slab[len(cs.slab)-1]
+		cs.m[k] = h
 	}
 	return h
 }
 
 // list returns the candidates of collection c in no particular order.
-func (cs candidates) list(c *collection) []*hit {
-	out := make([]*hit, 0, len(cs))
-	for _, h := range cs {
+func (cs *candidateSet) list(c *collection) []*hit {
+	out := make([]*hit, 0, len(cs.m))
+	for _, h := range cs.m {
 		h.c = c
 		out = append(out, h)
 	}
@@ -201,7 +237,7 @@ func allowed(flt filter.Query, segs []*segment.Segment, allow []*roaring.Bitmap)
 
 // filterOnly returns every allowed document, in id order, with score 1:
 // the result of a search with a filter and no query.
-func (cs candidates) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
+func (cs *candidateSet) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
 	var out []*hit
 	for i, s := range segs {
 		it := allow[i].Iterator()
@@ -270,7 +306,8 @@ type queryTerms struct {
 	max     float64            // maximum attainable BM25 score
 	bm25    invindex.BM25
 	an      *text.Analyzer
-	ids     [][]string // terms of the query's identifier-like tokens
+	ids     [][]string     // terms of the query's identifier-like tokens
+	counts  map[string]int // occurrences of each term in the query
 }
 
 // queryTermsFor returns the collection's weighted query terms, computed once
@@ -304,22 +341,35 @@ func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) 
 		n += uint64(s.Text.NumDocs())
 		total += s.Text.TotalLength()
 	}
-	rk := e.opts.Ranker
-	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q)}
-	avg := float32(1)
+	avg := 1.0
 	if n > 0 {
-		avg = float32(total / float64(n))
+		avg = total / float64(n)
 	}
-	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: avg}
-	dfs := make(map[string]uint64, len(order))
-	for _, t := range order {
+	return weighQuery(e.opts.Ranker, an, q, order, counts, n, avg, func(t string) uint64 {
 		var df uint64
 		for _, s := range segs {
 			df += uint64(s.Text.DocFreq(t))
 		}
-		dfs[t] = df
-		idf := invindex.BM25IDF(max(n, 1), df)
-		if df == 0 {
+		return df
+	})
+}
+
+// weighQuery weighs the analyzed query terms (order: distinct terms in
+// query order, counts: occurrences) by BM25 idf over the statistics of the
+// searched collections: n documents of average length avg, document
+// frequencies df.
+func weighQuery(rk RankerConfig, an *text.Analyzer, q string, order []string, counts map[string]int, n uint64, avg float64, df func(string) uint64) queryTerms {
+	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q), counts: counts}
+	if n == 0 {
+		avg = 1
+	}
+	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: float32(avg)}
+	dfs := make(map[string]uint64, len(order))
+	for _, t := range order {
+		d := df(t)
+		dfs[t] = d
+		idf := invindex.BM25IDF(max(n, 1), d)
+		if d == 0 {
 			idf = invindex.BM25IDF(max(n, 1), 0)
 		}
 		w := idf * float32(counts[t])
@@ -455,7 +505,7 @@ func (e *Engine) markExact(cs candidates, segs []*segment.Segment, allow []*roar
 		it := ex.Iterator()
 		for it.HasNext() {
 			local := it.Next()
-			if h := cs[docKey{s, local}]; h != nil {
+			if h := cs.m[docKey{s, local}]; h != nil {
 				h.exact = true
 			} else if add {
 				cs.get(s, local).exact = true

@@ -10,7 +10,7 @@ import (
 // Search runs a search over one or several collections of the owner.
 func (e *Engine) Search(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
 	start := e.opts.Now()
-	p, err := e.plan(owner, collections, req)
+	p, err := e.plan(ctx, owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
 	}

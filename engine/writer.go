@@ -20,6 +20,9 @@ type pendingDoc struct {
 	// idProp names the record property that gave the document id: its
 	// value is the id and is exempt from the number check (checkDoc).
 	idProp string
+	// record marks a row of a record format: its sections embed packed
+	// (records.go).
+	record bool
 }
 
 type fieldInput struct {
@@ -56,6 +59,11 @@ type writer struct {
 	// the documents of a full first flush (prescanTypes): its progress
 	// flushes may settle them.
 	decided map[string]bool
+
+	// remoteDocs and remoteVecs are what prepare keeps for a Backend: each
+	// document's terms, and the chunks' vectors (commitRemote).
+	remoteDocs []remoteDoc
+	remoteVecs [][]float32
 
 	pending      []pendingDoc
 	pendingBytes int
@@ -176,7 +184,13 @@ func (w *writer) flush() error {
 	if err != nil {
 		return err
 	}
-	status, nsegs, err := w.commit(seg, docs, ids)
+	var status []DocStatus
+	nsegs := 0
+	if w.e.remote() {
+		status, err = w.commitRemote(seg, docs, ids)
+	} else {
+		status, nsegs, err = w.commit(seg, docs, ids)
+	}
 	if err != nil {
 		return err
 	}

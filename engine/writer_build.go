@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -21,6 +22,9 @@ import (
 // of every chunk into the vector index (buildVectors).
 func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 	rec := w.c.record()
+	if w.e.remote() {
+		return w.prepareRemote(&rec, docs)
+	}
 	tb := invindex.NewTextBuilder()
 	seg := &segment.Segment{ID: w.e.store.NextID(), Docs: make([]string, len(docs)), Deleted: roaring.New()}
 	p := docPrep{tf: map[string]float32{}}
@@ -37,6 +41,29 @@ func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
 			return nil, err
 		}
 		seg.Vectors = idx
+	}
+	return seg, nil
+}
+
+// prepareRemote is prepare for a Backend: the same analysis and chunking,
+// the terms of each document kept in w.remoteDocs and the chunks'
+// vectors in w.remoteVecs (for commitRemote) instead of text and vector
+// indexes; the segment holds only the documents and chunk locations.
+func (w *writer) prepareRemote(rec *collRecord, docs []pendingDoc) (*segment.Segment, error) {
+	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
+	seg := &segment.Segment{Docs: make([]string, len(docs)), Deleted: roaring.New()}
+	p := docPrep{tf: map[string]float32{}}
+	for i, d := range docs {
+		seg.Docs[i] = d.id
+		_, length := w.analyzeDoc(rec, seg, uint32(i), d, &p)
+		w.remoteDocs = append(w.remoteDocs, remoteDoc{terms: maps.Clone(p.tf), length: length})
+	}
+	if w.emb != nil && len(p.chunkTexts) > 0 {
+		vecs, err := w.e.embedPassages(w.ctx, w.emb, p.chunkTexts)
+		if err != nil {
+			return nil, err
+		}
+		w.remoteVecs = vecs
 	}
 	return seg, nil
 }
@@ -76,7 +103,14 @@ func (w *writer) analyzeDoc(rec *collRecord, seg *segment.Segment, local uint32,
 			p.tf[t.Term] += boost
 			length += boost
 		})
-		w.chunkInto(seg, p, local, uint32(si), s.Content)
+		if !d.record {
+			w.chunkInto(seg, p, local, uint32(si), s.Content)
+		}
+	}
+	if w.emb != nil && d.record {
+		texts, refs := w.recordChunks(rec, d, local) // records.go
+		p.chunkTexts = append(p.chunkTexts, texts...)
+		seg.Chunks = append(seg.Chunks, refs...)
 	}
 	for fi, f := range d.fields {
 		content := w.fieldText(rec, d, f)

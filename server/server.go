@@ -193,7 +193,12 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 			methodNotAllowed(ctx, "GET")
 			return "/v1/collections"
 		}
-		writeJSON(ctx, 200, map[string]any{"collections": s.eng.ListCollections(ctx, owner, u.admin() && owner == u.Name)})
+		colls, err := s.eng.Collections(ctx, owner, u.admin() && owner == u.Name)
+		if err != nil {
+			writeError(ctx, err)
+			return "/v1/collections"
+		}
+		writeJSON(ctx, 200, map[string]any{"collections": colls})
 		return "/v1/collections"
 	case 1:
 		id := rest[0]

@@ -31,11 +31,14 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/najdi/najdi/cluster"
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
+	"github.com/najdi/najdi/rerank"
 	"github.com/najdi/najdi/server"
 	"github.com/najdi/najdi/summary"
 )
@@ -113,9 +116,16 @@ func serve(args []string) error {
 	llmModel := fs.String("llm-model", "", "model name for --llm-url")
 	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
 	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
+	reranker := fs.String("reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "directory of the cross-encoder that searches with \"rerank\" use (loaded on first use; \"\" refuses them)")
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
+	clusterURL := fs.String("cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory, which then keeps only NLU models and ingest jobs (docs/cluster.md)")
+	clusterUser := fs.String("cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
+	clusterPassword := fs.String("cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
+	clusterAPIKeyEnv := fs.String("cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
+	clusterCA := fs.String("cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
+	clusterPrefix := fs.String("cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
 	var secrets secretFlag
 	fs.Var(&secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
 	fs.VisitAll(func(f *flag.Flag) {
@@ -158,6 +168,11 @@ func serve(args []string) error {
 		}
 		opts.Embedders = prov
 		defer prov.Close()
+		if *reranker != "" {
+			rr := rerank.NewLazy(*reranker, rerank.Options{LibraryPath: *ortLib})
+			opts.Reranker = rr
+			defer rr.Close()
+		}
 	}
 	if *llmURL != "" {
 		if *llmModel == "" {
@@ -170,6 +185,22 @@ func serve(args []string) error {
 			return fmt.Errorf("--llm-url: %w", err)
 		}
 		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout, Logger: log}
+	}
+	if *clusterURL != "" {
+		r := engine.DefaultRanker()
+		ccfg := cluster.Config{URL: *clusterURL, Username: *clusterUser, Password: *clusterPassword,
+			APIKey: os.Getenv(*clusterAPIKeyEnv), CAFile: *clusterCA, Prefix: *clusterPrefix, K1: float64(r.K1), B: float64(r.B)}
+		if ccfg.APIKey != "" {
+			ccfg.Username, ccfg.Password = "", ""
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cl, err := cluster.New(ctx, ccfg)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--cluster-url: %w", err)
+		}
+		opts.Backend = cluster.EngineBackend{C: cl}
+		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", *clusterURL, "prefix", *clusterPrefix)
 	}
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
@@ -266,6 +297,18 @@ func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
 			}
 			return emb.EmbedQueries(ctx, texts)
 		}
+	}
+	// English builtin-ner reads the contextual word vectors of its model
+	// (bge-small-en-v1.5, the default) when it is installed.
+	nopts.WordStates = func(model string) ner.WordStates {
+		emb, err := prov.Embedder(engine.EmbeddingConfig{Model: model})
+		if err != nil {
+			return nil
+		}
+		if ws, ok := emb.(embed.WordStater); ok {
+			return ws.WordStates
+		}
+		return nil
 	}
 }
 
