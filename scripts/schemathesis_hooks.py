@@ -236,11 +236,12 @@ def _search_case(case):
     if _is_positive(case, ParameterLocation.PATH) and isinstance(ids, str) and COLLECTION_IDS_VALID.search(ids):
         if zlib.crc32(ids.encode()) % 8 != 0:
             path["collection_ids"] = _pick(SEARCH_COLLECTIONS, ids)
-            # summary_config.tokenizer "embedding" is valid only for a
-            # collection whose embedding model has a local tokenizer.
-            sc = case.body.get("summary_config") if isinstance(case.body, dict) else None
-            if isinstance(sc, dict) and sc.get("tokenizer") == "embedding":
-                path["collection_ids"] = "st-hybrid"
+        # summary_config.tokenizer "embedding" is valid only for a
+        # collection whose embedding model has a local tokenizer (also when
+        # the generated id names a keyword collection made by a PUT).
+        sc = case.body.get("summary_config") if isinstance(case.body, dict) else None
+        if isinstance(sc, dict) and sc.get("tokenizer") == "embedding":
+            path["collection_ids"] = "st-hybrid"
     if _is_positive(case, ParameterLocation.BODY) and isinstance(case.body, dict) and isinstance(case.body.get("filter"), dict):
         case.body["filter"] = _pick(VALID_FILTERS, case.body["filter"])
     query = case.query
