@@ -190,7 +190,7 @@ func clusterArgs(t *testing.T, f Flavour, prefix string) []string {
 // CSV of records with number and enum fields, JSONL records, an envelope,
 // a text file and an HTML file.
 func e2eCorpus(t *testing.T) (csv, jsonl, envelope, txt, html []byte, queries []string) {
-	docs, qs, _ := sciSubset(t, 60, 8)
+	docs, qs, _ := sciSubset(t, 60, 5)
 	var b strings.Builder
 	b.WriteString("id,title,abstract,year,kind\n")
 	kinds := []string{"trial", "review", "cohort"}
