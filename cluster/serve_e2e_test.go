@@ -328,7 +328,7 @@ func normalize(v any) any {
 		out := map[string]any{}
 		for k, e := range x {
 			switch k {
-			case "search_id", "took_ms", "created_at", "updated_at", "size_bytes":
+			case "search_id", "took_ms", "timings", "created_at", "updated_at", "size_bytes":
 				continue
 			}
 			out[k] = normalize(e)
@@ -556,8 +556,17 @@ func TestServeReplicas(t *testing.T) {
 			if d := diff("", normalize(before), normalize(onB)); d != "" {
 				t.Fatalf("replicas answer differently: %s", d)
 			}
+			// An NLU phrase set made on a lives on the cluster too.
+			s, ps := a.json(t, "POST", "/phrase-sets", map[string]any{"name": "colours", "phrases": []any{map[string]any{"text": "red"}, map[string]any{"text": "blue"}}})
+			if s != 201 {
+				t.Fatalf("create phrase set on a: %d %v", s, ps)
+			}
+			psID, _ := ps.(map[string]any)["phrase_set_id"].(string)
 			a.kill()
 			a2 := startNajdi(t, "", args...)
+			if s, got := a2.json(t, "GET", "/phrase-sets/"+psID, nil); s != 200 || got.(map[string]any)["name"] != "colours" {
+				t.Fatalf("restarted replica: phrase set %q: %d %v", psID, s, got)
+			}
 			if n := docCount(t, a2, "shared"); n != 300 {
 				t.Fatalf("restarted replica sees %v documents, want 300", n)
 			}
