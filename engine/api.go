@@ -38,6 +38,9 @@ type SearchRequest struct {
 	// left out. Unset, documents with a score of 0 (no evidence from
 	// either retriever) are left out; 0 keeps them too.
 	MinScore *float64 `json:"min_score,omitempty"`
+	// Rerank re-scores the best candidates with the reranker (English
+	// collections; see RerankRequest).
+	Rerank *RerankRequest `json:"rerank,omitempty"`
 
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.

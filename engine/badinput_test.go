@@ -172,23 +172,34 @@ func TestIngestStopReportedAtItsRecord(t *testing.T) {
 	}
 }
 
-// TestRemoteDimsLimit: a remote model's dims is bounded by MaxRemoteDims;
-// a configuration above it answers 400 naming the field, at it is valid.
-func TestRemoteDimsLimit(t *testing.T) {
+// TestRemoteLimits: a remote model's dims is bounded by MaxRemoteDims,
+// its timeout_ms and batch_size by the OpenAPI document's 2147483647; a
+// configuration beyond answers 400 naming the field, at the bound it is
+// valid.
+func TestRemoteLimits(t *testing.T) {
 	for _, tc := range []struct {
-		dims string
-		ok   bool
-	}{{"8", true}, {"8192", true}, {"8193", false}, {"9223372036854775807", false}} {
-		cfg, err := engine.ParseCollectionConfig([]byte(`{"embedding_config": {"model": {"url": "http://gpu-box", "model": "m", "dims": ` + tc.dims + `}}}`))
+		field, value string
+		ok           bool
+	}{
+		{"dims", "8", true}, {"dims", "8192", true}, {"dims", "8193", false}, {"dims", "9223372036854775807", false},
+		{"batch_size", "2147483647", true}, {"batch_size", "2147483648", false}, {"batch_size", "-1", false},
+		{"timeout_ms", "2147483647", true}, {"timeout_ms", "2147483648", false}, {"timeout_ms", "-1", false},
+	} {
+		extra := ""
+		if tc.field != "dims" {
+			extra = `, "` + tc.field + `": ` + tc.value
+			tc.value = "8"
+		}
+		cfg, err := engine.ParseCollectionConfig([]byte(`{"embedding_config": {"model": {"url": "http://gpu-box", "model": "m", "dims": ` + tc.value + extra + `}}}`))
 		if err == nil {
 			err = cfg.Normalize()
 		}
 		var ee *engine.Error
 		switch {
 		case tc.ok && err != nil:
-			t.Errorf("dims %s: %v", tc.dims, err)
-		case !tc.ok && (!errors.As(err, &ee) || !errors.Is(err, engine.ErrInvalid) || ee.Details["field"] != "embedding_config.model.dims"):
-			t.Errorf("dims %s: %v, want ErrInvalid naming embedding_config.model.dims", tc.dims, err)
+			t.Errorf("%s%s: %v", tc.value, extra, err)
+		case !tc.ok && (!errors.As(err, &ee) || !errors.Is(err, engine.ErrInvalid) || ee.Details["field"] != "embedding_config.model."+tc.field):
+			t.Errorf("dims %s%s: %v, want ErrInvalid naming embedding_config.model.%s", tc.value, extra, err, tc.field)
 		}
 	}
 }

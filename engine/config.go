@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -333,6 +334,14 @@ func (c *CollectionConfig) Normalize() error {
 		}
 		if r.Dims > MaxRemoteDims {
 			return invalidField("embedding_config.model.dims", "must be at most %d (the remote model's vector length), got %d", MaxRemoteDims, r.Dims)
+		}
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"timeout_ms", r.TimeoutMS}, {"batch_size", r.BatchSize}} {
+			if f.v < 0 || f.v > math.MaxInt32 {
+				return invalidField("embedding_config.model."+f.name, "must be 0..%d (0: the default), got %d", math.MaxInt32, f.v)
+			}
 		}
 	}
 	if len(c.Fields) > MaxFieldsPerCollection {

@@ -241,7 +241,7 @@ func (d *docScanner) sections(bp bodyParts) ([]ingest.Section, bool) {
 	if !d.byte('[') {
 		return nil, false
 	}
-	out := []ingest.Section{}
+	out := make([]ingest.Section, 0, 4)
 	if d.byte(']') {
 		return out, true
 	}

@@ -112,3 +112,20 @@ func BenchmarkDecodeStoredDoc(b *testing.B) {
 		})
 	}
 }
+
+// TestRuneSpan checks runeSpan against slicing the code points.
+func TestRuneSpan(t *testing.T) {
+	for _, s := range []string{"", "a", "abc", "žluťoučký kůň", "😀x😀", "bad\xffbyte"} {
+		rs := []rune(s)
+		for st := 0; st <= len(rs)+1; st++ {
+			for en := st + 1; en <= len(rs)+2; en++ {
+				got, ok := runeSpan(s, st, en)
+				// Stored content is valid UTF-8; on invalid bytes runeSpan
+				// keeps them where []rune has U+FFFD.
+				if want := en <= len(rs); ok != want || ok && string([]rune(got)) != string(rs[st:en]) {
+					t.Errorf("runeSpan(%q, %d, %d) = %q, %v", s, st, en, got, ok)
+				}
+			}
+		}
+	}
+}

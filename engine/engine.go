@@ -34,6 +34,9 @@ type Options struct {
 	MergeInterval time.Duration
 	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
 	Ranker RankerConfig
+	// Reranker re-scores the best candidates of searches that ask for it
+	// (SearchRequest.Rerank); nil refuses such searches.
+	Reranker Reranker
 	// Answerer generates answers with an LLM; nil means extractive answers.
 	Answerer LLMAnswerer
 	// Logger receives operational messages (default slog.Default()).

@@ -93,16 +93,16 @@ func (e *Engine) passages(p *plan, h *hit) []Passage {
 		if sec >= len(secs) || secs[sec] == "" {
 			continue
 		}
-		runes := []rune(secs[sec])
 		st, en := int(ref.Start), int(ref.End)
-		if en > len(runes) || st >= en {
-			continue
-		}
 		score := rk.semanticScore(ch.cos)
-		if score <= 0 {
+		if st >= en || score <= 0 {
 			continue
 		}
-		out = append(out, Passage{Text: string(runes[st:en]), Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
+		span, ok := runeSpan(secs[sec], st, en)
+		if !ok {
+			continue
+		}
+		out = append(out, Passage{Text: span, Offsets: [2]int{st, en}, SectionIndex: sec, Score: round6(score)})
 	}
 	slices.SortStableFunc(out, func(a, b Passage) int {
 		if a.Score != b.Score {
@@ -140,4 +140,23 @@ func (h *hit) chunkRef(id uint32) segment.ChunkRef {
 		return h.refs[id]
 	}
 	return h.seg.Chunks[id]
+}
+
+// runeSpan returns the part of s between code points st and en (st < en),
+// without copying; false when s has fewer than en code points.
+func runeSpan(s string, st, en int) (string, bool) {
+	n, lo := 0, -1
+	for i := range s {
+		if n == st {
+			lo = i
+		}
+		if n == en {
+			return s[lo:i], true
+		}
+		n++
+	}
+	if n == en && lo >= 0 {
+		return s[lo:], true
+	}
+	return "", false
 }

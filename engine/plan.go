@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/segment"
 )
 
@@ -50,12 +50,16 @@ type plan struct {
 	tm stageTimes
 	// loadAll loads every part of the hits' bodies (answers).
 	loadAll bool
+	// rerankK is the number of candidates to rerank (0: no reranking).
+	rerankK int
 }
 
 // plan validates a search request into a plan, in the order its errors are
 // reported: collections, output shape, summary settings, query, filter.
 func (e *Engine) plan(ctx context.Context, owner string, ids []string, req SearchRequest) (*plan, error) {
-	p := &plan{ctx: ctx, req: req, query: strings.TrimSpace(req.Query)}
+	// White space as the OpenAPI document's \S pattern of an answer's
+	// query reads it.
+	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
 	colls, err := e.planCollections(owner, ids)
 	if err != nil {
 		return nil, err
@@ -79,6 +83,9 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
+	}
+	if err := e.planRerank(p, req); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

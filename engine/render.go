@@ -42,7 +42,9 @@ func (e *Engine) render(p *plan, h *hit) ResultDoc {
 			p.returned += len(c)
 			rd.Content = &c
 		}
-		rd.Fields = FieldsMap(h.doc.Fields, inc)
+		if len(h.doc.Fields) > 0 { // no fields, no "fields" member either way
+			rd.Fields = FieldsMap(h.doc.Fields, inc)
+		}
 	}
 	if p.highlight && p.query != "" {
 		rd.Passages = h.passages

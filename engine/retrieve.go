@@ -30,6 +30,9 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := e.rerank(ctx, p, all); err != nil {
+			return nil, err
+		}
 		return p.page(all), nil
 	}
 	p.stats = nil
@@ -43,6 +46,9 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 			return nil, err
 		}
 		all = append(all, hs...)
+	}
+	if err := e.rerank(ctx, p, all); err != nil {
+		return nil, err
 	}
 	return p.page(all), nil
 }
@@ -142,7 +148,7 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 	if err := allowed(p.flt, segs, allow); err != nil {
 		return nil, err
 	}
-	cs := candidates{}
+	cs := newCandidates()
 	if p.query == "" {
 		return cs.filterOnly(c, segs, allow), nil
 	}
@@ -171,25 +177,40 @@ func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*
 }
 
 // candidates collects the candidate documents of one collection, one hit
-// per document of a segment. A plain map, so that it can stay on the
-// stack; list and filterOnly set each hit's collection.
-type candidates map[docKey]*hit
+// per document of a segment; list and filterOnly set each hit's
+// collection. Hits are allocated in slabs (candidateSet), not one by one.
+type candidates = *candidateSet
+
+// candidateSet holds the candidates by document and the slab their hits
+// are cut from: a full slab is replaced, never grown, so hits keep their
+// addresses.
+type candidateSet struct {
+	m    map[docKey]*hit
+	slab []hit
+}
+
+// newCandidates returns an empty set.
+func newCandidates() candidates { return &candidateSet{m: make(map[docKey]*hit, 64)} }
 
 // get returns the hit of a document, added on first sight.
-func (cs candidates) get(s *segment.Segment, local uint32) *hit {
+func (cs *candidateSet) get(s *segment.Segment, local uint32) *hit {
 	k := docKey{s, local}
-	h := cs[k]
+	h := cs.m[k]
 	if h == nil {
-		h = &hit{seg: s, local: local, docID: s.Docs[local]}
-		cs[k] = h
+		if len(cs.slab) == cap(cs.slab) {
+			cs.slab = make([]hit, 0, min(256, max(32, 2*cap(cs.slab))))
+		}
+		cs.slab = append(cs.slab, hit{seg: s, local: local, docID: s.Docs[local]})
+		h = &cs.slab[len(cs.slab)-1]
+		cs.m[k] = h
 	}
 	return h
 }
 
 // list returns the candidates of collection c in no particular order.
-func (cs candidates) list(c *collection) []*hit {
-	out := make([]*hit, 0, len(cs))
-	for _, h := range cs {
+func (cs *candidateSet) list(c *collection) []*hit {
+	out := make([]*hit, 0, len(cs.m))
+	for _, h := range cs.m {
 		h.c = c
 		out = append(out, h)
 	}
@@ -216,7 +237,7 @@ func allowed(flt filter.Query, segs []*segment.Segment, allow []*roaring.Bitmap)
 
 // filterOnly returns every allowed document, in id order, with score 1:
 // the result of a search with a filter and no query.
-func (cs candidates) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
+func (cs *candidateSet) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
 	var out []*hit
 	for i, s := range segs {
 		it := allow[i].Iterator()
@@ -484,7 +505,7 @@ func (e *Engine) markExact(cs candidates, segs []*segment.Segment, allow []*roar
 		it := ex.Iterator()
 		for it.HasNext() {
 			local := it.Next()
-			if h := cs[docKey{s, local}]; h != nil {
+			if h := cs.m[docKey{s, local}]; h != nil {
 				h.exact = true
 			} else if add {
 				cs.get(s, local).exact = true

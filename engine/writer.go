@@ -20,6 +20,9 @@ type pendingDoc struct {
 	// idProp names the record property that gave the document id: its
 	// value is the id and is exempt from the number check (checkDoc).
 	idProp string
+	// record marks a row of a record format: its sections embed packed
+	// (records.go).
+	record bool
 }
 
 type fieldInput struct {

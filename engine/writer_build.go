@@ -103,7 +103,14 @@ func (w *writer) analyzeDoc(rec *collRecord, seg *segment.Segment, local uint32,
 			p.tf[t.Term] += boost
 			length += boost
 		})
-		w.chunkInto(seg, p, local, uint32(si), s.Content)
+		if !d.record {
+			w.chunkInto(seg, p, local, uint32(si), s.Content)
+		}
+	}
+	if w.emb != nil && d.record {
+		texts, refs := w.recordChunks(rec, d, local) // records.go
+		p.chunkTexts = append(p.chunkTexts, texts...)
+		seg.Chunks = append(seg.Chunks, refs...)
 	}
 	for fi, f := range d.fields {
 		content := w.fieldText(rec, d, f)

@@ -265,7 +265,7 @@ func sanitizeID(s string) string {
 }
 
 func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc, error) {
-	d := pendingDoc{}
+	d := pendingDoc{record: true}
 	if len(rec.Props) > MaxColumnsPerRecord {
 		if rec.Key != "" {
 			d.id = sanitizeID(rec.Key)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/najdi/najdi/internal/envelope"
-
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 // Errors of the field index codec.
@@ -91,48 +91,6 @@ func (a *fldAppender) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// fldReader decodes varints with bounds checks.
-type fldReader struct {
-	b   []byte
-	err error
-}
-
-func (r *fldReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("truncated varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a length that must not exceed what the remaining bytes can hold.
-func (r *fldReader) count(minSize int) int {
-	v := r.uvarint()
-	if r.err == nil && v > uint64(len(r.b)/max(minSize, 1)+1) {
-		r.err = fmt.Errorf("count %d exceeds the data", v)
-		return 0
-	}
-	return int(v)
-}
-
-func (r *fldReader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.err = errors.New("truncated data")
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
 // DecodeFieldIndex decodes an index written by AppendBinary. Corrupt or
 // truncated data yields an error wrapping ErrFieldCorrupt (or
 // ErrFieldVersion); it never panics. The result does not alias data.
@@ -158,73 +116,28 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 			f, err = nil, fmt.Errorf("bitmap: %v", p)
 		}
 	}()
-	r := &fldReader{b: b}
-	nd := r.uvarint()
+	r := &envelope.Decoder{B: b}
+	nd := r.Uvarint()
 	if nd > math.MaxUint32 {
 		return nil, fmt.Errorf("numDocs %d too large", nd)
 	}
 	f = &FieldIndex{numDocs: uint32(nd), fields: make(map[string]*fldField)}
-	nFields := r.count(2)
+	nFields := r.Count(2)
 	prevName := ""
-	for fi := 0; fi < nFields && r.err == nil; fi++ {
-		name := string(r.bytes(r.count(1)))
+	for fi := 0; fi < nFields && r.Err == nil; fi++ {
+		name := string(r.Bytes(uint64(r.Count(1))))
 		if fi > 0 && name <= prevName {
 			return nil, fmt.Errorf("field names out of order at %q", name)
 		}
 		prevName = name
 		fd := &fldField{}
-		nTerms := r.count(3)
-		fd.terms = make([]string, 0, nTerms)
-		fd.docs = make([]*roaring.Bitmap, 0, nTerms)
-		prev := ""
-		for ti := 0; ti < nTerms && r.err == nil; ti++ {
-			shared := r.uvarint()
-			if shared > uint64(len(prev)) {
-				return nil, fmt.Errorf("field %q: bad shared prefix", name)
-			}
-			suffix := r.bytes(r.count(1))
-			t := prev[:shared] + string(suffix)
-			if ti > 0 && t <= prev {
-				return nil, fmt.Errorf("field %q: terms out of order at %q", name, t)
-			}
-			raw := r.bytes(r.count(1))
-			if r.err != nil {
-				break
-			}
-			bm := roaring.New()
-			if err := bm.UnmarshalBinary(raw); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if err := bm.Validate(); err != nil {
-				return nil, fmt.Errorf("field %q term %q: %w", name, t, err)
-			}
-			if bm.IsEmpty() || bm.Maximum() >= f.numDocs {
-				return nil, fmt.Errorf("field %q term %q: doc out of range", name, t)
-			}
-			fd.terms = append(fd.terms, t)
-			fd.docs = append(fd.docs, bm)
-			prev = t
+		if err := fd.decodeTerms(r, name, f.numDocs); err != nil {
+			return nil, err
 		}
-		nPairs := r.count(9)
-		fd.nums = make([]float64, 0, nPairs)
-		fd.numDocs = make([]uint32, 0, nPairs)
-		for pi := 0; pi < nPairs && r.err == nil; pi++ {
-			raw := r.bytes(8)
-			doc := r.uvarint()
-			if r.err != nil {
-				break
-			}
-			v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
-			if doc >= nd || math.IsNaN(v) {
-				return nil, fmt.Errorf("field %q: bad pair", name)
-			}
-			if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
-				return nil, fmt.Errorf("field %q: pairs out of order", name)
-			}
-			fd.nums = append(fd.nums, v)
-			fd.numDocs = append(fd.numDocs, uint32(doc))
+		if err := fd.decodeNumbers(r, name, nd); err != nil {
+			return nil, err
 		}
-		if r.err != nil {
+		if r.Err != nil {
 			break
 		}
 		fd.derive()
@@ -234,14 +147,77 @@ func fldDecodeBody(b []byte) (f *FieldIndex, err error) {
 		}
 		f.fields[name] = fd
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(r.b))
+	if len(r.B) != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", len(r.B))
 	}
 	f.finish()
 	return f, nil
+}
+
+// decodeTerms reads the keyword terms of field name and their document
+// bitmaps (each non-empty, below numDocs); a truncation is left in r.Err.
+func (fd *fldField) decodeTerms(r *envelope.Decoder, name string, numDocs uint32) error {
+	nTerms := r.Count(3)
+	fd.terms = make([]string, 0, nTerms)
+	fd.docs = make([]*roaring.Bitmap, 0, nTerms)
+	prev := ""
+	for ti := 0; ti < nTerms && r.Err == nil; ti++ {
+		shared := r.Uvarint()
+		if shared > uint64(len(prev)) {
+			return fmt.Errorf("field %q: bad shared prefix", name)
+		}
+		suffix := r.Bytes(uint64(r.Count(1)))
+		t := prev[:shared] + string(suffix)
+		if ti > 0 && t <= prev {
+			return fmt.Errorf("field %q: terms out of order at %q", name, t)
+		}
+		raw := r.Bytes(uint64(r.Count(1)))
+		if r.Err != nil {
+			break
+		}
+		bm := roaring.New()
+		if err := bm.UnmarshalBinary(raw); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if err := bm.Validate(); err != nil {
+			return fmt.Errorf("field %q term %q: %w", name, t, err)
+		}
+		if bm.IsEmpty() || bm.Maximum() >= numDocs {
+			return fmt.Errorf("field %q term %q: doc out of range", name, t)
+		}
+		fd.terms = append(fd.terms, t)
+		fd.docs = append(fd.docs, bm)
+		prev = t
+	}
+	return nil
+}
+
+// decodeNumbers reads the (value, document) pairs of field name, sorted by
+// value then document, documents below nd; a truncation is left in r.Err.
+func (fd *fldField) decodeNumbers(r *envelope.Decoder, name string, nd uint64) error {
+	nPairs := r.Count(9)
+	fd.nums = make([]float64, 0, nPairs)
+	fd.numDocs = make([]uint32, 0, nPairs)
+	for pi := 0; pi < nPairs && r.Err == nil; pi++ {
+		raw := r.Bytes(8)
+		doc := r.Uvarint()
+		if r.Err != nil {
+			break
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(raw))
+		if doc >= nd || math.IsNaN(v) {
+			return fmt.Errorf("field %q: bad pair", name)
+		}
+		if k := len(fd.nums); k > 0 && (v < fd.nums[k-1] || (v == fd.nums[k-1] && uint32(doc) <= fd.numDocs[k-1])) {
+			return fmt.Errorf("field %q: pairs out of order", name)
+		}
+		fd.nums = append(fd.nums, v)
+		fd.numDocs = append(fd.numDocs, uint32(doc))
+	}
+	return nil
 }
 
 // MergeFieldIndexes merges the field indexes of several segments into one.

@@ -153,42 +153,13 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	corrupt := func(block int, what string) error {
-		return fmt.Errorf("decode text index: %s block: %s: %w", postBlockNames[block], what, ErrTextCorrupt)
+	h, err := postDecodeHeader(&blocks)
+	if err != nil {
+		return nil, err
 	}
-
-	meta := postReader{b: blocks[postBlockMeta]}
-	numDocs := meta.uvarint()
-	totalBits := meta.bytes(8)
-	numTerms := meta.uvarint()
-	numPostings := meta.uvarint()
-	if meta.bad || len(meta.b) != 0 {
-		return nil, corrupt(postBlockMeta, "malformed")
-	}
-	total := math.Float64frombits(binary.LittleEndian.Uint64(totalBits))
-	if numDocs >= postEnd || uint64(len(blocks[postBlockLengths])) != 4*numDocs {
-		return nil, corrupt(postBlockLengths, "length does not match document count")
-	}
-	if !(total >= 0) || math.IsInf(total, 1) {
-		return nil, corrupt(postBlockMeta, "bad total length")
-	}
-	// Every term takes at least 2 vocabulary bytes and every posting at
-	// least 2 postings bytes: bound the allocations by the input size.
-	if numTerms > uint64(len(blocks[postBlockVocab]))/2 || numPostings > uint64(len(blocks[postBlockPostings]))/2 {
-		return nil, corrupt(postBlockMeta, "counts exceed data")
-	}
-
-	docLen := make([]float32, numDocs)
-	for i := range docLen {
-		l := math.Float32frombits(binary.LittleEndian.Uint32(blocks[postBlockLengths][4*i:]))
-		if !(l >= 0) || math.IsInf(float64(l), 1) {
-			return nil, corrupt(postBlockLengths, "bad document length")
-		}
-		docLen[i] = l
-	}
-
+	numDocs, numTerms, numPostings := h.numDocs, h.numTerms, h.numPostings
 	var w postWriter
-	w.init(int(numTerms), uint32(numDocs), docLen, total)
+	w.init(int(numTerms), uint32(numDocs), h.docLen, h.total)
 	w.t.docs = make([]uint32, 0, numPostings)
 	w.t.tfs = make([]uint16, 0, numPostings)
 	vocab := postReader{b: blocks[postBlockVocab]}
@@ -200,15 +171,15 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 		shared := vocab.uvarint()
 		suffix := vocab.bytes(vocab.uvarint())
 		if vocab.bad || shared > uint64(len(prev)) {
-			return nil, corrupt(postBlockVocab, "malformed term")
+			return nil, postCorrupt(postBlockVocab, "malformed term")
 		}
 		cur = append(append(cur[:0], prev[:shared]...), suffix...)
 		if len(w.t.termEnd) > 0 && string(cur) <= string(prev) {
-			return nil, corrupt(postBlockVocab, "terms out of order")
+			return nil, postCorrupt(postBlockVocab, "terms out of order")
 		}
 		df := posts.uvarint()
 		if posts.bad || df == 0 || df > uint64(len(posts.b))/2 || uint64(len(w.t.docs))+df > numPostings {
-			return nil, corrupt(postBlockPostings, "bad document frequency")
+			return nil, postCorrupt(postBlockPostings, "bad document frequency")
 		}
 		docs, tfs = docs[:0], tfs[:0]
 		last := uint64(0)
@@ -217,7 +188,7 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 			tf := posts.uvarint()
 			doc := last + delta
 			if posts.bad || (j > 0 && delta == 0) || doc >= numDocs || tf == 0 || tf > math.MaxUint16 {
-				return nil, corrupt(postBlockPostings, "bad posting")
+				return nil, postCorrupt(postBlockPostings, "bad posting")
 			}
 			docs = append(docs, uint32(doc))
 			tfs = append(tfs, uint16(tf))
@@ -227,7 +198,7 @@ func DecodeTextIndex(data []byte) (*TextIndex, error) {
 		prev, cur = cur, prev
 	}
 	if len(vocab.b) != 0 || len(posts.b) != 0 || uint64(len(w.t.docs)) != numPostings {
-		return nil, corrupt(postBlockPostings, "length mismatch")
+		return nil, postCorrupt(postBlockPostings, "length mismatch")
 	}
 	return w.finish(), nil
 }
@@ -270,4 +241,50 @@ func postSplitBlocks(data []byte) (blocks [postNumBlocks][]byte, err error) {
 		return blocks, fmt.Errorf("decode text index: %d trailing bytes: %w", len(rest), ErrTextCorrupt)
 	}
 	return blocks, nil
+}
+
+// postCorrupt is the error of a structural problem in block.
+func postCorrupt(block int, what string) error {
+	return fmt.Errorf("decode text index: %s block: %s: %w", postBlockNames[block], what, ErrTextCorrupt)
+}
+
+// postHeader is the decoded meta and lengths blocks of a text index.
+type postHeader struct {
+	numDocs, numTerms, numPostings uint64
+	total                          float64
+	docLen                         []float32
+}
+
+// postDecodeHeader decodes and checks the meta and lengths blocks: counts
+// that the other blocks can hold, finite non-negative lengths.
+func postDecodeHeader(blocks *[postNumBlocks][]byte) (h postHeader, err error) {
+	meta := postReader{b: blocks[postBlockMeta]}
+	h.numDocs = meta.uvarint()
+	totalBits := meta.bytes(8)
+	h.numTerms = meta.uvarint()
+	h.numPostings = meta.uvarint()
+	if meta.bad || len(meta.b) != 0 {
+		return h, postCorrupt(postBlockMeta, "malformed")
+	}
+	h.total = math.Float64frombits(binary.LittleEndian.Uint64(totalBits))
+	if h.numDocs >= postEnd || uint64(len(blocks[postBlockLengths])) != 4*h.numDocs {
+		return h, postCorrupt(postBlockLengths, "length does not match document count")
+	}
+	if !(h.total >= 0) || math.IsInf(h.total, 1) {
+		return h, postCorrupt(postBlockMeta, "bad total length")
+	}
+	// Every term takes at least 2 vocabulary bytes and every posting at
+	// least 2 postings bytes: bound the allocations by the input size.
+	if h.numTerms > uint64(len(blocks[postBlockVocab]))/2 || h.numPostings > uint64(len(blocks[postBlockPostings]))/2 {
+		return h, postCorrupt(postBlockMeta, "counts exceed data")
+	}
+	h.docLen = make([]float32, h.numDocs)
+	for i := range h.docLen {
+		l := math.Float32frombits(binary.LittleEndian.Uint32(blocks[postBlockLengths][4*i:]))
+		if !(l >= 0) || math.IsInf(float64(l), 1) {
+			return h, postCorrupt(postBlockLengths, "bad document length")
+		}
+		h.docLen[i] = l
+	}
+	return h, nil
 }

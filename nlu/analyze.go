@@ -275,16 +275,17 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 				}
 			}
 		}
-		emb := s.opts.Embedder
+		emb, embName := s.opts.Embedder, ""
 		if s.opts.EmbedderFor != nil {
 			lang := m.Language
 			if lang == "" {
 				lang = cfg.Language
 			}
 			if e := s.opts.EmbedderFor(lang); e != nil {
-				emb = e
+				emb, embName = e, "lang:"+lang
 			}
 		}
+		emb = s.embCache.wrap(embName, emb)
 		c, err := intent.Train(ctx, ex, intent.Options{Embedder: emb})
 		if err != nil {
 			return nil, fmt.Errorf("%w: annotator.config.examples: %v", ErrInvalid, err)
@@ -317,7 +318,16 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 		} else if _, err := ner.English(); err != nil {
 			return nil, fmt.Errorf("builtin-ner: %w", err)
 		}
-		return &entityAnnotator{lang: m.Language, now: s.opts.Now}, nil
+		ea := &entityAnnotator{lang: m.Language, now: s.opts.Now}
+		if m.Language != "cs" && s.opts.WordStates != nil {
+			t, err := ner.EnglishContextual()
+			if err != nil {
+				return nil, fmt.Errorf("builtin-ner: %w", err)
+			}
+			model, _ := t.Contextual()
+			ea.states = s.opts.WordStates(model)
+		}
+		return ea, nil
 	case ModelClosedNER:
 		return closedAnnotator{}, nil
 	}
@@ -398,12 +408,16 @@ func newOffsets(s string) offsets {
 func (o offsets) rune(byteOff int) int { return int(o.byteToRune[byteOff]) }
 
 type entityAnnotator struct {
-	lang string
-	now  func() time.Time
+	lang   string
+	now    func() time.Time
+	states ner.WordStates // English word vectors for the contextual tagger; nil: lexical only
 }
 
 func (a *entityAnnotator) annotate(ctx context.Context, in *input) ([]Intent, []Annotation, error) {
-	ents := entity.Extract(in.text, a.lang, a.now())
+	ents, err := entity.ExtractContext(ctx, in.text, a.lang, a.now(), a.states)
+	if err != nil {
+		return nil, nil, fmt.Errorf("builtin-ner: %w", err)
+	}
 	out := make([]Annotation, 0, len(ents))
 	for _, e := range ents {
 		out = append(out, Annotation{Name: e.Class, Type: AnnotationEntity, Confidence: round(e.Confidence), Start: e.Start, End: e.End, Text: e.Text, Value: e.Value})

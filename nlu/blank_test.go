@@ -2,9 +2,9 @@ package nlu
 
 import "testing"
 
-// TestBlank: white space is Unicode's (strings.TrimSpace); control and
-// format characters are not blank (schemathesis, generating from the
-// OpenAPI document's \S pattern, counts U+001F as a non-space character).
+// TestBlank: white space is that of the OpenAPI document's \S patterns
+// (ECMA-262's \s, as schemathesis's validator reads it): control and
+// format characters are not blank (U+001F, U+0085), U+FEFF is.
 func TestBlank(t *testing.T) {
 	for _, tt := range []struct {
 		s    string
@@ -17,7 +17,9 @@ func TestBlank(t *testing.T) {
 		{" \x1c ", false},
 		{"a", false},
 		{"\x01", false},
-		{"\ufeff", false},
+		{"\ufeff", true},
+		{"\u0085", false},
+		{" \u0085 ", false},
 		{" x ", false},
 	} {
 		if got := blank(tt.s); got != tt.want {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/internal/errs"
@@ -136,7 +135,7 @@ func parseModel(body []byte, create bool, id, owner string) (Model, []member, er
 		return Model{}, nil, fmt.Errorf("%w: owner: assigned by the service, do not send it", ErrInvalid)
 	}
 	m := Model{Name: req.Name, Description: req.Description, Type: req.Type, Mode: req.Mode, Language: req.Language, PhraseSetIDs: req.PhraseSetIDs, Annotator: req.Annotator}
-	if strings.TrimSpace(m.Name) == "" {
+	if blank(m.Name) {
 		return Model{}, nil, fmt.Errorf("%w: name: required", ErrInvalid)
 	}
 	if m.Type == "" && req.Pipeline == nil && req.Annotator == nil && (m.Name == ModelBuiltinNER || m.Name == ModelClosedNER) {
@@ -364,8 +363,6 @@ func parseRegexConfig(raw json.RawMessage) (map[string]*regexp.Regexp, error) {
 	return out, nil
 }
 
-// blank reports whether s holds only white space (Unicode's, as
-// strings.TrimSpace reads it).
-func blank(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) }) < 0
-}
+// blank reports whether s holds only white space, as the OpenAPI
+// document's \S patterns read it (strictjson.IsSpace: ECMA-262's \s).
+func blank(s string) bool { return strictjson.Blank(s) }

@@ -3,7 +3,6 @@ package nlu
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/najdi/najdi/nlu/phrase"
 	"github.com/najdi/najdi/text"
@@ -60,7 +59,7 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 		return PhraseSet{}, fmt.Errorf("%w: owner: assigned by the service, do not send it", ErrInvalid)
 	}
 	ps := PhraseSet{Name: req.Name, Description: req.Description, Language: req.Language, Phrases: req.Phrases, CaseSensitive: req.CaseSensitive}
-	if strings.TrimSpace(ps.Name) == "" {
+	if blank(ps.Name) {
 		return ps, fmt.Errorf("%w: name: required (it names the entities found)", ErrInvalid)
 	}
 	switch ps.Language {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
 )
 
 // Options configures a Service. Zero fields take the documented defaults.
@@ -28,6 +29,11 @@ type Options struct {
 	// config's; "" when neither is given), e.g. a multilingual model for
 	// "cs". A nil result falls back to Embedder.
 	EmbedderFor func(language string) intent.Embedder
+	// WordStates, when set, gives the contextual word vectors of the
+	// named embedding model (nil when it is not installed): English
+	// builtin-ner then tags names with ner.EnglishContextual (CoNLL-2003
+	// validation F1 in docs/nlu.md) instead of the lexical tagger.
+	WordStates func(model string) ner.WordStates
 	// AllowOutbound lists the hosts annotation microservices may be on:
 	// "host" (every port), "host:port", "*.domain" or "*" (wildcards admit
 	// public addresses only; see internal/outbound). Empty, a model naming
@@ -88,6 +94,8 @@ type Service struct {
 	policy *outbound.Policy // from opts.AllowOutbound
 	client *http.Client     // dials through policy
 
+	embCache *embeddingCache // intent example embeddings by embedder and text
+
 	mu     sync.RWMutex
 	models map[string]*modelEntry  // by modelKey(owner, id)
 	sets   map[string]*compiledSet // by setKey(owner, id)
@@ -127,7 +135,7 @@ func NewService(store Store, opts Options) (*Service, error) {
 		return nil, err
 	}
 	policy, _ := outbound.New(opts.AllowOutbound) // checked by Validate
-	s := &Service{store: store, opts: opts.withDefaults(), policy: policy, client: policy.Client(), models: map[string]*modelEntry{}, sets: map[string]*compiledSet{}}
+	s := &Service{store: store, opts: opts.withDefaults(), policy: policy, client: policy.Client(), models: map[string]*modelEntry{}, sets: map[string]*compiledSet{}, embCache: newEmbeddingCache(maxCachedEmbeddings)}
 	err := store.Scan(setPrefix, func(key string, value []byte) error {
 		var ps PhraseSet
 		if err := json.Unmarshal(value, &ps); err != nil {

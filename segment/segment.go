@@ -209,7 +209,7 @@ func (s *Segment) encodeMeta() []byte {
 // decodeMeta decodes a meta part: an envelope, or the bare body of segment
 // format 1 after its uvarint version 1.
 func (s *Segment) decodeMeta(b []byte) error {
-	r := reader{b: b}
+	r := envelope.Decoder{B: b}
 	if envelope.Has(b, metaMagic) {
 		v, payload, err := envelope.Open(b, metaMagic)
 		if err != nil {
@@ -218,63 +218,35 @@ func (s *Segment) decodeMeta(b []byte) error {
 		if v != metaVersion {
 			return fmt.Errorf("%w: meta version %d", ErrVersion, v)
 		}
-		r.b = payload
-	} else if v := r.uvarint(); v != metaVersion1 {
+		r.B = payload
+	} else if v := r.Uvarint(); v != metaVersion1 {
 		return fmt.Errorf("%w: meta version %d", ErrCorrupt, v)
 	}
-	n := r.uvarint()
+	n := r.Uvarint()
 	if n > uint64(len(b)) {
 		return fmt.Errorf("%w: document count %d", ErrCorrupt, n)
 	}
 	s.Docs = make([]string, n)
 	for i := range s.Docs {
-		s.Docs[i] = string(r.bytes(r.uvarint()))
+		s.Docs[i] = string(r.Bytes(r.Uvarint()))
 	}
-	n = r.uvarint()
+	n = r.Uvarint()
 	if n > uint64(len(b)) {
 		return fmt.Errorf("%w: chunk count %d", ErrCorrupt, n)
 	}
 	s.Chunks = make([]ChunkRef, n)
 	for i := range s.Chunks {
 		c := &s.Chunks[i]
-		c.Doc = uint32(r.uvarint())
-		c.Section = uint32(r.uvarint())
-		c.Start = uint32(r.uvarint())
-		c.End = c.Start + uint32(r.uvarint())
+		c.Doc = uint32(r.Uvarint())
+		c.Section = uint32(r.Uvarint())
+		c.Start = uint32(r.Uvarint())
+		c.End = c.Start + uint32(r.Uvarint())
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(r.b))
+	if r.Err == nil && len(r.B) != 0 {
+		r.Err = fmt.Errorf("%d trailing bytes", len(r.B))
 	}
-	return r.err
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
+	if r.Err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, r.Err)
 	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: truncated varint", ErrCorrupt)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > uint64(len(r.b)) {
-		r.err = fmt.Errorf("%w: truncated bytes", ErrCorrupt)
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
+	return nil
 }

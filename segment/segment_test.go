@@ -36,22 +36,30 @@ func testSegment(t testing.TB) *Segment {
 	return s
 }
 
+// storedSegment writes testSegment as segment of collection 1 in a new
+// store, closed when the test ends.
+func storedSegment(tb testing.TB) (*Store, *Segment) {
+	tb.Helper()
+	st, err := Open(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	seg := testSegment(tb)
+	b := st.NewBatch()
+	seg.Write(b, 1)
+	if err := b.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	return st, seg
+}
+
 // TestLoadDetectsEveryFlippedByte writes a segment, then, part by part and
 // byte by byte, stores a copy of the part with one byte flipped under a
 // valid store checksum (so only the part's own envelope can notice) and
 // checks that Load fails with an error naming the segment and the part.
 func TestLoadDetectsEveryFlippedByte(t *testing.T) {
-	st, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	seg := testSegment(t)
-	b := st.NewBatch()
-	seg.Write(b, 1)
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	st, seg := storedSegment(t)
 	got, err := Load(st, 1, seg.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +111,7 @@ func TestLoadDetectsEveryFlippedByte(t *testing.T) {
 // BenchmarkLoad measures loading (reading and decoding every part of) a
 // small keyword-and-vector segment from the store.
 func BenchmarkLoad(b *testing.B) {
-	st, err := Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	seg := testSegment(b)
-	batch := st.NewBatch()
-	seg.Write(batch, 1)
-	if err := batch.Commit(); err != nil {
-		b.Fatal(err)
-	}
+	st, seg := storedSegment(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Load(st, 1, seg.ID); err != nil {

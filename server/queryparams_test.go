@@ -68,3 +68,47 @@ func TestQueryIncludeContentMatchesSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchRequestNullableProperties: the server reads an optional search
+// property given as null as absent (documented in SearchRequest), so the
+// OpenAPI document must allow null for every one of them (schemathesis
+// sent "min_score": null as invalid and got 200).
+func TestSearchRequestNullableProperties(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Type  any `json:"type"`
+					AnyOf []struct {
+						Type string `json:"type"`
+					} `json:"anyOf"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	props := doc.Components.Schemas["SearchRequest"].Properties
+	if len(props) == 0 {
+		t.Fatal("no SearchRequest properties")
+	}
+	for name, p := range props {
+		nullable := false
+		if l, ok := p.Type.([]any); ok {
+			for _, x := range l {
+				nullable = nullable || x == "null"
+			}
+		}
+		for _, a := range p.AnyOf {
+			nullable = nullable || a.Type == "null"
+		}
+		if !nullable {
+			t.Errorf("SearchRequest.%s does not allow null", name)
+		}
+		// And the server does read null as absent.
+		if _, err := engine.ParseSearchRequest([]byte(`{"query": "a", "` + name + `": null}`)); name != "query" && err != nil {
+			t.Errorf("%s: null: %v", name, err)
+		}
+	}
+}

@@ -3,13 +3,14 @@ package vector
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/najdi/najdi/internal/envelope"
 	"hash/crc32"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/internal/envelope"
 )
 
 func TestCodecRoundTrip(t *testing.T) {

@@ -113,21 +113,36 @@ func assignLists(vecs []float32, dims int, centroids []float32, spill bool) (fir
 // kmeansIters Lloyd iterations; an emptied cluster is re-seeded with a
 // random sample vector.
 func trainKMeans(vecs []float32, dims, k int, seed int64) []float32 {
-	n := len(vecs) / dims
 	r := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
-	sample := vecs
-	if m := kmeansSamplePerList * k; n > m {
-		idx := r.Perm(n)[:m]
-		sample = make([]float32, m*dims)
-		for i, j := range idx {
-			copy(sample[i*dims:(i+1)*dims], vecs[j*dims:(j+1)*dims])
-		}
+	sample := kmeansSample(vecs, dims, k, r)
+	cent := kmeansPlusPlus(sample, dims, k, r)
+	kmeansLloyd(sample, cent, dims, k, r)
+	return cent
+}
+
+// kmeansSample returns at most kmeansSamplePerList·k rows of vecs, drawn
+// without replacement (all of vecs when it is that small).
+func kmeansSample(vecs []float32, dims, k int, r *rand.Rand) []float32 {
+	n := len(vecs) / dims
+	m := kmeansSamplePerList * k
+	if n <= m {
+		return vecs
 	}
+	idx := r.Perm(n)[:m]
+	sample := make([]float32, m*dims)
+	for i, j := range idx {
+		copy(sample[i*dims:(i+1)*dims], vecs[j*dims:(j+1)*dims])
+	}
+	return sample
+}
+
+// kmeansPlusPlus seeds k centroids from the sample rows by k-means++ (D²
+// sampling on the cosine distance).
+func kmeansPlusPlus(sample []float32, dims, k int, r *rand.Rand) []float32 {
 	s := len(sample) / dims
 	row := func(i int) []float32 { return sample[i*dims : (i+1)*dims] }
 	cent := make([]float32, k*dims)
-
-	// k-means++: dist[i] = 1 − max cos to the chosen centroids.
+	// dist[i] = 1 − max cos to the chosen centroids.
 	dist := make([]float64, s)
 	first := r.IntN(s)
 	copy(cent, row(first))
@@ -162,8 +177,14 @@ func trainKMeans(vecs []float32, dims, k int, seed int64) []float32 {
 			}
 		})
 	}
+	return cent
+}
 
-	// Lloyd iterations.
+// kmeansLloyd runs kmeansIters Lloyd iterations of spherical k-means on the
+// sample, updating cent in place; an empty cluster takes a random row.
+func kmeansLloyd(sample, cent []float32, dims, k int, r *rand.Rand) {
+	s := len(sample) / dims
+	row := func(i int) []float32 { return sample[i*dims : (i+1)*dims] }
 	assign := make([]uint32, s)
 	sums := make([]float64, k*dims)
 	counts := make([]int, k)
@@ -203,5 +224,4 @@ func trainKMeans(vecs []float32, dims, k int, seed int64) []float32 {
 			}
 		}
 	}
-	return cent
 }

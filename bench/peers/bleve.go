@@ -122,6 +122,16 @@ func (b *bleveSys) Footprint(ctx context.Context, index string) (int64, int64, e
 	return 0, disk, err
 }
 
+func (b *bleveSys) Drop(ctx context.Context, index string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if idx := b.idx[index]; idx != nil {
+		idx.Close()
+		delete(b.idx, index)
+	}
+	return os.RemoveAll(filepath.Join(b.dir, index))
+}
+
 func (b *bleveSys) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

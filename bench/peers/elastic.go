@@ -323,6 +323,10 @@ func (e *elastic) Footprint(ctx context.Context, index string) (int64, int64, er
 	return rss, st.Indices[name].Total.Store.SizeInBytes, nil
 }
 
+func (e *elastic) Drop(ctx context.Context, index string) error {
+	return doJSON(ctx, http.MethodDelete, e.url+"/"+e.indexName(index), nil, nil)
+}
+
 // Close stops the node if it was started here; a node that was already
 // running (used by others) keeps running, without the benchmark's indexes.
 func (e *elastic) Close() error {

@@ -215,6 +215,15 @@ func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, erro
 	return rss, disk, err
 }
 
+func (n *najdi) Drop(ctx context.Context, index string) error {
+	for _, c := range []string{index, index + "-kw", index + "-vec"} {
+		if err := doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+c, nil, nil); err != nil && !strings.Contains(err.Error(), "404") {
+			return err
+		}
+	}
+	return nil
+}
+
 func (n *najdi) Close() error {
 	n.proc.stop()
 	return nil

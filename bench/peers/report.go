@@ -298,7 +298,7 @@ func (r *Report) Markdown() string {
 	}
 	if len(r.Scale) > 0 {
 		p("## Growth of najdi with the collection size (static vectors)\n\n")
-		p("najdi's large collections — a hybrid collection and a vector-only collection of the same chunks — grown step by step after the peers were stopped; latency p50 at concurrency 1 over %d queries, net of the stub round trip; RSS of the server process and disk of its data directory, which also hold the SciFact collections and the large keyword-only collection (%s chunks).\n\n", r.Scale[0].Queries, count(r.Config.Large))
+		p("najdi's large collections — a hybrid collection and a vector-only collection of the same chunks — grown step by step after the peers were stopped; latency p50 at concurrency 1 over %d queries, net of the stub round trip; RSS of the server process and disk of its data directory, which also hold the large keyword-only collection (%s chunks; the SciFact collections were deleted before the large collection was loaded).\n\n", r.Scale[0].Queries, count(r.Config.Large))
 		p("| chunks | ingest of the step | vector p50 | hybrid p50 | filtered 1%% p50 | recall@10 vs exact | exact search | RSS (MiB) | disk (MiB) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, pt := range r.Scale {
 			net := func(k Kind) string { return ms(max(0, pt.Latency[k]-pt.Stub)) }

@@ -68,6 +68,8 @@ type System interface {
 	// Footprint reports the resident memory of the serving process (0 if it
 	// shares the benchmark's process) and the disk size of index.
 	Footprint(ctx context.Context, index string) (rss, disk int64, err error)
+	// Drop deletes index and everything made for it.
+	Drop(ctx context.Context, index string) error
 	// Close stops what the system started.
 	Close() error
 }

@@ -56,6 +56,9 @@ func StartWeaviate(ctx context.Context, opt WeaviateOptions) (System, error) {
 		"PERSISTENCE_DATA_PATH=" + filepath.Join(opt.Dir, "data"),
 		"CLUSTER_HOSTNAME=node1",
 		"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
+		"CLUSTER_BIND_ADDR=127.0.0.1",
+		"GO_PROFILING_DISABLE=true",
+		"PROMETHEUS_MONITORING_ENABLED=false",
 		"CLUSTER_GOSSIP_BIND_PORT=" + strconv.Itoa(ports[1]),
 		"CLUSTER_DATA_BIND_PORT=" + strconv.Itoa(ports[2]),
 		"RAFT_PORT=" + strconv.Itoa(ports[3]),
@@ -251,6 +254,10 @@ func (w *weaviate) Footprint(ctx context.Context, index string) (int64, int64, e
 	}
 	disk, err := dirSize(filepath.Join(w.opt.Dir, "data"))
 	return rss, disk, err
+}
+
+func (w *weaviate) Drop(ctx context.Context, index string) error {
+	return doJSON(ctx, http.MethodDelete, w.url+"/v1/schema/"+className(index), nil, nil)
 }
 
 func (w *weaviate) Close() error {

@@ -21,6 +21,8 @@ var commands = map[string]func(args []string) error{
 	"diacritics": runDiacritics,
 	"summary":    runSummary,
 	"search":     runSearch,
+	"rerank":     runRerank,
+	"records":    runRecords,
 	"latency":    runLatency,
 	"overload":   runOverload,
 	"querypath":  runQueryPath,

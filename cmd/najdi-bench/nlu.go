@@ -20,6 +20,7 @@ func runNLU(args []string) error {
 	fs.IntVar(&cfg.FewShotPerIntent, "few-shot", bench.DefaultNLUFewShot, "training utterances per intent of the few-shot workload")
 	fs.IntVar(&cfg.FewShotDraws, "few-shot-draws", bench.DefaultNLUFewShotDraws, "random few-shot training sets")
 	model := fs.String("embed", "bge-small-en-v1.5", "installed embedding model of the intent classifier (the server's default model; empty: none)")
+	nerModel := fs.String("ner-states", "bge-small-en-v1.5", "installed embedding model whose word vectors the contextual English name tagger reads (empty: lexical tagger only)")
 	csModel := fs.String("embed-cs", "multilingual-e5-small", "installed embedding model of the Czech few-shot workload (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -43,6 +44,15 @@ func runNLU(args []string) error {
 		defer l.Close()
 		cfg.Embedder = l.EmbedQueries
 		cfg.EmbedderName = *model
+	}
+	if *nerModel != "" {
+		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
+		l, err := reg.Local(*nerModel)
+		if err != nil {
+			return fmt.Errorf("word-vector model: %w", err)
+		}
+		defer l.Close()
+		cfg.WordStates = l.WordStates
 	}
 	return bench.RunNLU(cfg, os.Stdout)
 }

@@ -22,6 +22,7 @@ func runPeers(args []string) error {
 	cache := embed.DefaultCacheDir()
 	var cfg peers.Config
 	systems := fs.String("systems", "najdi,weaviate,elasticsearch,opensearch,bleve", "systems to run, comma-separated")
+	largeSystems := fs.String("large-systems", "", "systems that also load the large collection, comma-separated (empty: all)")
 	scale := fs.String("scale", "100000,250000,500000,1000000", "najdi growth sizes in chunks, comma-separated (empty: none)")
 	fs.StringVar(&cfg.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR SciFact directory")
 	fs.StringVar(&cfg.Cache, "cache", cache, "cache directory (models, vector caches)")
@@ -49,6 +50,7 @@ func runPeers(args []string) error {
 		return err
 	}
 	cfg.Systems = peers.ParseSystems(*systems)
+	cfg.LargeSystems = peers.ParseSystems(*largeSystems)
 	for _, f := range strings.Split(*scale, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue

@@ -143,34 +143,13 @@ func cmdIngest(args []string) error {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	coll, err := cl.Collection(ctx, f.collection)
-	if client.IsNotFound(err) && f.create {
-		coll, _, err = cl.PutCollection(ctx, f.collection, nil)
-	}
+	coll, err := ingestCollection(ctx, cl, &f)
 	if err != nil {
-		if client.IsNotFound(err) {
-			return exitErr{exitNotFound, fmt.Sprintf("collection %q does not exist at %s: add --create, or create it with PUT /v1/collections/%s", f.collection, f.server, f.collection)}
-		}
-		return describe(err, f.server)
+		return err
 	}
-	statePath := f.state
-	if statePath == "" {
-		if statePath, err = defaultStatePath(f.server, cl.User, coll); err != nil {
-			return err
-		}
-	}
-	done := map[string]stateEntry{}
-	if !f.restart {
-		if done, err = loadState(statePath); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(statePath), 0o755); err != nil {
-		return fmt.Errorf("state file: %w", err)
-	}
-	sf, err := os.OpenFile(statePath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	statePath, done, sf, err := openIngestState(&f, cl.User, coll)
 	if err != nil {
-		return fmt.Errorf("state file: %w", err)
+		return err
 	}
 	defer sf.Close()
 
@@ -186,9 +165,39 @@ func cmdIngest(args []string) error {
 	pr := newProgress(f.progress, f.interval, f.collection, len(tasks), rep.AlreadyIngested, todo)
 	start := time.Now()
 	results := runIngest(ctx, cl, f, todo, done, pr)
-	state := bufio.NewWriter(sf)
-	stateFailed := false
-	fatal := error(nil)
+	state := &stateWriter{w: bufio.NewWriter(sf), path: statePath}
+	fatal := rep.collect(results, state, pr, cancel)
+	state.w.Flush()
+	pr.stop()
+	rep.Documents = rep.Created + rep.Replaced
+	rep.Seconds = time.Since(start).Seconds()
+	if rep.Seconds > 0 {
+		rep.DocumentsPerSecond = float64(rep.Documents) / rep.Seconds
+	}
+	rep.Interrupted = ctx.Err() != nil && fatal == nil
+	rep.Remaining = len(tasks) - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
+	if f.jsonOut {
+		out := stdoutWriter()
+		printJSON(out, rep)
+		out.Flush()
+	}
+	printReport(os.Stderr, rep)
+	if fatal != nil {
+		return describe(fatal, f.server)
+	}
+	switch {
+	case rep.Interrupted:
+		return exitErr{exitInterrupted, ""}
+	case len(rep.Failed) > 0 || len(rep.RecordErrors) > 0:
+		return exitErr{exitPartial, ""}
+	}
+	return nil
+}
+
+// collect adds the results of the files to the report and the state file
+// as they come, and returns the first fatal error (after which it cancels
+// the run with cancel, and goes on collecting what is still in flight).
+func (rep *ingestReport) collect(results <-chan fileResult, state *stateWriter, pr *progress, cancel func()) (fatal error) {
 	for r := range results {
 		switch {
 		case r.unsupported != "":
@@ -214,41 +223,72 @@ func cmdIngest(args []string) error {
 					rep.RecordErrors = append(rep.RecordErrors, recordReport{r.task.path, e})
 				}
 			}
-			line, _ := json.Marshal(stateEntry{Path: r.task.abs, Size: r.task.size, MTime: r.task.mtime, SHA256: r.hash, Documents: r.created + r.replaced, Errors: len(r.recErrors)})
-			state.Write(append(line, '\n'))
-			// Every file: an interruption loses none.
-			if err := state.Flush(); err != nil && !stateFailed {
-				stateFailed = true
-				fmt.Fprintf(os.Stderr, "najdi ingest: warning: cannot write the state file %s: %v (a rerun sends these files again)\n", statePath, err)
-			}
+			state.add(stateEntry{Path: r.task.abs, Size: r.task.size, MTime: r.task.mtime, SHA256: r.hash, Documents: r.created + r.replaced, Errors: len(r.recErrors)})
 		}
 		pr.finish(r)
 	}
-	state.Flush()
-	pr.stop()
-	rep.Documents = rep.Created + rep.Replaced
-	rep.Seconds = time.Since(start).Seconds()
-	if rep.Seconds > 0 {
-		rep.DocumentsPerSecond = float64(rep.Documents) / rep.Seconds
+	return fatal
+}
+
+// ingestCollection returns the collection f names, creating it with the
+// default configuration when it is missing and --create is set.
+func ingestCollection(ctx context.Context, cl *client.Client, f *ingestFlags) (client.Collection, error) {
+	coll, err := cl.Collection(ctx, f.collection)
+	if client.IsNotFound(err) && f.create {
+		coll, _, err = cl.PutCollection(ctx, f.collection, nil)
 	}
-	rep.Interrupted = ctx.Err() != nil && fatal == nil
-	rep.Remaining = len(tasks) - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
-	if f.jsonOut {
-		out := stdoutWriter()
-		printJSON(out, rep)
-		out.Flush()
+	if err != nil {
+		if client.IsNotFound(err) {
+			return client.Collection{}, exitErr{exitNotFound, fmt.Sprintf("collection %q does not exist at %s: add --create, or create it with PUT /v1/collections/%s", f.collection, f.server, f.collection)}
+		}
+		return client.Collection{}, describe(err, f.server)
 	}
-	printReport(os.Stderr, rep)
-	if fatal != nil {
-		return describe(fatal, f.server)
+	return coll, nil
+}
+
+// openIngestState reads the state file (--state, else the default one of
+// the server, user and collection) unless --restart, and opens it for
+// appending the files this run ingests.
+func openIngestState(f *ingestFlags, user string, coll client.Collection) (path string, done map[string]stateEntry, file *os.File, err error) {
+	path = f.state
+	if path == "" {
+		if path, err = defaultStatePath(f.server, user, coll); err != nil {
+			return "", nil, nil, err
+		}
 	}
-	switch {
-	case rep.Interrupted:
-		return exitErr{exitInterrupted, ""}
-	case len(rep.Failed) > 0 || len(rep.RecordErrors) > 0:
-		return exitErr{exitPartial, ""}
+	done = map[string]stateEntry{}
+	if !f.restart {
+		if done, err = loadState(path); err != nil {
+			return "", nil, nil, err
+		}
 	}
-	return nil
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", nil, nil, fmt.Errorf("state file: %w", err)
+	}
+	file, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("state file: %w", err)
+	}
+	return path, done, file, nil
+}
+
+// stateWriter appends the entries of ingested files to the state file,
+// flushing after every file so that an interruption loses none; the first
+// failure to write is reported once, as a warning.
+type stateWriter struct {
+	w      *bufio.Writer
+	path   string
+	failed bool
+}
+
+// add appends the entry of one file and flushes.
+func (s *stateWriter) add(e stateEntry) {
+	line, _ := json.Marshal(e)
+	s.w.Write(append(line, '\n'))
+	if err := s.w.Flush(); err != nil && !s.failed {
+		s.failed = true
+		fmt.Fprintf(os.Stderr, "najdi ingest: warning: cannot write the state file %s: %v (a rerun sends these files again)\n", s.path, err)
+	}
 }
 
 // isFatal reports errors that stop the whole ingest: wrong credentials,

@@ -37,6 +37,8 @@ import (
 	"github.com/najdi/najdi/internal/outbound"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
+	"github.com/najdi/najdi/nlu/ner"
+	"github.com/najdi/najdi/rerank"
 	"github.com/najdi/najdi/server"
 	"github.com/najdi/najdi/summary"
 )
@@ -114,6 +116,7 @@ func serve(args []string) error {
 	llmModel := fs.String("llm-model", "", "model name for --llm-url")
 	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
 	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
+	reranker := fs.String("reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "directory of the cross-encoder that searches with \"rerank\" use (loaded on first use; \"\" refuses them)")
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
@@ -165,6 +168,11 @@ func serve(args []string) error {
 		}
 		opts.Embedders = prov
 		defer prov.Close()
+		if *reranker != "" {
+			rr := rerank.NewLazy(*reranker, rerank.Options{LibraryPath: *ortLib})
+			opts.Reranker = rr
+			defer rr.Close()
+		}
 	}
 	if *llmURL != "" {
 		if *llmModel == "" {
@@ -294,6 +302,18 @@ func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
 			}
 			return emb.EmbedQueries(ctx, texts)
 		}
+	}
+	// English builtin-ner reads the contextual word vectors of its model
+	// (bge-small-en-v1.5, the default) when it is installed.
+	nopts.WordStates = func(model string) ner.WordStates {
+		emb, err := prov.Embedder(engine.EmbeddingConfig{Model: model})
+		if err != nil {
+			return nil
+		}
+		if ws, ok := emb.(embed.WordStater); ok {
+			return ws.WordStates
+		}
+		return nil
 	}
 }
 

@@ -87,3 +87,52 @@ func Open(data []byte, magic string) (version byte, payload []byte, err error) {
 	}
 	return data[magicLen], body[headerLen:], nil
 }
+
+// Decoder reads the unsigned varints and byte strings of a payload with
+// bounds checks. The first error sticks in Err; later reads return zero
+// values, so a decoder checks Err once after a run of reads. Errors do not
+// wrap ErrCorrupt: callers wrap them with their own sentinel.
+type Decoder struct {
+	B   []byte // the bytes not read yet
+	Err error  // the first error
+}
+
+// Uvarint reads an unsigned varint.
+func (d *Decoder) Uvarint() uint64 {
+	if d.Err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.B)
+	if n <= 0 {
+		d.Err = errors.New("truncated varint")
+		return 0
+	}
+	d.B = d.B[n:]
+	return v
+}
+
+// Count reads a varint count of items of at least minSize bytes each, and
+// fails when the bytes left cannot hold that many (so that a damaged count
+// never makes the caller allocate more than the data suggests).
+func (d *Decoder) Count(minSize int) int {
+	v := d.Uvarint()
+	if d.Err == nil && v > uint64(len(d.B)/max(minSize, 1)+1) {
+		d.Err = fmt.Errorf("count %d exceeds the data", v)
+		return 0
+	}
+	return int(v)
+}
+
+// Bytes reads n bytes; the result aliases the payload.
+func (d *Decoder) Bytes(n uint64) []byte {
+	if d.Err != nil {
+		return nil
+	}
+	if n > uint64(len(d.B)) {
+		d.Err = errors.New("truncated data")
+		return nil
+	}
+	out := d.B[:n]
+	d.B = d.B[n:]
+	return out
+}

@@ -1,6 +1,8 @@
 package entity
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +99,15 @@ func (d *doc) is(i int, words ...string) bool {
 // "cs"; anything else is treated as "en"), resolving relative dates against
 // now. Entities do not overlap and are sorted by Start.
 func Extract(text, lang string, now time.Time) []Entity {
+	out, _ := ExtractContext(context.Background(), text, lang, now, nil)
+	return out
+}
+
+// ExtractContext is Extract with English names tagged by the contextual
+// tagger (ner.TagEnglishContext) when states is not nil. It fails only when
+// ctx ends while the word vectors are computed; another error of states
+// falls back to the lexical tagger.
+func ExtractContext(ctx context.Context, text, lang string, now time.Time, states ner.WordStates) ([]Entity, error) {
 	if lang != "cs" {
 		lang = "en"
 	}
@@ -119,14 +130,22 @@ func Extract(text, lang string, now time.Time) []Entity {
 	if lang == "cs" {
 		names = ner.TagCzech(text, d.toks)
 	} else {
-		// The embedded model is part of the binary; an error here is a
-		// broken build, and names are simply not reported.
-		names, _ = ner.TagEnglish(d.toks)
+		// The embedded models are part of the binary; an error of the
+		// lexical tagger is a broken build, and names are simply not
+		// reported.
+		var err error
+		names, err = ner.TagEnglishContext(ctx, d.toks, states)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, fmt.Errorf("entity: names: %w", cerr)
+			}
+			names, _ = ner.TagEnglish(d.toks)
+		}
 	}
 	for _, s := range names {
 		d.out = append(d.out, cand{tier: tierName, start: s.Start, end: s.End, bs: s.ByteStart, be: s.ByteEnd, class: s.Class, conf: s.Confidence})
 	}
-	return d.resolve()
+	return d.resolve(), nil
 }
 
 func (d *doc) resolve() []Entity {

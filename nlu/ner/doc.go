@@ -25,6 +25,14 @@
 // valid.txt it reaches 0.886 entity-level micro F1 over PER, LOC and ORG
 // (0.885 when the sentences go through text and TagEnglish).
 //
+// EnglishContextual (en-ctx.model.gz, built by the same script with
+// -contextual bge-small-en-v1.5) adds to these features a linear layer over
+// each word's contextual vector: the embedding model's last hidden states
+// averaged over the word's pieces (embed.Local.WordStates, one sentence
+// per run), standardized per dimension and scaled by 0.1. TagEnglishContext
+// tags with it given a WordStates function: 0.914 micro F1 on valid.txt
+// (PER 0.936, LOC 0.941, ORG 0.848) for one model run per sentence.
+//
 // # Czech
 //
 // There is no Czech NER training data among the project's sources, so the

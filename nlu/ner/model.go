@@ -14,8 +14,12 @@ import (
 )
 
 // modelMagic opens a model file; version 2 models use the external
-// gazetteer features (extgaz.go).
-const modelMagic = "NAJDI-NER-2\n"
+// gazetteer features (extgaz.go); version 3 models add a contextual layer
+// (dense.go) after the feature weights.
+const (
+	modelMagic      = "NAJDI-NER-2\n"
+	modelMagicDense = "NAJDI-NER-3\n"
+)
 
 // Save writes the tagger in the gzip-compressed najdi NER model format:
 // magic, tags, lower-cased vocabulary, gazetteer, then features sorted by
@@ -36,7 +40,11 @@ func (t *Tagger) Save(w io.Writer, minWeight float32) error {
 		var b [binary.MaxVarintLen64]byte
 		bw.Write(b[:binary.PutUvarint(b[:], uint64(n))])
 	}
-	bw.WriteString(modelMagic)
+	if t.dense != nil {
+		bw.WriteString(modelMagicDense)
+	} else {
+		bw.WriteString(modelMagic)
+	}
 	putN(len(t.tags))
 	for _, g := range t.tags {
 		putStr(g)
@@ -83,6 +91,14 @@ func (t *Tagger) Save(w io.Writer, minWeight float32) error {
 			binary.Write(bw, binary.LittleEndian, int16(math.Round(float64(v/scale))))
 		}
 	}
+	if d := t.dense; d != nil {
+		putStr(d.model)
+		putN(d.dim)
+		putN(d.win)
+		binary.Write(bw, binary.LittleEndian, d.mean)
+		binary.Write(bw, binary.LittleEndian, d.inv)
+		binary.Write(bw, binary.LittleEndian, d.w)
+	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("ner: save: %w", err)
 	}
@@ -100,7 +116,7 @@ func Load(r io.Reader) (*Tagger, error) {
 	}
 	br := bufio.NewReader(zr)
 	magic := make([]byte, len(modelMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != modelMagic {
+	if _, err := io.ReadFull(br, magic); err != nil || (string(magic) != modelMagic && string(magic) != modelMagicDense) {
 		return nil, fmt.Errorf("ner: load: %w: bad magic", ErrFormat)
 	}
 	var rerr error
@@ -161,6 +177,23 @@ func Load(r io.Reader) (*Tagger, error) {
 		t.index[prev] = int32(i)
 		for _, q := range buf {
 			t.w = append(t.w, float32(q)*scale)
+		}
+	}
+	if string(magic) == modelMagicDense && rerr == nil {
+		d := &denseLayer{model: getStr()}
+		d.dim = getN()
+		d.win = getN()
+		if rerr == nil && (d.dim <= 0 || d.dim > 1<<16 || d.win < 0 || d.win > 8) {
+			rerr = fmt.Errorf("contextual layer of %d dimensions, window %d", d.dim, d.win)
+		}
+		if rerr == nil {
+			d.mean, d.inv, d.w = make([]float32, d.dim), make([]float32, d.dim), make([]float32, T*d.width())
+			for _, dst := range [][]float32{d.mean, d.inv, d.w} {
+				if err := binary.Read(br, binary.LittleEndian, dst); err != nil && rerr == nil {
+					rerr = err
+				}
+			}
+			t.dense = d
 		}
 	}
 	if rerr != nil {

@@ -2,6 +2,7 @@ package ner
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"unicode"
@@ -22,6 +23,7 @@ type Tagger struct {
 	gaz   *gazetteer
 	ext   *extGazetteer   // external names (package gazetteer), never nil once trained or loaded
 	lower map[string]bool // words seen lower-cased in training text
+	dense *denseLayer     // contextual word-vector weights; nil for a lexical-only tagger
 }
 
 // TrainOptions configures Train.
@@ -32,6 +34,20 @@ type TrainOptions struct {
 	Seed uint64
 	// Folds for cross-fold gazetteer features; default 2.
 	Folds int
+	// Vectors, when set, holds one contextual vector per word of each
+	// sentence (Vectors[i][j] for sents[i].Words[j], all of one length):
+	// the tagger then learns a linear layer over them beside the lexical
+	// features, and tags with TagVectors.
+	Vectors [][][]float32
+	// Model names the embedding model of Vectors; stored in the tagger.
+	Model string
+	// DenseScale multiplies the standardized vectors; default 0.1 (chosen
+	// on CoNLL-2003 valid.txt: 0.903 at 0.03, 0.910 at 0.05, 0.914 at 0.1,
+	// 0.912 at 0.17, 0.908 at 0.3, 0.896 at 1).
+	DenseScale float32
+	// DenseWindow is how many neighbours on each side of a word add their
+	// vectors to its own; default 0.
+	DenseWindow int
 }
 
 // Train fits a Tagger on sentences. Gazetteer features during training come
@@ -72,6 +88,25 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 		foldGaz[f] = buildGazetteer(other)
 	}
 	t.gaz = buildGazetteer(sents)
+	if opts.Vectors != nil {
+		if len(opts.Vectors) != len(sents) {
+			return nil, fmt.Errorf("ner: train: %d vector sentences for %d sentences: %w", len(opts.Vectors), len(sents), ErrFormat)
+		}
+		if opts.DenseScale == 0 {
+			opts.DenseScale = 0.1
+		}
+		d, err := newDenseLayer(opts.Vectors, len(t.tags), opts.DenseWindow, opts.DenseScale, opts.Model)
+		if err != nil {
+			return nil, err
+		}
+		t.dense = d
+	}
+	var du []float32
+	var xbuf []float32
+	if t.dense != nil {
+		du = make([]float32, len(t.dense.w))
+		xbuf = make([]float32, t.dense.width())
+	}
 	tagIdx := map[string]int{}
 	for i, g := range t.tags {
 		tagIdx[g] = i
@@ -91,10 +126,32 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 		for _, si := range order {
 			s := sents[si]
 			ctx := t.newContext(s.Words, foldGaz[s.Doc%opts.Folds])
+			var vecs [][]float32
+			if t.dense != nil {
+				vecs = opts.Vectors[si]
+				if len(vecs) != len(s.Words) {
+					return nil, fmt.Errorf("ner: train: sentence %d has %d words and %d vectors: %w", si, len(s.Words), len(vecs), ErrFormat)
+				}
+			}
 			for i := range s.Words {
 				feats = ctx.features(i, feats[:0])
-				pred := t.best(feats, scores, ctx.prevTag(i))
+				var x []float32
+				if vecs != nil {
+					x = t.dense.input(xbuf, vecs, i)
+				}
+				pred := t.best(feats, x, scores, ctx.prevTag(i))
 				gold := tagIdx[s.Tags[i]]
+				if pred != gold && x != nil {
+					D := t.dense.width()
+					wg, wp := t.dense.w[gold*D:(gold+1)*D], t.dense.w[pred*D:(pred+1)*D]
+					ug, up := du[gold*D:(gold+1)*D], du[pred*D:(pred+1)*D]
+					for k, v := range x {
+						wg[k] += v
+						wp[k] -= v
+						ug[k] += c * v
+						up[k] -= c * v
+					}
+				}
 				if pred != gold {
 					for _, f := range feats {
 						row, ok := t.index[f]
@@ -119,6 +176,9 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 	for i := range t.w {
 		t.w[i] -= u[i] / c
 	}
+	for i := range du {
+		t.dense.w[i] -= du[i] / c
+	}
 	return t, nil
 }
 
@@ -136,10 +196,16 @@ func (t *Tagger) setTags(tags []string) {
 
 // best returns the highest-scoring tag allowed after prev (I-X only after
 // B-X or I-X).
-func (t *Tagger) best(feats []uint64, scores []float32, prev int) int {
+func (t *Tagger) best(feats []uint64, x, scores []float32, prev int) int {
 	T := len(t.tags)
 	for j := range scores {
 		scores[j] = 0
+	}
+	if x != nil {
+		D := len(x)
+		for j := range scores {
+			scores[j] = dot(t.dense.w[j*D:(j+1)*D], x)
+		}
 	}
 	for _, f := range feats {
 		if row, ok := t.index[f]; ok {
@@ -161,15 +227,42 @@ func (t *Tagger) best(feats []uint64, scores []float32, prev int) int {
 	return best
 }
 
-// Tag returns one IOB2 tag per word.
+// Tag returns one IOB2 tag per word. A tagger with a contextual layer
+// (Contextual reports its model) tags without it here, less accurately:
+// use TagVectors.
 func (t *Tagger) Tag(words []string) []string {
+	return t.TagVectors(words, nil)
+}
+
+// TagVectors returns one IOB2 tag per word, using vecs (one contextual
+// vector per word from the embedding model Contextual names) when the
+// tagger has a contextual layer and vecs has one vector of its length per
+// word; otherwise the lexical features alone.
+func (t *Tagger) TagVectors(words []string, vecs [][]float32) []string {
+	if t.dense == nil || len(vecs) != len(words) {
+		vecs = nil
+	}
+	for _, v := range vecs {
+		if len(v) != t.dense.dim {
+			vecs = nil // vectors of another model: the lexical features alone
+			break
+		}
+	}
 	ctx := t.newContext(words, t.gaz)
 	feats := make([]uint64, 0, 64)
 	scores := make([]float32, len(t.tags))
 	out := make([]string, len(words))
+	var xbuf []float32
+	if vecs != nil {
+		xbuf = make([]float32, t.dense.width())
+	}
 	for i := range words {
 		feats = ctx.features(i, feats[:0])
-		p := t.best(feats, scores, ctx.prevTag(i))
+		var x []float32
+		if vecs != nil {
+			x = t.dense.input(xbuf, vecs, i)
+		}
+		p := t.best(feats, x, scores, ctx.prevTag(i))
 		ctx.tags[i] = p
 		out[i] = t.tags[p]
 	}
@@ -179,8 +272,8 @@ func (t *Tagger) Tag(words []string) []string {
 // Tags returns the tag set.
 func (t *Tagger) Tags() []string { return t.tags }
 
-// context holds per-sentence precomputed word forms.
-type context struct {
+// sentence holds per-sentence precomputed word forms.
+type sentence struct {
 	t      *Tagger
 	words  []string
 	lower  []string
@@ -191,8 +284,8 @@ type context struct {
 	tags   []int
 }
 
-func (t *Tagger) newContext(words []string, gaz *gazetteer) *context {
-	c := &context{t: t, words: words, lower: make([]string, len(words)), shapes: make([]string, len(words)), tags: make([]int, len(words))}
+func (t *Tagger) newContext(words []string, gaz *gazetteer) *sentence {
+	c := &sentence{t: t, words: words, lower: make([]string, len(words)), shapes: make([]string, len(words)), tags: make([]int, len(words))}
 	for i, w := range words {
 		c.lower[i] = strings.ToLower(w)
 		c.shapes[i] = shape(w)
@@ -203,14 +296,14 @@ func (t *Tagger) newContext(words []string, gaz *gazetteer) *context {
 	return c
 }
 
-func (c *context) prevTag(i int) int {
+func (c *sentence) prevTag(i int) int {
 	if i == 0 {
 		return -1
 	}
 	return c.tags[i-1]
 }
 
-func (c *context) word(i int) string {
+func (c *sentence) word(i int) string {
 	if i < 0 {
 		return "<s>"
 	}
@@ -220,14 +313,14 @@ func (c *context) word(i int) string {
 	return c.lower[i]
 }
 
-func (c *context) shapeAt(i int) string {
+func (c *sentence) shapeAt(i int) string {
 	if i < 0 || i >= len(c.words) {
 		return "<b>"
 	}
 	return c.shapes[i]
 }
 
-func (c *context) tagName(i int) string {
+func (c *sentence) tagName(i int) string {
 	if i < 0 || c.tags[i] < 0 {
 		return "<s>"
 	}
@@ -235,7 +328,7 @@ func (c *context) tagName(i int) string {
 }
 
 // features appends the feature hashes of word i to dst.
-func (c *context) features(i int, dst []uint64) []uint64 {
+func (c *sentence) features(i int, dst []uint64) []uint64 {
 	w, l, s := c.words[i], c.lower[i], c.shapes[i]
 	dst = append(dst, hash(0, ""), hash(1, l), hash(2, w), hash(3, s), hash(4, shortShape(s)))
 	r := []rune(l)
@@ -279,7 +372,7 @@ func (c *context) features(i int, dst []uint64) []uint64 {
 	return dst
 }
 
-func (c *context) gazAt(i int) string { return c.gazB[i] }
+func (c *sentence) gazAt(i int) string { return c.gazB[i] }
 
 func isCap(w string) bool {
 	r, _ := utf8.DecodeRuneInString(w)

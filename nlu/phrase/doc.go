@@ -12,9 +12,10 @@
 //
 // # How it works inside
 //
-// Phrases and text are tokenized by package token. Every word token is
-// reduced to a key: folded (lower case, no diacritics) and, for Czech,
-// stemmed by stripping the longest nominal or adjectival case ending
+// Phrases and text are tokenized by text.Tokenize, the tokenizer search uses
+// too. Every word token is reduced to a key: folded by text.Fold (lower
+// case, no diacritics) and, for Czech, stemmed by text.StemCzech in its
+// CzechNames variant: stripping the longest nominal or adjectival case ending
 // (keeping at least three letters), dropping a fleeting "e" before a final
 // c/k/l/n/r ("Hradec"/"Hradce") and merging final-consonant alternations
 // (z→h as in Praha/Praze, c→k as in Amerika/Americe). Keys are interned to

@@ -180,7 +180,29 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 		return nil, fmt.Errorf("open lexicon: %w: %w", ErrBadLexicon, err)
 	}
 	defer zr.Close()
-	l := &lexicon{
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read lexicon: %w: %w", ErrBadLexicon, err)
+	}
+	ld := lexLoader{l: newLexicon(), all: make([]int32, 0, 400_000)}
+	// Forms are substrings of one string: no allocation per record.
+	rest := string(raw)
+	var f [4]string
+	for line := 1; rest != ""; line++ {
+		var s string
+		s, rest, _ = strings.Cut(rest, "\n")
+		n := splitTabs(s, f[:])
+		if n > len(f) || !ld.record(f[:n]) {
+			return nil, fmt.Errorf("lexicon line %d %q: %w", line, s, ErrBadLexicon)
+		}
+	}
+	return ld.l, nil
+}
+
+// newLexicon returns an empty lexicon with its maps sized for the built-in
+// lexicon.
+func newLexicon() *lexicon {
+	return &lexicon{
 		ids:         make(map[string]int32, 400_000),
 		cands:       make(map[string][]int32, 330_000),
 		pairs:       make(map[uint64]uint32, 80_000),
@@ -191,94 +213,88 @@ func parseLexicon(gz []byte) (*lexicon, error) {
 		classWords:  make(map[uint64]uint32, 50_000),
 		wordClasses: make(map[uint64]uint32, 50_000),
 	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("read lexicon: %w: %w", ErrBadLexicon, err)
-	}
-	// Forms are substrings of one string: no allocation per record.
-	rest := string(raw)
-	var f [4]string
-	all := make([]int32, 0, 400_000)
-	curKey, curStart := "", 0
-	for line := 1; rest != ""; line++ {
-		var s string
-		s, rest, _ = strings.Cut(rest, "\n")
-		n := splitTabs(s, f[:])
-		bad := func() error { return fmt.Errorf("lexicon line %d %q: %w", line, s, ErrBadLexicon) }
-		switch {
-		case n == 3 && f[0] == "U":
-			cb, err := strconv.Atoi(f[2])
-			if err != nil {
-				return nil, bad()
-			}
-			id := l.id(f[1])
-			l.uni[id] = centibels(cb)
-			// Records of one key are adjacent: their ids share one backing
-			// array, sliced per key.
-			if k := fold(f[1]); k != curKey || len(l.cands[k]) == 0 {
-				if _, dup := l.cands[k]; dup && k != curKey {
-					return nil, bad() // key records not grouped
-				}
-				curKey, curStart = k, len(all)
-			}
-			all = append(all, id)
-			l.cands[curKey] = all[curStart:len(all):len(all)]
-		case n == 3 && f[0] == "C":
-			n, err := strconv.ParseUint(f[2], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.ctx[l.id(f[1])] = uint32(n)
-		case n == 4 && f[0] == "B":
-			n, err := strconv.ParseUint(f[3], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.pairs[pairKey(l.id(f[1]), l.id(f[2]))] = uint32(n)
-		case n == 3 && f[0] == "H" && f[1] == "suffix":
-			n, err := strconv.Atoi(f[2])
-			if err != nil || n < 0 {
-				return nil, bad()
-			}
-			l.suffix = n
-		case n == 3 && f[0] == "H" && f[1] == "mark":
-			l.mark = f[2] == "1"
-		case n == 3 && f[0] == "K":
-			n, err := strconv.ParseUint(f[2], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.classCount[l.classID(f[1])] = uint32(n)
-			l.classTotal += float64(n)
-		case n == 4 && f[0] == "P":
-			n, err := strconv.ParseUint(f[3], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.classPairs[pairKey(l.classID(f[1]), l.classID(f[2]))] = uint32(n)
-		case n == 4 && f[0] == "L":
-			n, err := strconv.ParseUint(f[3], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.classWords[pairKey(l.classID(f[1]), l.id(f[2]))] = uint32(n)
-		case n == 4 && f[0] == "R":
-			n, err := strconv.ParseUint(f[3], 10, 32)
-			if err != nil {
-				return nil, bad()
-			}
-			l.wordClasses[pairKey(l.id(f[1]), l.classID(f[2]))] = uint32(n)
-		case n == 3 && f[0] == "X":
-			if l.suffixes == nil {
-				l.suffixes = make(map[string]string, 100_000)
-			}
-			l.suffixes[f[1]] = f[2]
-		case n == 1 && f[0] == "":
-		default:
-			return nil, bad()
+}
+
+// lexLoader adds the records of a lexicon file to l.
+type lexLoader struct {
+	l        *lexicon
+	all      []int32 // the candidate ids of every key, keys adjacent
+	curKey   string  // the key of the records being read
+	curStart int     // where curKey's ids start in all
+}
+
+// record adds one record (its tab-separated fields f) and reports whether
+// it is well formed.
+func (ld *lexLoader) record(f []string) bool {
+	l := ld.l
+	if len(f) == 4 {
+		n, err := strconv.ParseUint(f[3], 10, 32)
+		if err != nil {
+			return false
 		}
+		switch f[0] {
+		case "B":
+			l.pairs[pairKey(l.id(f[1]), l.id(f[2]))] = uint32(n)
+		case "P":
+			l.classPairs[pairKey(l.classID(f[1]), l.classID(f[2]))] = uint32(n)
+		case "L":
+			l.classWords[pairKey(l.classID(f[1]), l.id(f[2]))] = uint32(n)
+		case "R":
+			l.wordClasses[pairKey(l.id(f[1]), l.classID(f[2]))] = uint32(n)
+		default:
+			return false
+		}
+		return true
 	}
-	return l, nil
+	switch {
+	case len(f) == 3 && f[0] == "U":
+		cb, err := strconv.Atoi(f[2])
+		if err != nil {
+			return false
+		}
+		id := l.id(f[1])
+		l.uni[id] = centibels(cb)
+		// Records of one key are adjacent: their ids share one backing
+		// array, sliced per key.
+		if k := fold(f[1]); k != ld.curKey || len(l.cands[k]) == 0 {
+			if _, dup := l.cands[k]; dup && k != ld.curKey {
+				return false // key records not grouped
+			}
+			ld.curKey, ld.curStart = k, len(ld.all)
+		}
+		ld.all = append(ld.all, id)
+		l.cands[ld.curKey] = ld.all[ld.curStart:len(ld.all):len(ld.all)]
+	case len(f) == 3 && f[0] == "C":
+		n, err := strconv.ParseUint(f[2], 10, 32)
+		if err != nil {
+			return false
+		}
+		l.ctx[l.id(f[1])] = uint32(n)
+	case len(f) == 3 && f[0] == "H" && f[1] == "suffix":
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 0 {
+			return false
+		}
+		l.suffix = n
+	case len(f) == 3 && f[0] == "H" && f[1] == "mark":
+		l.mark = f[2] == "1"
+	case len(f) == 3 && f[0] == "K":
+		n, err := strconv.ParseUint(f[2], 10, 32)
+		if err != nil {
+			return false
+		}
+		l.classCount[l.classID(f[1])] = uint32(n)
+		l.classTotal += float64(n)
+	case len(f) == 3 && f[0] == "X":
+		if l.suffixes == nil {
+			l.suffixes = make(map[string]string, 100_000)
+		}
+		l.suffixes[f[1]] = f[2]
+	case len(f) == 1 && f[0] == "":
+	default:
+		return false
+	}
+	return true
 }
 
 // splitTabs splits s at tabs into f and returns the number of fields, or

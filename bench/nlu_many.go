@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/nlu"
+	"github.com/najdi/najdi/nlu/intent"
+)
+
+// nluManyMin is the fewest utterances a fine-grained class needs: 10 to
+// train on and 20 to test.
+const nluManyMin = 30
+
+// nluFineGrained reads SNIPS train_*_full.json and labels every utterance
+// with its intent and the sorted set of its slot types
+// ("PlayMusic:artist+service"), a proxy for a set of many, partly
+// confusable intents: shared/data has no set of more than 100 intents.
+// Only classes with at least nluManyMin utterances are kept.
+func nluFineGrained(dataDir string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, in := range nluSnipsIntents {
+		path := filepath.Join(dataDir, "intents", "snips", in, "train_"+in+"_full.json")
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if !utf8.Valid(raw) { // PlayMusic's train file is Latin-1
+			rs := make([]rune, len(raw))
+			for i, b := range raw {
+				rs[i] = rune(b)
+			}
+			raw = []byte(string(rs))
+		}
+		var doc map[string][]struct {
+			Data []struct {
+				Text   string `json:"text"`
+				Entity string `json:"entity"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for _, u := range doc[in] {
+			var b strings.Builder
+			var slots []string
+			for _, d := range u.Data {
+				b.WriteString(d.Text)
+				if d.Entity != "" && !slices.Contains(slots, d.Entity) {
+					slots = append(slots, d.Entity)
+				}
+			}
+			sort.Strings(slots)
+			k := in + ":" + strings.Join(slots, "+")
+			out[k] = append(out[k], b.String())
+		}
+	}
+	for k, v := range out {
+		if len(v) < nluManyMin {
+			delete(out, k)
+		}
+	}
+	return out, nil
+}
+
+// nluManyIntents measures 10-shot accuracy on the fine-grained SNIPS
+// classes (nluFineGrained): per seeded draw, 10 training and 20 test
+// utterances per class, and out-of-scope recall on nluOutOfScope texts.
+func nluManyIntents(cfg NLUConfig, w io.Writer) error {
+	classes, err := nluFineGrained(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	oos, err := nluOutOfScope(cfg.DataDir, 700)
+	if err != nil {
+		return err
+	}
+	names := sortedKeysOf(classes)
+	emb := cfg.Embedder
+	if emb != nil {
+		emb = nluMemo(emb)
+	}
+	fmt.Fprintf(w, "== many-intent proxy: %d fine-grained SNIPS classes (intent + slot types, >= %d utterances each), 10 training and 20 test utterances per class, %d draws; embeddings: %s\n",
+		len(names), nluManyMin, cfg.FewShotDraws, cfg.embedName())
+	ctx := context.Background()
+	var accs, coarse, recalls []float64
+	var trainTimes []time.Duration
+	for draw := range cfg.FewShotDraws {
+		rng := rand.New(rand.NewPCG(uint64(draw), 150))
+		train := map[string][]string{}
+		var test []nluLabeled
+		for _, k := range names {
+			p := rng.Perm(len(classes[k]))
+			for _, i := range p[:10] {
+				train[k] = append(train[k], classes[k][i])
+			}
+			for _, i := range p[10:30] {
+				test = append(test, nluLabeled{classes[k][i], k})
+			}
+		}
+		start := time.Now()
+		c, err := intent.Train(ctx, train, intent.Options{Embedder: emb})
+		if err != nil {
+			return err
+		}
+		trainTimes = append(trainTimes, time.Since(start))
+		correct, sameIntent := 0, 0
+		for _, v := range test {
+			got, err := c.Classify(ctx, v.text)
+			if err != nil {
+				return err
+			}
+			if got[0].Intent == v.intent {
+				correct++
+			}
+			a, _, _ := strings.Cut(got[0].Intent, ":")
+			b, _, _ := strings.Cut(v.intent, ":")
+			if a == b {
+				sameIntent++
+			}
+		}
+		rejected := 0
+		for _, t := range oos {
+			got, err := c.Classify(ctx, t)
+			if err != nil {
+				return err
+			}
+			if got[0].Probability < nlu.DefaultThreshold {
+				rejected++
+			}
+		}
+		accs = append(accs, nluRatio(correct, len(test)))
+		coarse = append(coarse, nluRatio(sameIntent, len(test)))
+		recalls = append(recalls, nluRatio(rejected, len(oos)))
+	}
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s); the SNIPS intent of the top class right %.4f\n", mean(accs), nluFormat(accs), mean(coarse))
+	fmt.Fprintf(w, "out-of-scope recall at the default threshold %.2f: %.4f (draws %s)\n", nlu.DefaultThreshold, mean(recalls), nluFormat(recalls))
+	fmt.Fprintf(w, "training %d examples: %v per classifier (mean; embeddings memoized across draws)\n\n", 10*len(names), nluMeanDuration(trainTimes).Round(time.Millisecond))
+	return nil
+}

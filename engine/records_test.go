@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/najdi/najdi/engine"
+)
+
+// TestRecordsSemantic checks that records keep their semantic evidence
+// when embedded as packed values (engine/records.go): the 249 rows × 56
+// columns of country-codes.csv, searched by the vector side alone (keyword
+// weight 0) with questions naming a country's capital or its currency,
+// find the country in the top 5. The floors sit below the figures measured
+// with the code before packing (one chunk per cell) and after, see the
+// log; a regression in what records embed fails them.
+func TestRecordsSemantic(t *testing.T) {
+	path := filepath.Join(sharedData(t), "docs", "country-codes.csv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(mustOpen(t, path)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	prov := modelProvider(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.PutCollection(ctx, "", "countries", engine.CollectionConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Ingest(ctx, "", "countries", engine.IngestRequest{Format: "csv", Data: data, IDField: "ISO3166-1-Alpha-3"})
+	if err != nil || len(res.Errors) > 0 || len(res.Documents) != 249 {
+		t.Fatalf("ingest: %v, %d errors, %d documents", err, len(res.Errors), len(res.Documents))
+	}
+	e.Close()
+	rk := engine.DefaultRanker()
+	rk.KeywordWeight = 0
+	ed, err := engine.Open(engine.Options{Dir: dir, Embedders: prov, Ranker: rk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	for _, c := range []struct {
+		name, column, question string
+		floor                  float64
+	}{
+		{"capital", "Capital", "Which country has its capital in %s?", 0.5},
+		{"currency", "ISO4217-currency_name", "Which country pays with the %s?", 0.3},
+	} {
+		found, asked := 0, 0
+		for i, r := range rows[1:] {
+			v, id := r[col[c.column]], r[col["ISO3166-1-Alpha-3"]]
+			if i%4 != 0 || v == "" || id == "" {
+				continue
+			}
+			asked++
+			for _, got := range rank(t, ed, []string{"countries"}, sprintf(c.question, v), 5) {
+				if got == id {
+					found++
+					break
+				}
+			}
+		}
+		rate := float64(found) / float64(asked)
+		t.Logf("%s: dense recall@5 %.3f (%d of %d)", c.name, rate, found, asked)
+		if rate < c.floor {
+			t.Errorf("%s questions: dense recall@5 %.3f below the floor %.2f", c.name, rate, c.floor)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/najdi/najdi/internal/errs"
+)
+
+// Reranker scores how relevant texts are to a query, in 0..1, each text
+// independently of the others (package rerank's cross-encoder). Engine
+// Options.Reranker holds the server's; a search asks for it with
+// SearchRequest.Rerank.
+type Reranker interface {
+	Score(ctx context.Context, query string, passages []string) ([]float64, error)
+}
+
+// RerankRequest asks a search to re-score its first candidates with the
+// reranker. It applies to English collections only.
+type RerankRequest struct {
+	// TopK is how many of the best hybrid candidates are re-scored (default
+	// DefaultRerankTopK, at most MaxRerankTopK).
+	TopK *int `json:"top_k,omitempty"`
+}
+
+const (
+	// DefaultRerankTopK is the number of candidates re-scored by default.
+	DefaultRerankTopK = 20
+	// MaxRerankTopK bounds rerank.top_k: each candidate costs one
+	// cross-encoder run (tens of milliseconds on a 2-core machine).
+	MaxRerankTopK = 100
+	// rerankMaxRunes bounds the text of a candidate given to the reranker;
+	// the model reads at most 512 tokens of query and text together.
+	rerankMaxRunes = 4000
+)
+
+// planRerank validates req.Rerank into p.rerankK: a reranker must be
+// configured, the query present and every collection English.
+func (e *Engine) planRerank(p *plan, req SearchRequest) error {
+	if req.Rerank == nil {
+		return nil
+	}
+	k := DefaultRerankTopK
+	if req.Rerank.TopK != nil {
+		k = *req.Rerank.TopK
+		if k < 1 || k > MaxRerankTopK {
+			return invalidField("rerank.top_k", "must be between 1 and %d, got %d", MaxRerankTopK, k)
+		}
+	}
+	if p.query == "" {
+		return invalidField("rerank", "reranking needs a query")
+	}
+	for _, c := range p.colls {
+		if lang := c.config().SearchConfig.Language; lang != "en" {
+			return invalidField("rerank", "the reranker (cross-encoder ms-marco-MiniLM-L-12-v2) is English only, and collection %q has search_config.language %q; search it without rerank", c.id, lang)
+		}
+	}
+	if e.opts.Reranker == nil {
+		return errs.New(errs.Unavailable, "rerank: this server has no reranker configured")
+	}
+	p.rerankK = k
+	return nil
+}
+
+// rerank re-scores the p.rerankK best candidates of all (by fused score,
+// before the identifier tier) with the reranker: each one's score becomes
+// the reranker's, the cross-encoder's probability of relevance, as is the
+// common use of a cross-encoder (no weights tuned). The other candidates
+// keep their order below them: their scores are scaled so that the best of
+// them scores no more than the lowest re-scored candidate. Scores stay in
+// 0..1 and source keeps its meaning (which retrievers found the document).
+func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
+	if p.rerankK == 0 || len(all) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(all, func(a, b *hit) int {
+		switch {
+		case a.score != b.score:
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		case a.c.id != b.c.id:
+			return strings.Compare(a.c.id, b.c.id)
+		}
+		return strings.Compare(a.docID, b.docID)
+	})
+	top := all[:min(p.rerankK, len(all))]
+	texts := make([]string, len(top))
+	for i, h := range top {
+		d, err := e.rerankDoc(ctx, h)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the snapshot; loadHits drops it
+		}
+		if err != nil {
+			return err
+		}
+		texts[i] = rerankText(&d, h)
+	}
+	scores, err := e.opts.Reranker.Score(ctx, p.query, texts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return kindError(errs.Unavailable, err, "rerank: the reranker failed")
+	}
+	low := 1.0
+	for i, h := range top {
+		h.score = round6(scores[i])
+		low = min(low, h.score)
+	}
+	rest := all[len(top):]
+	if len(rest) > 0 && rest[0].score > low {
+		f := low / rest[0].score
+		for _, h := range rest {
+			h.score = round6(h.score * f)
+		}
+	}
+	return nil
+}
+
+// rerankText is the text of a candidate the reranker reads: its sections
+// in order, one per line. A document longer than rerankMaxRunes is read as
+// its title sections and its best chunk, the passage semantic search found.
+func rerankText(d *Document, h *hit) string {
+	n := 0
+	for _, s := range d.Sections {
+		n += len(s.Content) + 1
+	}
+	var b strings.Builder
+	if n <= rerankMaxRunes || len(h.bestCh) == 0 {
+		for _, s := range d.Sections {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(s.Content)
+			if b.Len() > 4*rerankMaxRunes {
+				break
+			}
+		}
+		return truncRunes(b.String(), rerankMaxRunes)
+	}
+	for _, s := range d.Sections {
+		if strings.EqualFold(s.Type, "title") {
+			b.WriteString(s.Content)
+			b.WriteByte('\n')
+		}
+	}
+	ref := h.seg.Chunks[h.bestCh[0].id]
+	if sec := int(ref.Section); sec < len(d.Sections) {
+		runes := []rune(d.Sections[sec].Content)
+		if st, en := int(ref.Start), int(ref.End); st < en && en <= len(runes) {
+			b.WriteString(string(runes[st:en]))
+		}
+	}
+	return truncRunes(b.String(), rerankMaxRunes)
+}
+
+// truncRunes cuts s to at most n runes.
+func truncRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// rerankDoc loads the body of a hit to rerank, from the cluster when the
+// engine runs on a Backend.
+func (e *Engine) rerankDoc(ctx context.Context, h *hit) (Document, error) {
+	if e.remote() {
+		return e.loadRemoteDoc(ctx, h.c, h.docID)
+	}
+	return e.loadDoc(h.c, h.docID)
+}
