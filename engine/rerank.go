@@ -148,7 +148,7 @@ func rerankText(d *Document, h *hit) string {
 			b.WriteByte('\n')
 		}
 	}
-	ref := h.seg.Chunks[h.bestCh[0].id]
+	ref := h.chunkRef(h.bestCh[0].id) // a cluster hit has no segment
 	if sec := int(ref.Section); sec < len(d.Sections) {
 		runes := []rune(d.Sections[sec].Content)
 		if st, en := int(ref.Start), int(ref.End); st < en && en <= len(runes) {
