@@ -208,6 +208,13 @@ func e2eCorpus(t *testing.T) (csv, jsonl, envelope, txt, html []byte, queries []
 	for _, d := range docs[55:60] {
 		env = append(env, map[string]any{"document_id": "e" + d.id, "sections": []map[string]string{{"type": "title", "content": d.title}, {"type": "body", "content": d.text}}})
 	}
+	// A document longer than the reranker reads whole (engine
+	// rerankMaxRunes): the reranker reads its best chunk.
+	var long []string
+	for _, d := range docs[:8] {
+		long = append(long, d.text)
+	}
+	env = append(env, map[string]any{"document_id": "long", "sections": []map[string]string{{"type": "title", "content": docs[0].title}, {"type": "body", "content": strings.Join(long, " ")}}})
 	envelope, _ = json.Marshal(map[string]any{"documents": env})
 	txt = []byte("Vitamin D and bone health\n\nVitamin D deficiency is associated with lower bone mineral density in older adults. Supplementation trials report mixed effects on fracture risk.\n")
 	html = []byte("<html><head><title>Antibiotic resistance</title></head><body><h1>Antibiotic resistance</h1><p>Bacteria acquire resistance to antibiotics through mutation and horizontal gene transfer.</p><p>Surveillance of resistant strains guides treatment.</p></body></html>")
@@ -267,6 +274,10 @@ func scenario(t *testing.T, n *najdi) []step {
 			"summary_config": map[string]any{"max_tokens": 300}})
 		must(fmt.Sprintf("two collections with summaries %d", i), 200, s, b)
 	}
+	s, b = n.json(t, "POST", "/v1/collections/papers/search", map[string]any{"query": queries[1], "rerank": map[string]any{"top_k": 5}, "max_results": 5})
+	must("reranked records", 200, s, b)
+	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": docs0Title(csv), "rerank": map[string]any{"top_k": 5}, "max_results": 5})
+	must("reranked long document", 200, s, b)
 	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": "vitamin D bone density", "highlight": yes})
 	must("text document", 200, s, b)
 	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": "antibiotic resistance bacteria", "result_format": "sections"})
@@ -308,6 +319,15 @@ func scenario(t *testing.T, n *najdi) []step {
 	s, b = n.json(t, "GET", "/v1/collections", nil)
 	must("list after delete", 200, s, b)
 	return out
+}
+
+// docs0Title returns the title of the corpus's first document (the title
+// of the long envelope document), from the CSV.
+func docs0Title(csv []byte) string {
+	line := strings.Split(string(csv), "\n")[1]
+	_, rest, _ := strings.Cut(line, ",\"")
+	title, _, _ := strings.Cut(rest, "\"")
+	return title
 }
 
 func csvIDs(csv []byte) []string {
