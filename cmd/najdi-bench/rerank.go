@@ -29,6 +29,7 @@ func runRerank(args []string) error {
 	fs.IntVar(&cfg.TuneDepth, "tune-depth", 50, "candidates scored per query with -tune")
 	topK := fs.String("top-k", "20", "rerank.top_k values evaluated through the engine, comma-separated")
 	fs.StringVar(&cfg.Scores, "scores", "", "with -tune: cache of cross-encoder scores (read if present, else written)")
+	fs.BoolVar(&cfg.CachedOnly, "cached-only", false, "with -tune and -scores: evaluate only the queries already scored")
 	ks := fs.String("ks", "", "with -tune: depths of the grid, comma-separated (default 5,10,20,30,50)")
 	weights := fs.String("weights", "", "with -tune: cross-encoder weights of the grid, comma-separated (default 1,0.9,0.8,0.7,0.6,0.5,0.3)")
 	if err := fs.Parse(args); err != nil {

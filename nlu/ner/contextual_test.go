@@ -97,9 +97,9 @@ func TestEnglishContextualQuality(t *testing.T) {
 	f1 := func(c counts) float64 { return 2 * float64(c.tp) / float64(2*c.tp+c.fp+c.fn-c.tp) }
 	fl, fc := f1(lex), f1(ctxc)
 	t.Logf("%d valid sentences through text: lexical F1 %.3f, contextual F1 %.3f", len(valid), fl, fc)
-	// Measured lexical 0.877, contextual 0.900; floors a little under.
-	if fc < 0.885 || fc < fl+0.015 {
-		t.Errorf("contextual F1 %.3f (lexical %.3f), want >= 0.885 and 0.015 over the lexical", fc, fl)
+	// Measured lexical 0.877, contextual 0.909; floors a little under.
+	if fc < 0.895 || fc < fl+0.02 {
+		t.Errorf("contextual F1 %.3f (lexical %.3f), want >= 0.895 and 0.02 over the lexical", fc, fl)
 	}
 }
 
