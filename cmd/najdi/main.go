@@ -208,7 +208,12 @@ func serve(args []string) error {
 	}
 	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
 	nluEmbedders(&nopts, opts.Embedders)
-	nluSvc, err := nlu.NewService(server.NLUStore(eng.Store()), nopts)
+	nluStore := server.NLUStore(eng.Store())
+	if opts.Backend != nil {
+		// NLU models and phrase sets live on the cluster too.
+		nluStore = backendNLUStore{opts.Backend}
+	}
+	nluSvc, err := nlu.NewService(nluStore, nopts)
 	if err != nil {
 		return fmt.Errorf("nlu: %w", err)
 	}
