@@ -193,3 +193,31 @@ func (c *Client) SwapGeneration(ctx context.Context, coll, index string) error {
 	}
 	return c.doJSON(ctx, "POST", "/_aliases", nil, map[string]any{"actions": actions}, nil)
 }
+
+// StoreBytes returns the bytes the primary shards of collections take on
+// disk (index statistics).
+func (c *Client) StoreBytes(ctx context.Context, colls []string) (int64, error) {
+	idx, err := c.indices(colls)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		All struct {
+			Primaries struct {
+				Store struct {
+					Size int64 `json:"size_in_bytes"`
+				} `json:"store"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	if err := c.doJSON(ctx, "GET", "/"+idx+"/_stats/store", nil, nil, &r); err != nil {
+		return 0, fmt.Errorf("cluster: index statistics: %w", err)
+	}
+	return r.All.Primaries.Store.Size, nil
+}
+
+// DropCollectionsWithPrefix deletes every index this client's prefix
+// names (its collections and its meta index): for benchmarks and tests.
+func (c *Client) DropCollectionsWithPrefix(ctx context.Context) error {
+	return c.doJSON(ctx, "DELETE", "/"+c.cfg.Prefix+"*", nil, nil, nil)
+}

@@ -8,7 +8,8 @@
 // Users who outgrow one machine keep najdi's API and move the documents to
 // a distributed engine. Everything above retrieval (analysis, embedding,
 // fusion, calibration, passages, summaries, answers, NLU) stays in najdi,
-// so both backends rank and answer alike; Backend is the proposed boundary.
+// so both backends rank and answer alike. EngineBackend implements
+// engine.Backend, the engine's boundary (najdi serve --cluster-url).
 //
 // # Layout on the cluster
 //

@@ -190,7 +190,7 @@ func clusterArgs(t *testing.T, f Flavour, prefix string) []string {
 // CSV of records with number and enum fields, JSONL records, an envelope,
 // a text file and an HTML file.
 func e2eCorpus(t *testing.T) (csv, jsonl, envelope, txt, html []byte, queries []string) {
-	docs, qs, _ := sciSubset(t, 60, 8)
+	docs, qs, _ := sciSubset(t, 60, 5)
 	var b strings.Builder
 	b.WriteString("id,title,abstract,year,kind\n")
 	kinds := []string{"trial", "review", "cohort"}
@@ -208,6 +208,13 @@ func e2eCorpus(t *testing.T) (csv, jsonl, envelope, txt, html []byte, queries []
 	for _, d := range docs[55:60] {
 		env = append(env, map[string]any{"document_id": "e" + d.id, "sections": []map[string]string{{"type": "title", "content": d.title}, {"type": "body", "content": d.text}}})
 	}
+	// A document longer than the reranker reads whole (engine
+	// rerankMaxRunes): the reranker reads its best chunk.
+	var long []string
+	for _, d := range docs[:8] {
+		long = append(long, d.text)
+	}
+	env = append(env, map[string]any{"document_id": "long", "sections": []map[string]string{{"type": "title", "content": docs[0].title}, {"type": "body", "content": strings.Join(long, " ")}}})
 	envelope, _ = json.Marshal(map[string]any{"documents": env})
 	txt = []byte("Vitamin D and bone health\n\nVitamin D deficiency is associated with lower bone mineral density in older adults. Supplementation trials report mixed effects on fracture risk.\n")
 	html = []byte("<html><head><title>Antibiotic resistance</title></head><body><h1>Antibiotic resistance</h1><p>Bacteria acquire resistance to antibiotics through mutation and horizontal gene transfer.</p><p>Surveillance of resistant strains guides treatment.</p></body></html>")
@@ -267,6 +274,10 @@ func scenario(t *testing.T, n *najdi) []step {
 			"summary_config": map[string]any{"max_tokens": 300}})
 		must(fmt.Sprintf("two collections with summaries %d", i), 200, s, b)
 	}
+	s, b = n.json(t, "POST", "/v1/collections/papers/search", map[string]any{"query": queries[1], "rerank": map[string]any{"top_k": 5}, "max_results": 5})
+	must("reranked records", 200, s, b)
+	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": docs0Title(csv), "rerank": map[string]any{"top_k": 5}, "max_results": 5})
+	must("reranked long document", 200, s, b)
 	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": "vitamin D bone density", "highlight": yes})
 	must("text document", 200, s, b)
 	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": "antibiotic resistance bacteria", "result_format": "sections"})
@@ -310,6 +321,15 @@ func scenario(t *testing.T, n *najdi) []step {
 	return out
 }
 
+// docs0Title returns the title of the corpus's first document (the title
+// of the long envelope document), from the CSV.
+func docs0Title(csv []byte) string {
+	line := strings.Split(string(csv), "\n")[1]
+	_, rest, _ := strings.Cut(line, ",\"")
+	title, _, _ := strings.Cut(rest, "\"")
+	return title
+}
+
 func csvIDs(csv []byte) []string {
 	var ids []string
 	for i, line := range strings.Split(strings.TrimSpace(string(csv)), "\n") {
@@ -328,7 +348,7 @@ func normalize(v any) any {
 		out := map[string]any{}
 		for k, e := range x {
 			switch k {
-			case "search_id", "took_ms", "created_at", "updated_at", "size_bytes":
+			case "search_id", "took_ms", "timings", "created_at", "updated_at", "size_bytes":
 				continue
 			}
 			out[k] = normalize(e)
@@ -556,8 +576,17 @@ func TestServeReplicas(t *testing.T) {
 			if d := diff("", normalize(before), normalize(onB)); d != "" {
 				t.Fatalf("replicas answer differently: %s", d)
 			}
+			// An NLU phrase set made on a lives on the cluster too.
+			s, ps := a.json(t, "POST", "/phrase-sets", map[string]any{"name": "colours", "phrases": []any{map[string]any{"text": "red"}, map[string]any{"text": "blue"}}})
+			if s != 201 {
+				t.Fatalf("create phrase set on a: %d %v", s, ps)
+			}
+			psID, _ := ps.(map[string]any)["phrase_set_id"].(string)
 			a.kill()
 			a2 := startNajdi(t, "", args...)
+			if s, got := a2.json(t, "GET", "/phrase-sets/"+psID, nil); s != 200 || got.(map[string]any)["name"] != "colours" {
+				t.Fatalf("restarted replica: phrase set %q: %d %v", psID, s, got)
+			}
 			if n := docCount(t, a2, "shared"); n != 300 {
 				t.Fatalf("restarted replica sees %v documents, want 300", n)
 			}

@@ -203,3 +203,31 @@ func TestRemoteLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryLengthCountsWhiteSpace: the query limit counts the query as
+// sent, as the OpenAPI document's maxLength does, white space included (a
+// short query padded with 5000 tabs was accepted; schemathesis).
+func TestQueryLengthCountsWhiteSpace(t *testing.T) {
+	e, err := engine.Open(engine.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if _, _, err := e.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q  string
+		ok bool
+	}{
+		{"a" + strings.Repeat("\t", engine.MaxQueryChars-1), true},
+		{"a" + strings.Repeat("\t", engine.MaxQueryChars), false},
+		{strings.Repeat(" ", engine.MaxQueryChars+1) + "a", false},
+	} {
+		_, err := e.Search(ctx, "", []string{"c"}, engine.SearchRequest{Query: tc.q})
+		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, engine.ErrInvalid)) {
+			t.Errorf("query of %d characters: %v, want ok %v", len([]rune(tc.q)), err, tc.ok)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	if err := e.planSummary(p, req); err != nil {
 		return nil, err
 	}
-	if n := utf8.RuneCountInString(p.query); n > MaxQueryChars {
+	if n := utf8.RuneCountInString(req.Query); n > MaxQueryChars { // as sent (OpenAPI maxLength)
 		return nil, invalidField("query", "%d characters, more than the limit of %d", n, MaxQueryChars)
 	}
 	if err := p.planFilter(req); err != nil {

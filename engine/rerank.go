@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -23,6 +25,41 @@ type RerankRequest struct {
 	// TopK is how many of the best hybrid candidates are re-scored (default
 	// DefaultRerankTopK, at most MaxRerankTopK).
 	TopK *int `json:"top_k,omitempty"`
+	// Off is set by "rerank": false (the same as leaving rerank out).
+	Off bool `json:"-"`
+}
+
+// UnmarshalJSON reads rerank as true (rerank DefaultRerankTopK
+// candidates), false (no reranking) or an object with top_k.
+func (r *RerankRequest) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*r = RerankRequest{}
+		return nil
+	case "false":
+		*r = RerankRequest{Off: true}
+		return nil
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return invalidField("rerank", "must be true, false or an object with top_k, got %s", b)
+	}
+	type plain RerankRequest
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			name = strings.Trim(name, `"`)
+			return invalidField("rerank."+name, "unknown field %q (known fields: top_k)", name)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return invalidField("rerank."+te.Field, "must be an integer, got a %s", te.Value)
+		}
+		return invalidField("rerank", "%v", err)
+	}
+	*r = RerankRequest(p)
+	return nil
 }
 
 const (
@@ -39,7 +76,7 @@ const (
 // planRerank validates req.Rerank into p.rerankK: a reranker must be
 // configured, the query present and every collection English.
 func (e *Engine) planRerank(p *plan, req SearchRequest) error {
-	if req.Rerank == nil {
+	if req.Rerank == nil || req.Rerank.Off {
 		return nil
 	}
 	k := DefaultRerankTopK

@@ -27,6 +27,7 @@ var commands = map[string]func(args []string) error{
 	"overload":   runOverload,
 	"querypath":  runQueryPath,
 	"peers":      runPeers,
+	"cluster":    runCluster,
 }
 
 func main() {

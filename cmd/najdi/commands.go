@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -99,6 +100,15 @@ func cmdSearch(args []string) error {
 	if c.jsonOut {
 		return printJSON(out, res)
 	}
+	printSearch(out, res, *offset)
+	return nil
+}
+
+// printSearch writes a search or answer response for people: the answer,
+// the effective queries, one line per document with its passages, the
+// summaries, and notes on what the page left out; offset numbers the
+// documents.
+func printSearch(out io.Writer, res client.SearchResponse, offset int) {
 	if res.Answer != nil {
 		fmt.Fprintf(out, "answer: %s\n\n", *res.Answer)
 	}
@@ -110,7 +120,7 @@ func cmdSearch(args []string) error {
 		if d.CollectionID != "" {
 			id = d.CollectionID + "/" + id
 		}
-		fmt.Fprintf(out, "%3d. %-40s score %.3f  %s\n", *offset+i+1, id, d.Score, d.Source)
+		fmt.Fprintf(out, "%3d. %-40s score %.3f  %s\n", offset+i+1, id, d.Score, d.Source)
 		for _, p := range d.Passages {
 			fmt.Fprintf(out, "     %s\n", oneLine(p.Text, 160))
 		}
@@ -135,7 +145,6 @@ func cmdSearch(args []string) error {
 	if len(notes) > 0 {
 		fmt.Fprintf(out, "(%s)\n", strings.Join(notes, "; "))
 	}
-	return nil
 }
 
 // oneLine shortens s to n characters on one line.

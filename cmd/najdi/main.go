@@ -175,16 +175,9 @@ func serve(args []string) error {
 		}
 	}
 	if *llmURL != "" {
-		if *llmModel == "" {
-			return errors.New("--llm-url needs --llm-model")
+		if opts.Answerer, err = llmAnswerer(*llmURL, *llmModel, *llmKeyEnv, *llmTimeout, log); err != nil {
+			return err
 		}
-		// The LLM endpoint and its key are the operator's: the URL from
-		// the flag (not subject to --allow-outbound), the key from the
-		// variable --llm-key-env names. No request can change either.
-		if _, err := outbound.ParseURL(*llmURL); err != nil {
-			return fmt.Errorf("--llm-url: %w", err)
-		}
-		opts.Answerer = &summary.LLM{URL: *llmURL, Model: *llmModel, APIKey: os.Getenv(*llmKeyEnv), Timeout: *llmTimeout, Logger: log}
 	}
 	if *clusterURL != "" {
 		r := engine.DefaultRanker()
@@ -215,12 +208,31 @@ func serve(args []string) error {
 	}
 	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
 	nluEmbedders(&nopts, opts.Embedders)
-	nluSvc, err := nlu.NewService(server.NLUStore(eng.Store()), nopts)
+	nluStore := server.NLUStore(eng.Store())
+	if opts.Backend != nil {
+		// NLU models and phrase sets live on the cluster too.
+		nluStore = backendNLUStore{opts.Backend}
+	}
+	nluSvc, err := nlu.NewService(nluStore, nopts)
 	if err != nil {
 		return fmt.Errorf("nlu: %w", err)
 	}
 	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log, LoginFailuresPerMinute: *loginFailures})
 	return listenAndServe(srv, *addr, *data, log)
+}
+
+// llmAnswerer returns the answerer of --llm-url. The LLM endpoint and its
+// key are the operator's: the URL from the flag (not subject to
+// --allow-outbound), the key from the environment variable keyEnv names.
+// No request can change either.
+func llmAnswerer(url, model, keyEnv string, timeout time.Duration, log *slog.Logger) (*summary.LLM, error) {
+	if model == "" {
+		return nil, errors.New("--llm-url needs --llm-model")
+	}
+	if _, err := outbound.ParseURL(url); err != nil {
+		return nil, fmt.Errorf("--llm-url: %w", err)
+	}
+	return &summary.LLM{URL: url, Model: model, APIKey: os.Getenv(keyEnv), Timeout: timeout, Logger: log}, nil
 }
 
 // setMemoryLimit applies --memory-limit (a size such as 1GiB; empty: leave
