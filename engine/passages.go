@@ -16,15 +16,26 @@ const defaultPassages = 3
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 	if e.remote() {
-		return e.loadRemoteHits(p, hits)
+		return e.cutHits(p, hits, func(h *hit) (Document, error) {
+			return e.loadRemoteDoc(p.ctx, h.c, h.docID)
+		})
 	}
 	bp := p.bodyParts()
 	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
 		return e.liveHits(p, hits), nil
 	}
+	return e.cutHits(p, hits, func(h *hit) (Document, error) {
+		return e.loadMatched(p, h, bp)
+	})
+}
+
+// cutHits loads each hit's document with load and cuts its passages; a
+// hit whose document load reports ErrNotFound (deleted or replaced since
+// the search matched it) is dropped.
+func (e *Engine) cutHits(p *plan, hits []*hit, load func(*hit) (Document, error)) ([]*hit, error) {
 	keep := hits[:0]
 	for _, h := range hits {
-		d, err := e.loadMatched(p, h, bp)
+		d, err := load(h)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}

@@ -394,28 +394,6 @@ func (e *Engine) loadRemoteDoc(ctx context.Context, c *collection, id string) (D
 	return Document{DocumentID: id, Sections: sd.Sections, Fields: sd.Fields}, nil
 }
 
-// loadRemoteHits loads the hits' documents from the backend and cuts
-// their passages (loadHits); a document deleted since the search is
-// dropped.
-func (e *Engine) loadRemoteHits(p *plan, hits []*hit) ([]*hit, error) {
-	keep := hits[:0]
-	for _, h := range hits {
-		d, err := e.loadRemoteDoc(p.ctx, h.c, h.docID)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		h.doc = &d
-		if p.highlight && p.query != "" {
-			h.passages = e.passages(p, h)
-		}
-		keep = append(keep, h)
-	}
-	return keep, nil
-}
-
 // deleteRemoteDocument deletes a document.
 func (e *Engine) deleteRemoteDocument(ctx context.Context, c *collection, id string) error {
 	found, err := e.opts.Backend.Delete(ctx, c.index, []string{id})
