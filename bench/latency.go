@@ -57,28 +57,18 @@ func RunLatency(cfg LatencyConfig, w io.Writer) error {
 		return err
 	}
 	texts := latencyTexts(b, cfg.Chunks)
-	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	m, err := openCachedModel(cfg.Models, cfg.ORTLib, cfg.Cache)
 	if err != nil {
 		return err
 	}
-	defer prov.Close()
-	base, err := prov.Embedder(engine.EmbeddingConfig{Model: "default"})
+	defer m.Close()
+	base, cache, ce := m.base, m.cache, m.cached
+	dir, remove, err := workDir(cfg.Dir, "najdi-latency")
 	if err != nil {
 		return err
 	}
-	cache, err := loadVecCache(cfg.Cache)
-	if err != nil {
-		return err
-	}
-	ce := &cachedEmbedder{Embedder: base, cache: cache}
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-latency")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
-	}
+	defer remove()
+	cfg.Dir = dir
 	ctx := context.Background()
 
 	// Raw embedding throughput vs engine ingest throughput, same texts, one

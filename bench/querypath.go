@@ -67,28 +67,18 @@ func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	m, err := openCachedModel(cfg.Models, cfg.ORTLib, cfg.Cache)
 	if err != nil {
 		return err
 	}
-	defer prov.Close()
-	base, err := prov.Embedder(engine.EmbeddingConfig{Model: "default"})
+	defer m.Close()
+	cache, ce := m.cache, m.cached
+	dir, remove, err := workDir(cfg.Dir, "najdi-querypath")
 	if err != nil {
 		return err
 	}
-	cache, err := loadVecCache(cfg.Cache)
-	if err != nil {
-		return err
-	}
-	ce := &cachedEmbedder{Embedder: base, cache: cache}
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-querypath")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
-	}
+	defer remove()
+	cfg.Dir = dir
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts := engine.Options{Dir: cfg.Dir, Embedders: singleProvider{ce}, Logger: logger}
 	setQueryCache(&opts, cfg.QueryCache)

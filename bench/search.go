@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 
@@ -88,14 +87,12 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		b.Queries = qs
 	}
 	fmt.Fprintf(w, "%d documents, %d queries (%s judgments)\n", len(b.Docs), len(b.Queries), cmp.Or(cfg.Qrels, "test"))
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-bench-search")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
+	dir, remove, err := workDir(cfg.Dir, "najdi-bench-search")
+	if err != nil {
+		return err
 	}
+	defer remove()
+	cfg.Dir = dir
 	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
 	if err != nil {
 		return err
