@@ -193,5 +193,3 @@ func keywordCollection(t testing.TB, n *node, id string, extra string) {
 		t.Fatalf("create collection: %d %s", r.status, r.body)
 	}
 }
-
-func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }

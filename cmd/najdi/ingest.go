@@ -103,6 +103,46 @@ type recordReport struct {
 
 // cmdIngest runs `najdi ingest PATH... --collection C`.
 func cmdIngest(args []string) error {
+	f, pos, err := parseIngestFlags(args)
+	if err != nil {
+		return err
+	}
+	tasks, err := collectFiles(pos, f.hidden)
+	if err != nil {
+		return err
+	}
+	cl, err := f.conn.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	coll, err := ingestCollection(ctx, cl, f)
+	if err != nil {
+		return err
+	}
+	statePath, done, sf, err := openIngestState(f, cl.User, coll)
+	if err != nil {
+		return err
+	}
+	defer sf.Close()
+
+	rep := ingestReport{Collection: f.collection, Files: len(tasks), StateFile: statePath, Unsupported: []fileProblem{}, Failed: []fileProblem{}, RecordErrors: []recordReport{}}
+	todo := rep.pending(tasks, done)
+	pr := newProgress(f.progress, f.interval, f.collection, len(tasks), rep.AlreadyIngested, todo)
+	start := time.Now()
+	results := runIngest(ctx, cl, *f, todo, done, pr)
+	state := &stateWriter{w: bufio.NewWriter(sf), path: statePath}
+	fatal := rep.collect(results, state, pr, cancel)
+	state.w.Flush()
+	pr.stop()
+	rep.finish(time.Since(start), ctx.Err() != nil && fatal == nil)
+	return rep.print(f, fatal)
+}
+
+// parseIngestFlags reads the flags of `najdi ingest` and returns them with
+// the files and directories to ingest.
+func parseIngestFlags(args []string) (*ingestFlags, []string, error) {
 	fs := newFlagSet("ingest", "ingest [flags] PATH... --collection C")
 	var f ingestFlags
 	f.conn.flags(fs)
@@ -118,42 +158,28 @@ func cmdIngest(args []string) error {
 	fs.DurationVar(&f.interval, "progress-interval", 2*time.Second, "time between progress lines when they are not a bar")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	switch {
 	case f.collection == "":
-		return usagef("name the collection with --collection")
+		return nil, nil, usagef("name the collection with --collection")
 	case len(pos) == 0:
-		return usagef("name at least one file or directory")
+		return nil, nil, usagef("name at least one file or directory")
 	case f.concurrency < 1:
-		return usagef("--concurrency must be at least 1")
+		return nil, nil, usagef("--concurrency must be at least 1")
 	}
 	switch f.progress {
 	case "auto", "bar", "lines", "none":
 	default:
-		return usagef("--progress %q: use auto, bar, lines or none", f.progress)
+		return nil, nil, usagef("--progress %q: use auto, bar, lines or none", f.progress)
 	}
-	tasks, err := collectFiles(pos, f.hidden)
-	if err != nil {
-		return err
-	}
-	cl, err := f.conn.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	coll, err := ingestCollection(ctx, cl, &f)
-	if err != nil {
-		return err
-	}
-	statePath, done, sf, err := openIngestState(&f, cl.User, coll)
-	if err != nil {
-		return err
-	}
-	defer sf.Close()
+	return &f, pos, nil
+}
 
-	rep := ingestReport{Collection: f.collection, Files: len(tasks), StateFile: statePath, Unsupported: []fileProblem{}, Failed: []fileProblem{}, RecordErrors: []recordReport{}}
+// pending returns the tasks the state file does not record as ingested
+// with their current size and modification time, counting the others as
+// already ingested.
+func (rep *ingestReport) pending(tasks []fileTask, done map[string]stateEntry) []fileTask {
 	var todo []fileTask
 	for _, t := range tasks {
 		if e, ok := done[t.abs]; ok && e.Size == t.size && e.MTime == t.mtime {
@@ -162,26 +188,30 @@ func cmdIngest(args []string) error {
 		}
 		todo = append(todo, t)
 	}
-	pr := newProgress(f.progress, f.interval, f.collection, len(tasks), rep.AlreadyIngested, todo)
-	start := time.Now()
-	results := runIngest(ctx, cl, f, todo, done, pr)
-	state := &stateWriter{w: bufio.NewWriter(sf), path: statePath}
-	fatal := rep.collect(results, state, pr, cancel)
-	state.w.Flush()
-	pr.stop()
+	return todo
+}
+
+// finish fills the totals of a run that took took.
+func (rep *ingestReport) finish(took time.Duration, interrupted bool) {
 	rep.Documents = rep.Created + rep.Replaced
-	rep.Seconds = time.Since(start).Seconds()
+	rep.Seconds = took.Seconds()
 	if rep.Seconds > 0 {
 		rep.DocumentsPerSecond = float64(rep.Documents) / rep.Seconds
 	}
-	rep.Interrupted = ctx.Err() != nil && fatal == nil
-	rep.Remaining = len(tasks) - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
+	rep.Interrupted = interrupted
+	rep.Remaining = rep.Files - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
+}
+
+// print writes the report (as JSON on stdout with --json, as text on
+// stderr) and returns the command's outcome: the fatal error, an
+// interruption, or partial failure.
+func (rep *ingestReport) print(f *ingestFlags, fatal error) error {
 	if f.jsonOut {
 		out := stdoutWriter()
-		printJSON(out, rep)
+		printJSON(out, *rep)
 		out.Flush()
 	}
-	printReport(os.Stderr, rep)
+	printReport(os.Stderr, *rep)
 	if fatal != nil {
 		return describe(fatal, f.server)
 	}
