@@ -359,13 +359,23 @@ func (s *Service) collectLocked(owner, id string, old Model) error {
 
 // GetModel returns the owner's model id.
 func (s *Service) GetModel(ctx context.Context, owner, id string) (Model, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e, ok := s.models[modelKey(owner, id)]
-	if !ok {
-		return Model{}, fmt.Errorf("model %q: %w", id, ErrNotFound)
+	e, err := lookup(s, s.models, modelKey(owner, id), "model", id)
+	if err != nil {
+		return Model{}, err
 	}
 	return e.m, nil
+}
+
+// lookup returns m[k] (m is one of s's maps) under s's read lock, or
+// ErrNotFound naming the kind of entry and its id.
+func lookup[V any](s *Service, m map[string]V, k, kind, id string) (V, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := m[k]
+	if !ok {
+		return v, fmt.Errorf("%s %q: %w", kind, id, ErrNotFound)
+	}
+	return v, nil
 }
 
 // ListModels returns the owner's models in creation order.
@@ -454,11 +464,9 @@ func (s *Service) putPhraseSet(ps PhraseSet, mustExist bool) (PhraseSet, error) 
 
 // GetPhraseSet returns the owner's phrase set id.
 func (s *Service) GetPhraseSet(ctx context.Context, owner, id string) (PhraseSet, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	cs, ok := s.sets[setKey(owner, id)]
-	if !ok {
-		return PhraseSet{}, fmt.Errorf("phrase set %q: %w", id, ErrNotFound)
+	cs, err := lookup(s, s.sets, setKey(owner, id), "phrase set", id)
+	if err != nil {
+		return PhraseSet{}, err
 	}
 	return cs.ps, nil
 }
