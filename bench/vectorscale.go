@@ -55,13 +55,13 @@ type VectorScaleConfig struct {
 // [synthSigmaLo, synthSigmaHi].
 const (
 	synthNoiseTerms = 8
-	synthSigmaLo    = 0.3
-	synthSigmaHi    = 0.9
+	synthSigmaLo    = 0.4
+	synthSigmaHi    = 1.2
 )
 
 // SynthesizeVectors returns n unit vectors grown around the real seed
 // vectors: vector i is normalize(s + σ·e), where s is a seed drawn
-// uniformly, σ is uniform in [0.3, 0.9] and e = Σ_j g_j (s_j − μ)/√8 sums
+// uniformly, σ is uniform in [0.4, 1.2] and e = Σ_j g_j (s_j − μ)/√8 sums
 // eight random seeds s_j, centred on the seeds' mean μ, with standard normal
 // weights g_j, so that e has the seeds' own covariance (anisotropic, as real
 // embeddings are) and the corpus keeps their cluster structure. It is

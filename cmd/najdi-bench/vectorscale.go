@@ -41,7 +41,7 @@ func runVectorScale(args []string) error {
 	}
 	cfg.SeedLimit = *seedLimit
 	if cfg.Corpus == "" {
-		cfg.Cache = filepath.Join(cache, "bench", "synth-"+strconv.Itoa(*seedLimit)+"-"+strconv.Itoa(cfg.N)+".f32")
+		cfg.Cache = filepath.Join(cache, "bench", "synth-04-12-"+strconv.Itoa(*seedLimit)+"-"+strconv.Itoa(cfg.N)+".f32")
 	}
 	for _, f := range vectorList(*ks) {
 		k, err := strconv.Atoi(f)
