@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/najdi/najdi/bench"
 )
@@ -28,34 +29,22 @@ func runVectorScale(args []string) error {
 	fs.StringVar(&cfg.Queries, "queries", filepath.Join(vecDir, bench.VectorQueryFile), "query rows; empty = hold out the corpus's last rows")
 	fs.IntVar(&cfg.MaxQueries, "max-queries", 200, "most queries")
 	fs.IntVar(&cfg.ExactQueries, "exact-queries", 20, "queries the exact search is timed on")
-	ks := fs.String("k", "10,300", "k of recall@k")
-	nprobes := fs.String("nprobe", "", "nprobe values swept besides the default")
+	listFlag(fs, &cfg.Ks, "k", "10,300", "k of recall@k")
+	listFlag(fs, &cfg.NProbes, "nprobe", "", "nprobe values swept besides the default")
 	fs.IntVar(&cfg.Options.NList, "nlist", 0, "IVF lists; 0 = auto")
 	fs.IntVar(&cfg.Options.NProbe, "default-nprobe", 0, "the index's default nprobe; 0 = auto")
 	fs.Int64Var(&cfg.Options.Seed, "seed", 1, "k-means seed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, f := range vectorList(*seeds) {
-		cfg.Seeds = append(cfg.Seeds, f)
+	for _, f := range strings.Split(*seeds, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			cfg.Seeds = append(cfg.Seeds, f)
+		}
 	}
 	cfg.SeedLimit = *seedLimit
 	if cfg.Corpus == "" {
 		cfg.Cache = filepath.Join(cache, "bench", "synth-04-12-"+strconv.Itoa(*seedLimit)+"-"+strconv.Itoa(cfg.N)+".f32")
-	}
-	for _, f := range vectorList(*ks) {
-		k, err := strconv.Atoi(f)
-		if err != nil {
-			return err
-		}
-		cfg.Ks = append(cfg.Ks, k)
-	}
-	for _, f := range vectorList(*nprobes) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return err
-		}
-		cfg.NProbes = append(cfg.NProbes, n)
 	}
 	return bench.RunVectorScale(cfg, os.Stdout)
 }
