@@ -676,3 +676,37 @@ func TestNLUMicroservice(t *testing.T) {
 		})
 	}
 }
+
+// TestNLUPhraseWordRule: a phrase text or synonym is accepted when it
+// holds a letter or a number (or &), as the OpenAPI document's pattern
+// says ([^\W_]|&: any Unicode letter or number), and then matches the
+// same text in an analysis; one with none is refused with 400 naming it.
+// A word that begins with a combining mark ("\u108dÏHthen", a mark left
+// without its base) and a number that is not a decimal digit ("²", "Ⅻ")
+// were refused as "no word to match" while the schema accepted them.
+func TestNLUPhraseWordRule(t *testing.T) {
+	alice, _ := nluNode(t)
+	for _, tc := range []struct {
+		name, phrase, text string
+	}{
+		{"word after a combining mark", "\u108dÏHthen", "we met \u108dÏHthen at noon"},
+		{"superscript two", "²", "area in m ²"},
+		{"roman numeral twelve", "Ⅻ", "chapter Ⅻ begins"},
+		{"letters", "Brno", "to Brno"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"name": "thing", "phrases": []any{
+				map[string]any{"text": "anchor", "synonyms": []string{tc.phrase}}}})
+			id := createPhraseSet(t, alice, string(body))
+			m := createModel(t, alice, fmt.Sprintf(`{"name": "closed-ner", "type": "annotator", "phrase_set_ids": [%q]}`, id))
+			an := mustAnnotation(t, analyze(t, alice, m.ModelID, tc.text), "thing", tc.phrase)
+			if an.Value != "anchor" {
+				t.Fatalf("synonym %q annotated %+v, want the value of its phrase", tc.phrase, an)
+			}
+		})
+	}
+	for _, bad := range []string{"!?", "\u0301", "_", "- -"} {
+		body, _ := json.Marshal(map[string]any{"name": "thing", "phrases": []any{map[string]any{"text": "anchor", "synonyms": []string{bad}}}})
+		errorMentions(t, alice.postJSON("/phrase-sets", string(body)), 400, "invalid_request", "synonyms[0]")
+	}
+}
