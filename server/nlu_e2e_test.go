@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -708,5 +709,76 @@ func TestNLUPhraseWordRule(t *testing.T) {
 	for _, bad := range []string{"!?", "\u0301", "_", "- -"} {
 		body, _ := json.Marshal(map[string]any{"name": "thing", "phrases": []any{map[string]any{"text": "anchor", "synonyms": []string{bad}}}})
 		errorMentions(t, alice.postJSON("/phrase-sets", string(body)), 400, "invalid_request", "synonyms[0]")
+	}
+}
+
+// TestModelInputNullsAsSchema: a model body may give any optional property
+// the server knows as null, read as absent (the OpenAPI document says so);
+// each kind's body is accepted with its unused properties null, and the
+// OpenAPI branch of that kind lists each of them (with additionalProperties
+// false, an unlisted property makes the accepted body schema-violating:
+// schemathesis found an annotator with "pipeline": null, accepted).
+func TestModelInputNullsAsSchema(t *testing.T) {
+	alice, _ := nluNode(t)
+	_, doc := loadOpenAPI(t)
+	branch := func(path string) map[string]json.RawMessage {
+		t.Helper()
+		name, idx, _ := strings.Cut(strings.TrimSuffix(path, "]"), "[")
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			OneOf      []struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"oneOf"`
+		}
+		if err := json.Unmarshal(doc.Components.Schemas[name], &s); err != nil {
+			t.Fatal(err)
+		}
+		if idx == "" {
+			return s.Properties
+		}
+		i, _ := strconv.Atoi(idx)
+		return s.OneOf[i].Properties
+	}
+	allowsNull := func(raw json.RawMessage) bool {
+		var p struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.Type == "null" || slices.Contains(p.Enum, nil) {
+			return true
+		}
+		l, _ := p.Type.([]any)
+		return slices.Contains(l, "null")
+	}
+	for _, tc := range []struct {
+		branch, body string
+		nulls        []string
+	}{
+		{"IntentClassifierInput", `"name": "i", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", "config": {"examples": {"hi": ["hello there", "good morning"], "bye": ["see you", "good night"]}}}`,
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+		{"RegexAnnotatorInput", `"name": "r", "type": "annotator", "annotator": {"service": "builtin", "model": "regex", "config": {"patterns": {"n": "[0-9]+"}}}`,
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+		{"BuiltinNERInput[0]", `"name": "builtin-ner", "type": "annotator", "language": "cs", "annotator": {"service": "builtin", "model": "builtin-ner"}`,
+			[]string{"description", "phrase_set_ids", "pipeline", "mode"}},
+		{"BuiltinNERInput[1]", `"name": "builtin-ner", "language": "en"`,
+			[]string{"description", "type", "phrase_set_ids", "annotator", "pipeline", "mode"}},
+		{"PipelineInput", `"name": "p", "type": "pipeline", "mode": "sequential", "pipeline": {"models": [{"name": "builtin-ner", "language": "en"}]}`,
+			[]string{"description", "language", "phrase_set_ids", "annotator"}},
+	} {
+		t.Run(tc.branch, func(t *testing.T) {
+			body := "{" + tc.body
+			for _, p := range tc.nulls {
+				body += fmt.Sprintf(", %q: null", p)
+			}
+			body += "}"
+			must(t, alice.postJSON("/models", body), 201)
+			props := branch(tc.branch)
+			for _, p := range tc.nulls {
+				if raw, ok := props[p]; !ok || !allowsNull(raw) {
+					t.Errorf("%s: the server accepts %q: null, the schema does not list it as nullable (%s)", tc.branch, p, raw)
+				}
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -276,5 +277,49 @@ func TestOverloadJobsMemoryFlat(t *testing.T) {
 	// 16 jobs of 6 MB: a record kept per document would add 96 MB.
 	if grew := after - before; grew > 30<<20 {
 		t.Fatalf("live heap grew %d MiB over %d jobs that replaced the same 150 documents (from %d to %d MiB)", grew>>20, jobs, before>>20, after>>20)
+	}
+}
+
+// TestIdleConnectionsHoldNoBodies uploads a 4 MB body on each of 24
+// keep-alive connections and leaves them open and idle: the server must
+// not keep each connection's request buffer (fasthttp does unless
+// ReduceMemoryUsage: idle connections × --max-body, without bound). The
+// garbage collector runs often (GOGC=25) while more requests go over one
+// other connection, so that the live heap read from /metrics is current.
+func TestIdleConnectionsHoldNoBodies(t *testing.T) {
+	t.Setenv("GOGC", "25")
+	n := start(t, "", "--no-embeddings")
+	keywordCollection(t, n, "idle", "")
+	body := []byte(`{"query": "` + strings.Repeat("a ", 2<<20) + `"}`) // 4 MB: a query over the length limit, refused with 400 once read
+	post := func(c *http.Client) {
+		t.Helper()
+		r, err := c.Post(n.base+"/v1/collections/idle/search", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		if r.StatusCode != 400 {
+			t.Fatalf("a 4 MB query: status %d, want 400", r.StatusCode)
+		}
+	}
+	const conns = 24
+	idle := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
+	defer idle.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); post(idle) }()
+	}
+	wg.Wait()
+	other := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	defer other.CloseIdleConnections()
+	for range 20 {
+		post(other)
+	}
+	live := heapLive(t, n)
+	t.Logf("live heap with %d idle connections that each uploaded 4 MB: %d MiB", conns, live>>20)
+	if live > 48<<20 {
+		t.Fatalf("live heap %d MiB with %d idle connections: their 4 MB request buffers are kept (%d MiB)", live>>20, conns, conns*4)
 	}
 }

@@ -84,6 +84,12 @@ func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
 		WriteTimeout:       cfg.WriteTimeout,
 		StreamRequestBody:  false,
 		ReadBufferSize:     maxHeaderBytes,
+		// A connection gives its buffers back between requests: without
+		// it, every keep-alive connection kept the request body buffer of
+		// its largest upload (up to --max-body) and its 64 KiB read
+		// buffer while idle, memory bounded only by the number of open
+		// connections (TestIdleConnectionsHoldNoBodies).
+		ReduceMemoryUsage: true,
 		// Requests fasthttp cannot read are answered in JSON, without
 		// echoing them (conn.go).
 		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
