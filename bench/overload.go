@@ -143,6 +143,9 @@ type OverloadResult struct {
 	RSSSamples, HeapSamples []int64
 	// Mem are the memory readings of the saturated phase, one a second.
 	Mem []MemSample
+	// Load is the host's 1-minute load average, the larger of its values
+	// before and after the run (other processes share the CPUs).
+	Load float64
 	// Slowest are the slowest searches of the saturated phase, slowest
 	// first: whether they cluster in time (a GC, a merge, the host) or
 	// spread out.
@@ -197,11 +200,14 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		if c.ProfileDir != "" && cfg.Repeat > 1 {
 			c.ProfileDir = filepath.Join(cfg.ProfileDir, fmt.Sprintf("run%d", i+1))
 		}
+		load := loadAvg1()
 		res, err := Overload(c)
 		if err != nil {
 			return err
 		}
+		res.Load = max(load, loadAvg1())
 		printOverload(w, res)
+		fmt.Fprintf(w, "run %d: load average after %s\n", i+1, loadAvg())
 		runs = append(runs, res)
 	}
 	if len(runs) > 1 {
@@ -224,6 +230,20 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		spread("429s", func(r OverloadResult) float64 { return float64(r.Jobs429 + r.Sync429) }, "")
 		spread("RSS peak", func(r OverloadResult) float64 { return float64(r.RSSPeak >> 20) }, "MiB")
 		spread("RSS 2nd-half growth", func(r OverloadResult) float64 { return 100 * r.SecondHalfGrowth() }, "%")
+		spread("RSS fitted growth", func(r OverloadResult) float64 { return 100 * r.Trend().RSSGrowth }, "%")
+		spread("live heap fitted growth", func(r OverloadResult) float64 { return 100 * r.Trend().HeapGrowth }, "%")
+		spread("load average (1 min)", func(r OverloadResult) float64 { return r.Load }, "")
+		flat := 0
+		for _, r := range runs {
+			if r.Trend().Flat() {
+				flat++
+			}
+		}
+		verdict := "PASS"
+		if flat < len(runs) {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "memory flat: %s in %d of %d runs\n", verdict, flat, len(runs))
 	}
 	return nil
 }
@@ -356,6 +376,16 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// loadAvg1 returns the 1-minute load average (0 when unknown).
+func loadAvg1() float64 {
+	f := strings.Fields(loadAvg())
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages.
