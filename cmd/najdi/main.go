@@ -120,12 +120,13 @@ func serve(args []string) error {
 	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
-	clusterURL := fs.String("cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory, which then keeps only NLU models and ingest jobs (docs/cluster.md)")
+	clusterURL := fs.String("cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory; collection records, NLU models, phrase sets and ingest jobs live on the cluster too (docs/cluster.md)")
 	clusterUser := fs.String("cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
 	clusterPassword := fs.String("cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
 	clusterAPIKeyEnv := fs.String("cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
 	clusterCA := fs.String("cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
 	clusterPrefix := fs.String("cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
+	clusterJobLease := fs.Duration("cluster-job-lease", engine.DefaultJobLease, "with --cluster-url: how long an ingest job stays with the replica running it without a renewal; after it any replica resumes the job (docs/cluster.md)")
 	var secrets secretFlag
 	fs.Var(&secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
 	fs.VisitAll(func(f *flag.Flag) {
@@ -193,6 +194,12 @@ func serve(args []string) error {
 			return fmt.Errorf("--cluster-url: %w", err)
 		}
 		opts.Backend = cluster.EngineBackend{C: cl}
+		// Ingest jobs live on the cluster too: any replica reads them and
+		// resumes one whose replica is gone.
+		if *clusterJobLease <= 0 {
+			return fmt.Errorf("--cluster-job-lease %v: want a positive duration", *clusterJobLease)
+		}
+		opts.Jobs, opts.JobLease = cluster.NewJobStore(cl), *clusterJobLease
 		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", *clusterURL, "prefix", *clusterPrefix)
 	}
 	if err := os.MkdirAll(*data, 0o755); err != nil {
