@@ -17,7 +17,7 @@ import (
 // deleted through one replica are served by the other at once, without a
 // restart; a collection's size_bytes is its index's store size.
 func TestServeJobsAcrossReplicas(t *testing.T) {
-	const records = 2000
+	const records = 600
 	var b strings.Builder
 	b.WriteString("text,group\n") // no id column: generated ids
 	for i := range records {
@@ -26,6 +26,7 @@ func TestServeJobsAcrossReplicas(t *testing.T) {
 	upload := []byte(b.String())
 	for _, f := range testFlavours() {
 		t.Run(string(f), func(t *testing.T) {
+			t.Parallel() // one node each: the flavours wait on their own refreshes
 			args := append(clusterArgs(t, f, uniquePrefix()), "--cluster-job-lease", "3s")
 			a := startNajdi(t, "", args...)
 			rb := startNajdi(t, "", args...)

@@ -272,12 +272,18 @@ up() {
 		return 0
 	fi
 	if ! start_node; then
-		poisoned || die "$FLAVOUR exited during start; see $RUN/logs"
+		if ! poisoned; then
+			tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | cut -c1-300 >&2
+			die "$FLAVOUR exited during start; see $RUN/logs"
+		fi
 		echo "cluster: $FLAVOUR exited during start because its data directory holds an index created with the k-NN faiss engine, which this node cannot load (no faiss native library in the Maven zip; najdi's own mappings name the lucene engine)." >&2
 		[[ ${NAJDI_CLUSTER_RECOVER:-1} != 0 ]] ||
 			die "recover with: scripts/cluster.sh reset $FLAVOUR (moves the test data directory $RUN/data aside), then up again"
 		set_aside "poisoned-by-faiss"
-		start_node || die "$FLAVOUR exited during start on an empty data directory too; see $RUN/logs"
+		start_node || {
+			tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | cut -c1-300 >&2
+			die "$FLAVOUR exited during start on an empty data directory too; see $RUN/logs"
+		}
 	fi
 }
 
@@ -369,7 +375,6 @@ wait_up() {
 			pid=$(cat "$PIDFILE")
 			if ! kill -0 "$pid" 2>/dev/null; then
 				[[ $mode == existing ]] && return 1
-				tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | cut -c1-300 >&2
 				echo "cluster: $FLAVOUR exited during start" >&2
 				return 1
 			fi
