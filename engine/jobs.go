@@ -340,8 +340,11 @@ func (e *Engine) StartIngest(owner, coll string, req IngestRequest) (string, err
 	ctx, cancel := context.WithTimeout(context.Background(), jobStoreTimeout)
 	j.version, err = e.jobs.store.Create(ctx, rec.Status.JobID, raw, data)
 	cancel()
-	if err != nil {
+	if err != nil && e.jobs.shared {
 		return "", backendErr(err, "store job")
+	}
+	if err != nil {
+		return "", fmt.Errorf("store job: %w", err)
 	}
 	stored = true
 	e.jobs.mu.Lock()
@@ -573,6 +576,14 @@ func (e *Engine) finishJob(j *job, res IngestResult, err error) {
 		// A conflict: another engine claimed the job (this one was too
 		// slow to renew its lease) and runs it again, idempotently.
 		e.log.Error("store job", "job", st.JobID, "err", err)
+	}
+	if e.jobs.shared {
+		// The store answers for finished jobs from now on.
+		e.jobs.mu.Lock()
+		if e.jobs.jobs[st.JobID] == j {
+			delete(e.jobs.jobs, st.JobID)
+		}
+		e.jobs.mu.Unlock()
 	}
 }
 
