@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/evaldata"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
 	"github.com/najdi/najdi/nlu/ner"
@@ -147,7 +148,7 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 	if err := nluCzechNER(cfg.DataDir, w); err != nil {
 		return err
 	}
-	sets, err := nluRestaurantSets(cfg.DataDir)
+	sets, err := evaldata.ReadSurfaceForms(cfg.DataDir)
 	if err != nil {
 		return err
 	}
@@ -160,55 +161,22 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 	return nluPhraseScale(cfg.Phrases, w)
 }
 
-var nluSnipsIntents = []string{"AddToPlaylist", "BookRestaurant", "GetWeather", "PlayMusic", "RateBook", "SearchCreativeWork", "SearchScreeningEvent"}
+var nluSnipsIntents = evaldata.SnipsIntents
 
 type nluLabeled struct{ text, intent string }
 
-func nluSnipsFile(path, intentName string, limit int) ([]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if !utf8.Valid(raw) { // PlayMusic's train file is Latin-1
-		rs := make([]rune, len(raw))
-		for i, b := range raw {
-			rs[i] = rune(b)
-		}
-		raw = []byte(string(rs))
-	}
-	var doc map[string][]struct {
-		Data []struct {
-			Text string `json:"text"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var out []string
-	for _, u := range doc[intentName] {
-		var b strings.Builder
-		for _, d := range u.Data {
-			b.WriteString(d.Text)
-		}
-		out = append(out, b.String())
-		if limit > 0 && len(out) == limit {
-			break
-		}
-	}
-	return out, nil
-}
-
+// nluSnips reads the first perIntent utterances of every SNIPS intent's
+// training file (perIntent <= 0: all) and all validation utterances.
 func nluSnips(dataDir string, perIntent int) (map[string][]string, []nluLabeled, error) {
 	train := map[string][]string{}
 	var valid []nluLabeled
 	for _, in := range nluSnipsIntents {
-		dir := filepath.Join(dataDir, "intents", "snips", in)
-		tr, err := nluSnipsFile(filepath.Join(dir, "train_"+in+"_full.json"), in, max(perIntent, 0))
+		tr, err := evaldata.ReadSnipsTexts(evaldata.SnipsPath(dataDir, in, evaldata.SnipsTrain(in)), in, max(perIntent, 0))
 		if err != nil {
 			return nil, nil, err
 		}
 		train[in] = tr
-		va, err := nluSnipsFile(filepath.Join(dir, "validate_"+in+".json"), in, 0)
+		va, err := evaldata.ReadSnipsTexts(evaldata.SnipsPath(dataDir, in, evaldata.SnipsValid(in)), in, 0)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -700,48 +668,7 @@ func nluCzechNER(dataDir string, w io.Writer) error {
 
 // nluSet is one cs_restaurant slot as a phrase set: values with their
 // lemmas as synonyms, and the inflected forms to find.
-type nluSet struct {
-	slot   string
-	values []string
-	syn    [][]string
-	forms  [][]string // per value
-}
-
-func nluRestaurantSets(dataDir string) ([]nluSet, error) {
-	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "surface_forms.json"))
-	if err != nil {
-		return nil, err
-	}
-	var sf map[string]map[string][]string
-	if err := json.Unmarshal(raw, &sf); err != nil {
-		return nil, fmt.Errorf("surface_forms.json: %w", err)
-	}
-	var out []nluSet
-	for _, slot := range sortedKeysOf(sf) {
-		if slot == "price" || slot == "postcode" { // "_ Kč" placeholders
-			continue
-		}
-		s := nluSet{slot: slot, values: sortedKeysOf(sf[slot])}
-		for _, v := range s.values {
-			lemmas := []string{v}
-			var forms []string
-			for _, line := range sf[slot][v] {
-				parts := strings.Split(line, "\t")
-				if len(parts) < 2 {
-					continue
-				}
-				forms = append(forms, parts[1])
-				if !slices.Contains(lemmas, parts[0]) {
-					lemmas = append(lemmas, parts[0])
-				}
-			}
-			s.syn = append(s.syn, lemmas)
-			s.forms = append(s.forms, forms)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
+type nluSet = evaldata.SlotForms
 
 func sortedKeysOf[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
@@ -752,17 +679,18 @@ func sortedKeysOf[V any](m map[string]V) []string {
 	return out
 }
 
-func (s nluSet) body() []byte {
+// nluSetBody is the phrase-set model body of s.
+func nluSetBody(s nluSet) []byte {
 	type ph struct {
 		Text     string   `json:"text"`
 		Value    string   `json:"value"`
 		Synonyms []string `json:"synonyms,omitempty"`
 	}
 	var phrases []ph
-	for i, v := range s.values {
-		phrases = append(phrases, ph{Text: v, Value: v, Synonyms: s.syn[i][1:]})
+	for i, v := range s.Values {
+		phrases = append(phrases, ph{Text: v, Value: v, Synonyms: s.Lemmas[i][1:]})
 	}
-	b, _ := json.Marshal(map[string]any{"name": s.slot, "language": "cs", "phrases": phrases})
+	b, _ := json.Marshal(map[string]any{"name": s.Slot, "language": "cs", "phrases": phrases})
 	return b
 }
 
@@ -776,36 +704,25 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	matchers := map[string]*phrase.Matcher{}
 	for _, s := range sets {
 		var es []phrase.Entry
-		for i, lemmas := range s.syn {
+		for i, lemmas := range s.Lemmas {
 			for _, l := range lemmas {
 				es = append(es, phrase.Entry{Text: l, Ref: i})
 			}
 		}
 		m, err := phrase.Compile(es, phrase.Options{Language: "cs"})
 		if err != nil {
-			return fmt.Errorf("slot %s: %w", s.slot, err)
+			return fmt.Errorf("slot %s: %w", s.Slot, err)
 		}
-		matchers[s.slot] = m
-		tp, fp, fn := 0, 0, 0
-		for i, forms := range s.forms {
-			for _, f := range forms {
-				ok := false
-				for _, mm := range m.Match(f) {
-					if mm.Ref == i && mm.Start == 0 && mm.End == utf8.RuneCountInString(f) {
-						ok = true
-					} else {
-						fp++
-					}
-				}
-				if ok {
-					tp++
-				} else {
-					fn++
-				}
+		matchers[s.Slot] = m
+		tp, fp, fn := s.FormCounts(func(form string) []evaldata.Span {
+			var out []evaldata.Span
+			for _, mm := range m.Match(form) {
+				out = append(out, evaldata.Span{Ref: mm.Ref, Start: mm.Start, End: mm.End})
 			}
-		}
+			return out
+		})
 		allTP, allFP, allFN = allTP+tp, allFP+fp, allFN+fn
-		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
+		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.Slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
 	}
 	fmt.Fprintf(w, "surface forms: P %.4f R %.4f (%d forms)\n", nluRatio(allTP, allTP+allFP), nluRatio(allTP, allTP+allFN), allTP+allFN)
 
@@ -815,7 +732,7 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	}
 	values := map[string][]string{}
 	for _, s := range sets {
-		values[s.slot] = s.values
+		values[s.Slot] = s.Values
 	}
 	tp, fp, fn := 0, 0, 0
 	for _, it := range items {
@@ -913,7 +830,7 @@ func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, se
 	}
 	var setIDs []string
 	for _, s := range sets {
-		ps, err := svc.CreatePhraseSet(ctx, "bench", s.body())
+		ps, err := svc.CreatePhraseSet(ctx, "bench", nluSetBody(s))
 		if err != nil {
 			return err
 		}

@@ -2,18 +2,15 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/evaldata"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
 )
@@ -30,39 +27,15 @@ const nluManyMin = 30
 func nluFineGrained(dataDir string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, in := range nluSnipsIntents {
-		path := filepath.Join(dataDir, "intents", "snips", in, "train_"+in+"_full.json")
-		raw, err := os.ReadFile(path)
+		us, err := evaldata.ReadSnips(evaldata.SnipsPath(dataDir, in, evaldata.SnipsTrain(in)), in, 0)
 		if err != nil {
 			return nil, err
 		}
-		if !utf8.Valid(raw) { // PlayMusic's train file is Latin-1
-			rs := make([]rune, len(raw))
-			for i, b := range raw {
-				rs[i] = rune(b)
-			}
-			raw = []byte(string(rs))
-		}
-		var doc map[string][]struct {
-			Data []struct {
-				Text   string `json:"text"`
-				Entity string `json:"entity"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, u := range doc[in] {
-			var b strings.Builder
-			var slots []string
-			for _, d := range u.Data {
-				b.WriteString(d.Text)
-				if d.Entity != "" && !slices.Contains(slots, d.Entity) {
-					slots = append(slots, d.Entity)
-				}
-			}
+		for _, u := range us {
+			slots := slices.Clone(u.Slots)
 			sort.Strings(slots)
 			k := in + ":" + strings.Join(slots, "+")
-			out[k] = append(out[k], b.String())
+			out[k] = append(out[k], u.Text)
 		}
 	}
 	for k, v := range out {
