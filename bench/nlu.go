@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -207,26 +207,23 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	for _, in := range nluSnipsIntents {
 		per[in] = &counts{}
 	}
-	correct, accepted := 0, 0
 	confOK, confBad := 0.0, 0.0
 	nBad := 0
 	start = time.Now()
-	for _, v := range valid {
-		got, err := c.Classify(ctx, v.text)
-		if err != nil {
-			return err
-		}
-		if got[0].Intent == v.intent {
-			correct++
-			if got[0].Probability >= nlu.DefaultThreshold {
-				accepted++
-			}
+	sc, err := nluEvaluate(ctx, c, valid, nil)
+	if err != nil {
+		return err
+	}
+	correct, accepted := sc.correct, sc.accepted
+	for i, v := range valid {
+		got := sc.top[i]
+		if got.Intent == v.intent {
 			per[v.intent].tp++
-			confOK += got[0].Probability
+			confOK += got.Probability
 		} else {
 			per[v.intent].fn++
-			per[got[0].Intent].fp++
-			confBad += got[0].Probability
+			per[got.Intent].fp++
+			confBad += got.Probability
 			nBad++
 		}
 	}
@@ -271,6 +268,87 @@ func nluOutOfScope(dataDir string, n int) ([]string, error) {
 	return out, nil
 }
 
+// nluScore is one classifier's result on labeled in-scope texts and on
+// out-of-scope texts.
+type nluScore struct {
+	top      []intent.Scored // the top answer per labeled text
+	correct  int             // top answer right
+	accepted int             // top answer right and at least nlu.DefaultThreshold
+	inConf   []float64       // top confidence of the right answers, sorted
+	oosConf  []float64       // top confidence of each out-of-scope text
+}
+
+// nluEvaluate classifies the labeled and the out-of-scope texts with c.
+func nluEvaluate(ctx context.Context, c *intent.Classifier, labeled []nluLabeled, oos []string) (nluScore, error) {
+	var sc nluScore
+	for _, v := range labeled {
+		got, err := c.Classify(ctx, v.text)
+		if err != nil {
+			return sc, err
+		}
+		sc.top = append(sc.top, got[0])
+		if got[0].Intent == v.intent {
+			sc.correct++
+			sc.inConf = append(sc.inConf, got[0].Probability)
+			if got[0].Probability >= nlu.DefaultThreshold {
+				sc.accepted++
+			}
+		}
+	}
+	slices.Sort(sc.inConf)
+	for _, t := range oos {
+		got, err := c.Classify(ctx, t)
+		if err != nil {
+			return sc, err
+		}
+		sc.oosConf = append(sc.oosConf, got[0].Probability)
+	}
+	return sc, nil
+}
+
+// nluTrainEvaluate trains a classifier on train with emb and evaluates it
+// (nluEvaluate); it also returns the training time.
+func nluTrainEvaluate(ctx context.Context, train map[string][]string, emb intent.Embedder, labeled []nluLabeled, oos []string) (nluScore, time.Duration, error) {
+	start := time.Now()
+	c, err := intent.Train(ctx, train, intent.Options{Embedder: emb})
+	if err != nil {
+		return nluScore{}, 0, err
+	}
+	took := time.Since(start)
+	sc, err := nluEvaluate(ctx, c, labeled, oos)
+	return sc, took, err
+}
+
+// recall is the share of out-of-scope texts whose top confidence is under
+// threshold.
+func (sc nluScore) recall(threshold float64) float64 {
+	n := 0
+	for _, p := range sc.oosConf {
+		if p < threshold {
+			n++
+		}
+	}
+	return nluRatio(n, len(sc.oosConf))
+}
+
+// fixedRecall is the out-of-scope recall at a fixed in-scope accuracy: at
+// the threshold that keeps the share keep of the right in-scope answers.
+func (sc nluScore) fixedRecall(keep float64) float64 {
+	if len(sc.inConf) == 0 {
+		return 1
+	}
+	return sc.recall(sc.inConf[int(float64(len(sc.inConf))*(1-keep))])
+}
+
+// nluMean is the mean of xs.
+func nluMean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(max(len(xs), 1))
+}
+
 // nluFewShot measures few-shot intent accuracy and out-of-scope detection:
 // FewShotDraws classifiers, each trained on FewShotPerIntent utterances per
 // SNIPS intent drawn at random (seeded) from the full training files, are
@@ -303,62 +381,17 @@ func nluFewShot(cfg NLUConfig, w io.Writer) error {
 				train[in] = append(train[in], all[p])
 			}
 		}
-		start := time.Now()
-		c, err := intent.Train(ctx, train, intent.Options{Embedder: cfg.Embedder})
+		sc, took, err := nluTrainEvaluate(ctx, train, cfg.Embedder, valid, oos)
 		if err != nil {
 			return err
 		}
-		trainTimes = append(trainTimes, time.Since(start))
-		var inConf []float64 // top confidence of correctly classified in-scope texts
-		correct, acc := 0, 0
-		for _, v := range valid {
-			got, err := c.Classify(ctx, v.text)
-			if err != nil {
-				return err
-			}
-			if got[0].Intent == v.intent {
-				correct++
-				inConf = append(inConf, got[0].Probability)
-				if got[0].Probability >= nlu.DefaultThreshold {
-					acc++
-				}
-			}
-		}
-		var oosConf []float64
-		rejected := 0
-		for _, t := range oos {
-			got, err := c.Classify(ctx, t)
-			if err != nil {
-				return err
-			}
-			oosConf = append(oosConf, got[0].Probability)
-			if got[0].Probability < nlu.DefaultThreshold {
-				rejected++
-			}
-		}
-		// Out-of-scope recall at a fixed in-scope accuracy: the threshold
-		// that rejects 2% of the validation utterances the classifier gets
-		// right.
-		slices.Sort(inConf)
-		th := inConf[len(inConf)*2/100]
-		fixed := 0
-		for _, p := range oosConf {
-			if p < th {
-				fixed++
-			}
-		}
-		accs = append(accs, nluRatio(correct, len(valid)))
-		accepted = append(accepted, nluRatio(acc, len(valid)))
-		recalls = append(recalls, nluRatio(rejected, len(oos)))
-		fixedRecalls = append(fixedRecalls, nluRatio(fixed, len(oos)))
+		trainTimes = append(trainTimes, took)
+		accs = append(accs, nluRatio(sc.correct, len(valid)))
+		accepted = append(accepted, nluRatio(sc.accepted, len(valid)))
+		recalls = append(recalls, sc.recall(nlu.DefaultThreshold))
+		fixedRecalls = append(fixedRecalls, sc.fixedRecall(0.98))
 	}
-	mean := func(xs []float64) float64 {
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		return s / float64(len(xs))
-	}
+	mean := nluMean
 	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s)\n", mean(accs), nluFormat(accs))
 	fmt.Fprintf(w, "at the default threshold %.2f: in-scope accuracy %.4f (out_of_scope counted wrong), out-of-scope recall %.4f (draws %s)\n", nlu.DefaultThreshold, mean(accepted), mean(recalls), nluFormat(recalls))
 	fmt.Fprintf(w, "out-of-scope recall at the threshold keeping 98%% of correct in-scope answers: %.4f\n", mean(fixedRecalls))
@@ -670,14 +703,7 @@ func nluCzechNER(dataDir string, w io.Writer) error {
 // lemmas as synonyms, and the inflected forms to find.
 type nluSet = evaldata.SlotForms
 
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeysOf[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // nluSetBody is the phrase-set model body of s.
 func nluSetBody(s nluSet) []byte {
@@ -703,24 +729,12 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	allTP, allFP, allFN := 0, 0, 0
 	matchers := map[string]*phrase.Matcher{}
 	for _, s := range sets {
-		var es []phrase.Entry
-		for i, lemmas := range s.Lemmas {
-			for _, l := range lemmas {
-				es = append(es, phrase.Entry{Text: l, Ref: i})
-			}
-		}
-		m, err := phrase.Compile(es, phrase.Options{Language: "cs"})
+		m, err := s.Matcher()
 		if err != nil {
-			return fmt.Errorf("slot %s: %w", s.Slot, err)
+			return err
 		}
 		matchers[s.Slot] = m
-		tp, fp, fn := s.FormCounts(func(form string) []evaldata.Span {
-			var out []evaldata.Span
-			for _, mm := range m.Match(form) {
-				out = append(out, evaldata.Span{Ref: mm.Ref, Start: mm.Start, End: mm.End})
-			}
-			return out
-		})
+		tp, fp, fn := s.FormCounts(m)
 		allTP, allFP, allFN = allTP+tp, allFP+fp, allFN+fn
 		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.Slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
 	}

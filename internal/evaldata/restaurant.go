@@ -3,11 +3,14 @@ package evaldata
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/najdi/najdi/nlu/phrase"
 )
 
 // SlotForms is one closed slot of cs_restaurant as a phrase set: its
@@ -61,21 +64,33 @@ func ReadSurfaceForms(dataDir string) ([]SlotForms, error) {
 	return out, nil
 }
 
-// Span is one match of a phrase matcher: the value index it refers to and
-// its rune offsets in the matched text.
-type Span struct{ Ref, Start, End int }
+// Matcher compiles the phrase matcher of s: every lemma of every value,
+// referring to the value's index.
+func (s SlotForms) Matcher() (*phrase.Matcher, error) {
+	var es []phrase.Entry
+	for i, lemmas := range s.Lemmas {
+		for _, l := range lemmas {
+			es = append(es, phrase.Entry{Text: l, Ref: i})
+		}
+	}
+	m, err := phrase.Compile(es, phrase.Options{Language: "cs"})
+	if err != nil {
+		return nil, fmt.Errorf("slot %s: %w", s.Slot, err)
+	}
+	return m, nil
+}
 
-// FormCounts scores a matcher on the surface forms of s: a form counts as
-// found (true positive) when a match covers the whole form with its own
-// value, every other match is a false positive, and a form without such a
-// match a false negative. match returns the matches in one form.
-func (s SlotForms) FormCounts(match func(form string) []Span) (tp, fp, fn int) {
+// FormCounts scores m on the surface forms of s: a form counts as found
+// (true positive) when a match covers the whole form with its own value,
+// every other match is a false positive, and a form without such a match
+// a false negative.
+func (s SlotForms) FormCounts(m *phrase.Matcher) (tp, fp, fn int) {
 	for i, forms := range s.Forms {
 		for _, f := range forms {
 			ok := false
-			n := len([]rune(f))
-			for _, m := range match(f) {
-				if m.Ref == i && m.Start == 0 && m.End == n {
+			n := utf8.RuneCountInString(f)
+			for _, mm := range m.Match(f) {
+				if mm.Ref == i && mm.Start == 0 && mm.End == n {
 					ok = true
 				} else {
 					fp++
@@ -91,11 +106,4 @@ func (s SlotForms) FormCounts(match func(form string) []Span) (tp, fp, fn int) {
 	return tp, fp, fn
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/najdi/najdi/internal/evaldata"
 	"github.com/najdi/najdi/internal/testutil"
 )
 
@@ -70,43 +69,6 @@ func TestCaseSensitive(t *testing.T) {
 	}
 	if got := len(m.Match("Apple shares")); got != 1 {
 		t.Errorf("case-sensitive missed: %d matches", got)
-	}
-}
-
-// TestSurfaceFormsQuality is the cs_restaurant closed-list evaluation:
-// each slot's values (with their lemmas as synonyms) are one phrase set,
-// each inflected form a text that must match exactly its value.
-func TestSurfaceFormsQuality(t *testing.T) {
-	sets, err := evaldata.ReadSurfaceForms(dataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, fp, fn := 0, 0, 0
-	for _, s := range sets {
-		var es []Entry
-		for i, lemmas := range s.Lemmas {
-			for _, l := range lemmas {
-				es = append(es, Entry{Text: l, Ref: i})
-			}
-		}
-		m, err := Compile(es, Options{Language: "cs"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, b, c := s.FormCounts(func(form string) []evaldata.Span {
-			var out []evaldata.Span
-			for _, mm := range m.Match(form) {
-				out = append(out, evaldata.Span{Ref: mm.Ref, Start: mm.Start, End: mm.End})
-			}
-			return out
-		})
-		tp, fp, fn = tp+a, fp+b, fn+c
-	}
-	p := float64(tp) / float64(tp+fp)
-	r := float64(tp) / float64(tp+fn)
-	t.Logf("surface forms: n=%d precision=%.3f recall=%.3f", tp+fn, p, r)
-	if p < 0.95 || r < 0.95 {
-		t.Errorf("precision %.3f recall %.3f, want both >= 0.95", p, r)
 	}
 }
 
