@@ -706,17 +706,25 @@ func (c *Classifier) vector(grams []string) []feat {
 	return x
 }
 
-// parallelRows runs f(i) for i in [0, n) on two goroutines, interleaving
-// rows so the triangular work is balanced.
+// rowWorkers is the number of goroutines of parallelRows.
+const rowWorkers = 2
+
+// parallelRows runs f(i) for i in [0, n) on rowWorkers goroutines,
+// interleaving rows so the triangular work is balanced.
 func parallelRows(n int, f func(i int)) {
-	const workers = 2
+	parallelRowsOf(n, func(_, i int) { f(i) })
+}
+
+// parallelRowsOf is parallelRows telling f which worker (0 ≤ w <
+// rowWorkers) runs row i: a worker runs its rows one after the other.
+func parallelRowsOf(n int, f func(w, i int)) {
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range rowWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < n; i += workers {
-				f(i)
+			for i := w; i < n; i += rowWorkers {
+				f(w, i)
 			}
 		}()
 	}

@@ -3,7 +3,6 @@ package intent
 import (
 	"errors"
 	"math"
-	"sync"
 
 	"github.com/viterin/vek"
 )
@@ -84,29 +83,24 @@ func axpy(y, x []float64, a float64, tmp []float64) {
 // the columns.
 func cholInverseDiag(l []float64, n int) []float64 {
 	diag := make([]float64, n)
-	const workers = 2
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := make([]float64, n)
-			// Interleave columns: column c costs about (n-c)²/2.
-			for c := w; c < n; c += workers {
-				sum := 0.0
-				for i := c; i < n; i++ {
-					x := -dot64(l[i*n+c:i*n+i], v[c:i])
-					if i == c {
-						x += 1
-					}
-					x /= l[i*n+i]
-					v[i] = x
-					sum += x * x
-				}
-				diag[c] = sum
+	var bufs [rowWorkers][]float64
+	// Interleaved columns: column c costs about (n-c)²/2.
+	parallelRowsOf(n, func(w, c int) {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, n)
+		}
+		v := bufs[w]
+		sum := 0.0
+		for i := c; i < n; i++ {
+			x := -dot64(l[i*n+c:i*n+i], v[c:i])
+			if i == c {
+				x += 1
 			}
-		}()
-	}
-	wg.Wait()
+			x /= l[i*n+i]
+			v[i] = x
+			sum += x * x
+		}
+		diag[c] = sum
+	})
 	return diag
 }
