@@ -217,12 +217,23 @@ func (p *ModelProvider) apiKey(r *RemoteEmbedding) (string, error) {
 func (p *ModelProvider) Close() error { return p.reg.Close() }
 
 // IntentEmbedder adapts the default embedding model to the NLU intent
-// classifier's embedding hook.
+// classifier's embedding hook (see IntentEmbedderOf).
 func IntentEmbedder(p EmbedderProvider) func(ctx context.Context, texts []string) ([][]float32, error) {
+	return IntentEmbedderOf(p, "default")
+}
+
+// IntentEmbedderOf adapts an embedding model to the NLU intent
+// classifier's embedding hook: queries, and the examples of a classifier
+// being trained (many texts at once) in bulk where the model can
+// (embed.BulkEmbedder: about 20 % less CPU on short texts).
+func IntentEmbedderOf(p EmbedderProvider, model string) func(ctx context.Context, texts []string) ([][]float32, error) {
 	return func(ctx context.Context, texts []string) ([][]float32, error) {
-		emb, err := p.Embedder(EmbeddingConfig{Model: "default"})
+		emb, err := p.Embedder(EmbeddingConfig{Model: model})
 		if err != nil {
 			return nil, err
+		}
+		if b, ok := emb.(embed.BulkEmbedder); ok && len(texts) > 1 {
+			return b.EmbedQueriesBulk(ctx, texts)
 		}
 		return emb.EmbedQueries(ctx, texts)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/engine"
 )
 
 // runNLU runs the NLU quality and latency workload (bench.RunNLU).
@@ -32,7 +33,7 @@ func runNLU(args []string) error {
 			return fmt.Errorf("Czech embedding model: %w", err)
 		}
 		defer l.Close()
-		cfg.CzechEmbedder = l.EmbedQueries
+		cfg.CzechEmbedder = engine.IntentEmbedderOf(oneModel{l}, *csModel)
 		cfg.CzechEmbedderName = *csModel
 	}
 	if *model != "" {
@@ -42,7 +43,7 @@ func runNLU(args []string) error {
 			return fmt.Errorf("embedding model: %w", err)
 		}
 		defer l.Close()
-		cfg.Embedder = l.EmbedQueries
+		cfg.Embedder = engine.IntentEmbedderOf(oneModel{l}, *model)
 		cfg.EmbedderName = *model
 	}
 	if *nerModel != "" {
@@ -56,3 +57,11 @@ func runNLU(args []string) error {
 	}
 	return bench.RunNLU(cfg, os.Stdout)
 }
+
+// oneModel provides one loaded model whatever the configuration asks for,
+// so the workloads embed intents through the server's own hook
+// (engine.IntentEmbedderOf).
+type oneModel struct{ l *embed.Local }
+
+// Embedder returns the model.
+func (o oneModel) Embedder(engine.EmbeddingConfig) (engine.Embedder, error) { return o.l, nil }
