@@ -44,40 +44,62 @@ func TestPlanBulk(t *testing.T) {
 	}
 }
 
-// TestEmbedQueriesBulk: bulk vectors come back in the order of the texts
-// and stay close to the vectors of the texts embedded alone.
-func TestEmbedQueriesBulk(t *testing.T) {
+// TestEmbedSymmetric: bge-small-en-v1.5 embeds symmetric texts without
+// its retrieval instruction; bulk vectors come back in the order of the
+// texts and stay close to the vectors of the texts embedded alone.
+func TestEmbedSymmetric(t *testing.T) {
 	l := loadModel(t, "bge-small-en-v1.5")
+	if p := l.Manifest().SymmetricPrefix(); p != "" {
+		t.Errorf("bge symmetric prefix %q, want none", p)
+	}
 	texts := []string{"play the newest album of the band", "what is the weather in Paris", "book a table for two",
 		"rate this book five stars", "what is the weather in Rome", "play some jazz", "", "find the movie schedule",
 		"add this song to my road trip playlist", "will it rain tomorrow"}
 	ctx := context.Background()
-	want, err := l.EmbedQueries(ctx, texts)
+	want, err := l.EmbedPassages(ctx, texts) // bge's passage prefix is empty too
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := l.EmbedQueriesBulk(ctx, texts)
+	alone, err := l.EmbedSymmetric(ctx, texts, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(texts) {
-		t.Fatalf("%d vectors for %d texts", len(got), len(texts))
+	got, err := l.EmbedSymmetric(ctx, texts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(texts) || len(alone) != len(texts) {
+		t.Fatalf("%d and %d vectors for %d texts", len(alone), len(got), len(texts))
 	}
 	for i := range texts {
+		if c := cosine32(alone[i], want[i]); c < 0.999 {
+			t.Errorf("text %q: symmetric vector alone at cosine %.4f to the unprefixed one", texts[i], c)
+		}
 		c := cosine32(got[i], want[i])
-		t.Logf("%.4f %q", c, texts[i])
 		if c < 0.9 {
 			t.Errorf("text %q: bulk cosine %.4f < 0.9", texts[i], c)
 		}
 		for j := range texts {
-			if j != i && texts[j] != texts[i] && cosine32(got[i], want[j]) > c {
+			if j != i && cosine32(got[i], want[j]) > c {
 				t.Errorf("text %q: bulk vector closer to %q", texts[i], texts[j])
 			}
 		}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := l.EmbedQueriesBulk(cctx, texts); err == nil {
+	if _, err := l.EmbedSymmetric(cctx, texts, true); err == nil {
 		t.Error("no error with a cancelled context")
+	}
+}
+
+func TestSymmetricPrefix(t *testing.T) {
+	for _, tc := range []struct{ query, passage, want string }{
+		{"Represent this sentence for searching relevant passages: ", "", ""},
+		{"query: ", "passage: ", "query: "},
+		{"", "", ""},
+	} {
+		if got := (Manifest{QueryPrefix: tc.query, PassagePrefix: tc.passage}).SymmetricPrefix(); got != tc.want {
+			t.Errorf("%q/%q: %q, want %q", tc.query, tc.passage, got, tc.want)
+		}
 	}
 }
