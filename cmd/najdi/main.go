@@ -402,13 +402,7 @@ func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
 		if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
 			return nil
 		}
-		return func(ctx context.Context, texts []string) ([][]float32, error) {
-			emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
-			if err != nil {
-				return nil, err
-			}
-			return emb.EmbedQueries(ctx, texts)
-		}
+		return engine.IntentEmbedderOf(prov, engine.MultilingualModel)
 	}
 	// English builtin-ner reads the contextual word vectors of its model
 	// (bge-small-en-v1.5, the default) when it is installed.
