@@ -6,10 +6,12 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestParseDOCXTikaSample(t *testing.T) {
-	doc, err := ParseDOCX(docReadShared(t, "testWORD.docx"))
+	doc, err := ParseDOCX(testutil.ReadDoc(t, "testWORD.docx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestParseDOCXCorrupt(t *testing.T) {
 }
 
 func FuzzParseDOCX(f *testing.F) {
-	f.Add(docReadShared(f, "testWORD.docx"))
+	f.Add(testutil.ReadDoc(f, "testWORD.docx"))
 	f.Add(docxBuild(f, map[string]string{
 		"word/document.xml": docxTestHead + `<w:tbl><w:tr><w:tc><w:tbl><w:tr><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl></w:body></w:document>`,
 		"word/styles.xml":   docxTestStyles,

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"golang.org/x/text/encoding/charmap"
 )
 
 func TestParseHTMLWikipedia(t *testing.T) {
-	doc, err := ParseHTML(docReadShared(t, "wikipedia-mozilla.html"), "")
+	doc, err := ParseHTML(testutil.ReadDoc(t, "wikipedia-mozilla.html"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestParseHTMLDeepNesting(t *testing.T) {
 }
 
 func FuzzParseHTML(f *testing.F) {
-	f.Add(docReadShared(f, "wikipedia-mozilla.html")[:20000])
+	f.Add(testutil.ReadDoc(f, "wikipedia-mozilla.html")[:20000])
 	f.Add([]byte(`<meta charset=latin2><table><tr><th>a<td>b<table><tr><td>c</table></table><ul><li>x<p>y`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParseHTML(data, "")

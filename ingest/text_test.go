@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestParseTextCzechFile(t *testing.T) {
-	doc, err := ParseText(docReadShared(t, "czech-cac-excerpt-cp1250.txt"), "")
+	doc, err := ParseText(testutil.ReadDoc(t, "czech-cac-excerpt-cp1250.txt"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestParseDocumentDispatch(t *testing.T) {
 }
 
 func FuzzParseText(f *testing.F) {
-	f.Add(docReadShared(f, "czech-cac-excerpt-cp1250.txt"))
+	f.Add(testutil.ReadDoc(f, "czech-cac-excerpt-cp1250.txt"))
 	f.Add([]byte("Title\r\n\r\n- a\r\n- b\r\n\r\n# h\r\n\r\nx\n==="))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParseText(data, "")
