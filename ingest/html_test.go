@@ -151,12 +151,7 @@ func TestParseHTML(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := ParseHTML([]byte(tt.in), tt.charset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
+			checkSections(t, doc, err, tt.want)
 		})
 	}
 }

@@ -274,12 +274,7 @@ func TestParsePDFSynthetic(t *testing.T) {
 				cmap = pdfTestCMap
 			}
 			doc, err := ParsePDF(pdfBuildPages([]string{tt.content}, tt.font, cmap))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
+			checkSections(t, doc, err, tt.want)
 		})
 	}
 }

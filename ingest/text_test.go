@@ -101,16 +101,23 @@ func TestParseText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := ParseText([]byte(tt.in), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			checkSections(t, doc, err, tt.want)
 			if doc.Title != tt.title {
 				t.Errorf("Title = %q, want %q", doc.Title, tt.title)
 			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
 		})
+	}
+}
+
+// checkSections fails the test on err and reports sections other than
+// want.
+func checkSections(t *testing.T, doc Document, err error, want []Section) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(doc.Sections, want) {
+		t.Errorf("Sections = %q\nwant %q", doc.Sections, want)
 	}
 }
 
