@@ -7,6 +7,7 @@ import (
 
 	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/engine"
 )
 
 // runNLU runs the NLU quality and latency workload (bench.RunNLU).
@@ -31,8 +32,8 @@ func runNLU(args []string) error {
 		name, what string
 		use        func(*embed.Local)
 	}{
-		{*csModel, "Czech embedding model", func(l *embed.Local) { cfg.CzechEmbedder, cfg.CzechEmbedderName = l.EmbedQueries, *csModel }},
-		{*model, "embedding model", func(l *embed.Local) { cfg.Embedder, cfg.EmbedderName = l.EmbedQueries, *model }},
+		{*csModel, "Czech embedding model", func(l *embed.Local) { cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel }},
+		{*model, "embedding model", func(l *embed.Local) { cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model }},
 		{*nerModel, "word-vector model", func(l *embed.Local) { cfg.WordStates = l.WordStates }},
 	} {
 		if m.name == "" {
@@ -46,3 +47,11 @@ func runNLU(args []string) error {
 	}
 	return bench.RunNLU(cfg, os.Stdout)
 }
+
+// oneModel provides one loaded model whatever the configuration asks for,
+// so the workloads embed intents through the server's own hook
+// (engine.IntentEmbedderOf).
+type oneModel struct{ l *embed.Local }
+
+// Embedder returns the model.
+func (o oneModel) Embedder(engine.EmbeddingConfig) (engine.Embedder, error) { return o.l, nil }

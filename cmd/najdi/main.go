@@ -157,6 +157,7 @@ type serveFlags struct {
 	clusterAPIKeyEnv      string
 	clusterCA             string
 	clusterPrefix         string
+	clusterJobLease       time.Duration
 	secrets               secretFlag
 	apiKeys               []engine.APIKey // from secrets, by check
 }
@@ -189,12 +190,13 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.BoolVar(&f.noEmbed, "no-embeddings", false, "serve without embedding models (keyword-only collections)")
 	fs.DurationVar(&f.nluTimeout, "nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
 	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
-	fs.StringVar(&f.clusterURL, "cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory, which then keeps only NLU models and ingest jobs (docs/cluster.md)")
+	fs.StringVar(&f.clusterURL, "cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory; collection records, NLU models, phrase sets and ingest jobs live on the cluster too (docs/cluster.md)")
 	fs.StringVar(&f.clusterUser, "cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
 	fs.StringVar(&f.clusterPassword, "cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
 	fs.StringVar(&f.clusterAPIKeyEnv, "cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
 	fs.StringVar(&f.clusterCA, "cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
 	fs.StringVar(&f.clusterPrefix, "cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
+	fs.DurationVar(&f.clusterJobLease, "cluster-job-lease", engine.DefaultJobLease, "with --cluster-url: how long an ingest job stays with the replica running it without a renewal; after it any replica resumes the job (docs/cluster.md)")
 	fs.Var(&f.secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
 	fs.VisitAll(func(fl *flag.Flag) {
 		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))); ok && fl.Name != "users" {
@@ -229,6 +231,9 @@ func (f *serveFlags) check() error {
 	}
 	if f.nluTimeout <= 0 {
 		return fmt.Errorf("--nlu-timeout %v: want a positive duration", f.nluTimeout)
+	}
+	if f.clusterJobLease <= 0 {
+		return fmt.Errorf("--cluster-job-lease %v: want a positive duration", f.clusterJobLease)
 	}
 	return nil
 }
@@ -268,17 +273,22 @@ func (f *serveFlags) engineOptions(log *slog.Logger) (opts engine.Options, relea
 		}
 	}
 	if f.clusterURL != "" {
-		if opts.Backend, err = f.clusterBackend(); err != nil {
+		cl, err := f.clusterClient()
+		if err != nil {
 			return opts, release, err
 		}
+		opts.Backend = cluster.EngineBackend{C: cl}
+		// Ingest jobs live on the cluster too: any replica reads them and
+		// resumes one whose replica is gone.
+		opts.Jobs, opts.JobLease = cluster.NewJobStore(cl), f.clusterJobLease
 		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", f.clusterURL, "prefix", f.clusterPrefix)
 	}
 	return opts, release, nil
 }
 
-// clusterBackend connects to --cluster-url (waiting at most 2 minutes) with
+// clusterClient connects to --cluster-url (waiting at most 2 minutes) with
 // the ranker's BM25 constants.
-func (f *serveFlags) clusterBackend() (engine.Backend, error) {
+func (f *serveFlags) clusterClient() (*cluster.Client, error) {
 	r := engine.DefaultRanker()
 	ccfg := cluster.Config{URL: f.clusterURL, Username: f.clusterUser, Password: f.clusterPassword,
 		APIKey: os.Getenv(f.clusterAPIKeyEnv), CAFile: f.clusterCA, Prefix: f.clusterPrefix, K1: float64(r.K1), B: float64(r.B)}
@@ -291,7 +301,7 @@ func (f *serveFlags) clusterBackend() (engine.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--cluster-url: %w", err)
 	}
-	return cluster.EngineBackend{C: cl}, nil
+	return cl, nil
 }
 
 // nluService opens the NLU service with the engine's embedding models, its
@@ -392,13 +402,7 @@ func nluEmbedders(nopts *nlu.Options, prov engine.EmbedderProvider) {
 		if _, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel}); err != nil {
 			return nil
 		}
-		return func(ctx context.Context, texts []string) ([][]float32, error) {
-			emb, err := prov.Embedder(engine.EmbeddingConfig{Model: engine.MultilingualModel})
-			if err != nil {
-				return nil, err
-			}
-			return emb.EmbedQueries(ctx, texts)
-		}
+		return engine.IntentEmbedderOf(prov, engine.MultilingualModel)
 	}
 	// English builtin-ner reads the contextual word vectors of its model
 	// (bge-small-en-v1.5, the default) when it is installed.
