@@ -32,8 +32,12 @@ func runNLU(args []string) error {
 		name, what string
 		use        func(*embed.Local)
 	}{
-		{*csModel, "Czech embedding model", func(l *embed.Local) { cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel }},
-		{*model, "embedding model", func(l *embed.Local) { cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model }},
+		{*csModel, "Czech embedding model", func(l *embed.Local) {
+			cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel
+		}},
+		{*model, "embedding model", func(l *embed.Local) {
+			cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model
+		}},
 		{*nerModel, "word-vector model", func(l *embed.Local) { cfg.WordStates = l.WordStates }},
 	} {
 		if m.name == "" {
