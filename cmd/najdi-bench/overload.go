@@ -27,6 +27,7 @@ func runOverload(args []string) error {
 	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
 	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
 	fs.IntVar(&cfg.Words, "words", 200, "words per generated record")
+	fs.BoolVar(&cfg.NoPrefill, "no-prefill", false, "leave the ingested collection empty until the saturated phase (default: filled with the ids the jobs replace)")
 	fs.Int64Var(&cfg.MemoryLimit, "memory-limit", 0, "Go soft memory limit in bytes for the run (0: none), as the server's --memory-limit")
 	fs.IntVar(&cfg.Repeat, "repeat", 1, "runs to make; with more than one, the spread is reported")
 	fs.StringVar(&cfg.ProfileDir, "profile", "", "directory for CPU, mutex, block profiles, an execution trace and heap profiles (every -heap-profile-every) of the saturated phase")
