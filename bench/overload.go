@@ -45,7 +45,7 @@ type OverloadConfig struct {
 	// are accepted (default 4), plus one client of synchronous ingests.
 	Submitters int
 	// Idle and Saturated are the durations of the two phases (default 10 s
-	// and 30 s).
+	// and 120 s: the memory trend is fitted over the second half).
 	Idle, Saturated time.Duration
 	// MaxSubmissions bounds the ingest requests sent (default 2000).
 	MaxSubmissions int
@@ -250,7 +250,7 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		if flat < len(runs) {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(w, "memory flat: %s in %d of %d runs\n", verdict, flat, len(runs))
+		fmt.Fprintf(w, "memory flat in %d of %d runs: %s\n", flat, len(runs), verdict)
 	}
 	return nil
 }
@@ -309,8 +309,8 @@ func printMemory(w io.Writer, res OverloadResult) {
 			m.HeapLive>>20, m.HeapObjects>>20, m.HeapFree>>20, m.HeapReleased>>20, m.PebbleCache>>20, m.PebbleMemtables>>20, m.Goroutines, m.IndexBytes>>20, m.LiveDocs, m.Written)
 	}
 	t := res.Trend()
-	fmt.Fprintf(w, "second half (%v, %d samples): fitted growth RSS %+.1f %% (%+.2f MiB/min), Go live heap %+.1f %% (%+.2f MiB/min), index %+.1f %%; %.0f documents written a second, live documents %d → %d\n",
-		t.Window.Round(time.Second), t.Samples, 100*t.RSSGrowth, t.RSSSlope*60/(1<<20), 100*t.HeapGrowth, t.HeapSlope*60/(1<<20), 100*t.IndexGrowth, t.WrittenRate, t.LiveDocsStart, t.LiveDocsEnd)
+	fmt.Fprintf(w, "second half (%v, %d samples, floors of %d s): fitted growth RSS %+.1f %% (%+.2f MiB/min), Go live heap %+.1f %% (%+.2f MiB/min), index %+.1f %%; %.0f documents written a second, live documents %d → %d\n",
+		t.Window.Round(time.Second), t.Samples, floorBlock, 100*t.RSSGrowth, t.RSSSlope*60/(1<<20), 100*t.HeapGrowth, t.HeapSlope*60/(1<<20), 100*t.IndexGrowth, t.WrittenRate, t.LiveDocsStart, t.LiveDocsEnd)
 	if t.WrittenRate > 0 {
 		fmt.Fprintf(w, "  per 1000 documents written: RSS %+.1f KiB, Go live heap %+.1f KiB\n", t.RSSSlope/t.WrittenRate*1000/1024, t.HeapSlope/t.WrittenRate*1000/1024)
 	}
@@ -324,13 +324,18 @@ func printMemory(w io.Writer, res OverloadResult) {
 	fmt.Fprintf(w, "memory flat: %s (fitted growth over the second half: RSS %+.1f %%, Go live heap %+.1f %%; limit %.0f %% each)\n", verdict, 100*t.RSSGrowth, 100*t.HeapGrowth, 100*flatLimit)
 }
 
+// floorBlock is the number of consecutive memory readings (seconds) of
+// which MemoryTrend fits the minimum.
+const floorBlock = 10
+
 // flatLimit is the fitted growth over the second half of the saturated
 // phase under which memory counts as flat.
 const flatLimit = 0.05
 
 // MemoryTrend is the growth of memory over the second half of the
-// saturated phase, fitted by least squares to the readings (a single
-// reading before or after a collection does not decide it).
+// saturated phase, fitted by least squares to the floors of the readings
+// (the minimum of every floorBlock seconds), so that neither a single
+// reading nor the work in flight decides it.
 type MemoryTrend struct {
 	Window  time.Duration // the second half's length
 	Samples int
@@ -366,12 +371,30 @@ func (r OverloadResult) Trend() MemoryTrend {
 	}
 	t.Samples = len(half)
 	t.Window = half[len(half)-1].At - half[0].At
+	// The line is fitted to the floors of the readings, the minimum of
+	// each floorBlock consecutive ones: the work in flight (an upload
+	// being parsed, a segment being built, garbage before a collection)
+	// only adds to a reading, and swings it by tens of MiB from one
+	// second to the next, while what is retained — data or a leak — is
+	// under every reading and lifts the floor.
 	fit := func(f func(MemSample) int64) (slope, growth float64) {
+		var xs, ys []float64
+		for i := 0; i < len(half); i += floorBlock {
+			block := half[i:min(i+floorBlock, len(half))]
+			lo := f(block[0])
+			for _, m := range block {
+				lo = min(lo, f(m))
+			}
+			xs = append(xs, (block[0].At+block[len(block)-1].At).Seconds()/2)
+			ys = append(ys, float64(lo))
+		}
+		if len(xs) < 2 {
+			return 0, 0
+		}
 		var sx, sy, sxx, sxy float64
-		n := float64(len(half))
-		for _, m := range half {
-			x, y := m.At.Seconds(), float64(f(m))
-			sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		n := float64(len(xs))
+		for i := range xs {
+			sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
 		}
 		slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
 		start := sy/n - slope*(sx/n-half[0].At.Seconds())
@@ -435,7 +458,7 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 		cfg.Idle = 10 * time.Second
 	}
 	if cfg.Saturated == 0 {
-		cfg.Saturated = 30 * time.Second
+		cfg.Saturated = 120 * time.Second
 	}
 	if cfg.MaxSubmissions == 0 {
 		cfg.MaxSubmissions = 2000

@@ -20,7 +20,7 @@ func runOverload(args []string) error {
 	fs.IntVar(&cfg.Searchers, "searchers", 4, "concurrent searching clients")
 	fs.IntVar(&cfg.Submitters, "submitters", 4, "clients submitting async jobs (plus one of sync ingests)")
 	fs.DurationVar(&cfg.Idle, "idle", 10*time.Second, "idle phase duration")
-	fs.DurationVar(&cfg.Saturated, "saturated", 30*time.Second, "saturated phase duration")
+	fs.DurationVar(&cfg.Saturated, "saturated", 120*time.Second, "saturated phase duration (the memory trend is fitted over its second half)")
 	fs.IntVar(&cfg.MaxSubmissions, "max-submissions", 2000, "bound on the ingest requests sent")
 	models, lib := embed.CachePaths(embed.DefaultCacheDir())
 	fs.StringVar(&cfg.Model, "model", "", "embedding model of the collections (default: none, keyword only)")
