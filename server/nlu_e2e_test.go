@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // The NLU end-to-end tests drive /models, /models/{id}/analyze and
@@ -63,18 +63,7 @@ type nluAnalysis struct {
 // bob's clients.
 func nluNode(t *testing.T, extra ...string) (alice, bob *node) {
 	t.Helper()
-	users := t.TempDir() + "/users"
-	var lines []string
-	for _, u := range [][2]string{{"alice", "wonderland"}, {"bob", "builder"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, u[0]+":"+string(h))
-	}
-	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	users := testutil.UsersFile(t, "alice:wonderland", "bob:builder")
 	n := start(t, "", append([]string{"--no-embeddings", "--users", users}, extra...)...)
 	return n.as("alice", "wonderland"), n.as("bob", "builder")
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // overloadCSV returns a CSV of rows records, each a few KB of varied words,
@@ -177,18 +177,7 @@ func getAs(t *testing.T, c *http.Client, n *node, user, pass string) resp {
 // credentials were already verified and a user logging in from another
 // client still get in.
 func TestOverloadFailedLogins(t *testing.T) {
-	users := t.TempDir() + "/users"
-	var lines []string
-	for _, u := range [][2]string{{"alice", "wonderland"}, {"bob", "builder"}, {"carol", "singer"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, u[0]+":"+string(h))
-	}
-	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	users := testutil.UsersFile(t, "alice:wonderland", "bob:builder", "carol:singer")
 	n := start(t, "", "--no-embeddings", "--users", users)
 	one, two := clientFrom("127.0.0.1"), clientFrom("127.0.0.2")
 	must(t, getAs(t, one, n, "alice", "wonderland"), 200)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // Security tests of issue 18, items 1 and 2: secrets and outbound calls.
@@ -405,7 +407,7 @@ func TestSecurityUpstreamErrors(t *testing.T) {
 			c.Close()
 		}
 	}()
-	closed := freePort(t) // nothing listens there any more
+	closed := testutil.FreeAddr(t) // nothing listens there any more
 
 	t.Setenv("NAJDI_ALLOW_OUTBOUND", "127.0.0.1")
 	n := start(t, "")
