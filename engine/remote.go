@@ -119,7 +119,7 @@ func (cb *clusterBackend) info(ctx context.Context, c *collection) (Collection, 
 		return Collection{}, backendErr(err, "count documents of collection %q", c.id)
 	}
 	var size int64
-	if sz, ok := e.opts.Backend.(BackendSizer); ok {
+	if sz, ok := cb.b.(BackendSizer); ok {
 		if size, err = sz.IndexBytes(ctx, c.index); err != nil {
 			return Collection{}, backendErr(err, "size of collection %q", c.id)
 		}
