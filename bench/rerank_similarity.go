@@ -38,6 +38,9 @@ type SimilarityConfig struct {
 	// Engine also evaluates reranking through engine.Search ("rerank":
 	// true) on the same queries.
 	Engine bool
+	// CachedOnly evaluates only the queries whose candidates' windows are
+	// all in Vectors already (a run stopped early), embedding nothing.
+	CachedOnly bool
 }
 
 // simFeatures are the similarity features of one candidate.
@@ -163,11 +166,16 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 		return err
 	}
 	var cosTop []float64
+	evaluated := 0
 	for qi, q := range b.Queries {
 		res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
 		if err != nil {
 			return err
 		}
+		if cfg.CachedOnly && !simCached(res.Documents, texts, vecs) {
+			continue
+		}
+		evaluated++
 		cs := make([]simFeatures, len(res.Documents))
 		ranked := make([]string, len(res.Documents))
 		for i, d := range res.Documents {
@@ -200,7 +208,7 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 				}
 			}
 		}
-		if (qi+1)%50 == 0 {
+		if (qi+1)%10 == 0 {
 			fmt.Fprintf(w, "  %d queries (%s, %d windows embedded)\n", qi+1, time.Since(start).Round(time.Second), len(vecs))
 			if cfg.Vectors != "" {
 				if err := writeGob(cfg.Vectors, vecs); err != nil {
@@ -219,8 +227,11 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 		fmt.Fprintf(w, "best window cosine of the top candidate: p10 %.3f, p50 %.3f, p90 %.3f\n",
 			cosTop[len(cosTop)/10], cosTop[len(cosTop)/2], cosTop[len(cosTop)*9/10])
 	}
-	n := float64(len(b.Queries))
-	fmt.Fprintf(w, "hybrid without reranking: nDCG@10 %.4f\n", base/n)
+	if evaluated == 0 {
+		return fmt.Errorf("rerank-similarity: no query evaluated")
+	}
+	n := float64(evaluated)
+	fmt.Fprintf(w, "%d queries evaluated; hybrid without reranking: nDCG@10 %.4f\n", evaluated, base/n)
 	type best struct {
 		feat string
 		k    int
@@ -250,6 +261,21 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 		return nil
 	}
 	return simEngine(ctx, e, b, depth, w)
+}
+
+// simCached reports whether every window of the documents is in vecs.
+func simCached(docs []engine.ResultDoc, texts map[string]string, vecs map[string][]float32) bool {
+	for _, d := range docs {
+		t := texts[d.DocumentID]
+		whole := []rune(t)
+		ws := append(rerank.Windows(t, 1), rerank.Windows(t, 2)...)
+		for _, x := range append(ws, string(whole[:min(len(whole), 1500)])) {
+			if _, ok := vecs[x]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // simRerank orders the first k candidates by a·score(f) + (1−a)·fused, the

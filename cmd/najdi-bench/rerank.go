@@ -79,7 +79,7 @@ func runRerank(args []string) error {
 	}
 	if *similarity {
 		return bench.RunRerankSimilarity(bench.SimilarityConfig{Search: cfg.Search, Depth: *simDepth, Ks: cfg.Ks,
-			Weights: cfg.Weights, Vectors: *vectors, Engine: *viaEngine}, os.Stdout)
+			Weights: cfg.Weights, Vectors: *vectors, Engine: *viaEngine, CachedOnly: cfg.CachedOnly}, os.Stdout)
 	}
 	return bench.RunRerank(cfg, os.Stdout)
 }
