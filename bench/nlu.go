@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/evaldata"
 	"github.com/najdi/najdi/nlu"
 	"github.com/najdi/najdi/nlu/intent"
 	"github.com/najdi/najdi/nlu/ner"
@@ -147,7 +148,7 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 	if err := nluCzechNER(cfg.DataDir, w); err != nil {
 		return err
 	}
-	sets, err := nluRestaurantSets(cfg.DataDir)
+	sets, err := evaldata.ReadSurfaceForms(cfg.DataDir)
 	if err != nil {
 		return err
 	}
@@ -160,55 +161,22 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 	return nluPhraseScale(cfg.Phrases, w)
 }
 
-var nluSnipsIntents = []string{"AddToPlaylist", "BookRestaurant", "GetWeather", "PlayMusic", "RateBook", "SearchCreativeWork", "SearchScreeningEvent"}
+var nluSnipsIntents = evaldata.SnipsIntents
 
 type nluLabeled struct{ text, intent string }
 
-func nluSnipsFile(path, intentName string, limit int) ([]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if !utf8.Valid(raw) { // PlayMusic's train file is Latin-1
-		rs := make([]rune, len(raw))
-		for i, b := range raw {
-			rs[i] = rune(b)
-		}
-		raw = []byte(string(rs))
-	}
-	var doc map[string][]struct {
-		Data []struct {
-			Text string `json:"text"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var out []string
-	for _, u := range doc[intentName] {
-		var b strings.Builder
-		for _, d := range u.Data {
-			b.WriteString(d.Text)
-		}
-		out = append(out, b.String())
-		if limit > 0 && len(out) == limit {
-			break
-		}
-	}
-	return out, nil
-}
-
+// nluSnips reads the first perIntent utterances of every SNIPS intent's
+// training file (perIntent <= 0: all) and all validation utterances.
 func nluSnips(dataDir string, perIntent int) (map[string][]string, []nluLabeled, error) {
 	train := map[string][]string{}
 	var valid []nluLabeled
 	for _, in := range nluSnipsIntents {
-		dir := filepath.Join(dataDir, "intents", "snips", in)
-		tr, err := nluSnipsFile(filepath.Join(dir, "train_"+in+"_full.json"), in, max(perIntent, 0))
+		tr, err := evaldata.ReadSnipsTexts(evaldata.SnipsPath(dataDir, in, evaldata.SnipsTrain(in)), in, max(perIntent, 0))
 		if err != nil {
 			return nil, nil, err
 		}
 		train[in] = tr
-		va, err := nluSnipsFile(filepath.Join(dir, "validate_"+in+".json"), in, 0)
+		va, err := evaldata.ReadSnipsTexts(evaldata.SnipsPath(dataDir, in, evaldata.SnipsValid(in)), in, 0)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -239,26 +207,23 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	for _, in := range nluSnipsIntents {
 		per[in] = &counts{}
 	}
-	correct, accepted := 0, 0
 	confOK, confBad := 0.0, 0.0
 	nBad := 0
 	start = time.Now()
-	for _, v := range valid {
-		got, err := c.Classify(ctx, v.text)
-		if err != nil {
-			return err
-		}
-		if got[0].Intent == v.intent {
-			correct++
-			if got[0].Probability >= nlu.DefaultThreshold {
-				accepted++
-			}
+	sc, err := nluEvaluate(ctx, c, valid, nil)
+	if err != nil {
+		return err
+	}
+	correct, accepted := sc.correct, sc.accepted
+	for i, v := range valid {
+		got := sc.top[i]
+		if got.Intent == v.intent {
 			per[v.intent].tp++
-			confOK += got[0].Probability
+			confOK += got.Probability
 		} else {
 			per[v.intent].fn++
-			per[got[0].Intent].fp++
-			confBad += got[0].Probability
+			per[got.Intent].fp++
+			confBad += got.Probability
 			nBad++
 		}
 	}
@@ -303,6 +268,87 @@ func nluOutOfScope(dataDir string, n int) ([]string, error) {
 	return out, nil
 }
 
+// nluScore is one classifier's result on labeled in-scope texts and on
+// out-of-scope texts.
+type nluScore struct {
+	top      []intent.Scored // the top answer per labeled text
+	correct  int             // top answer right
+	accepted int             // top answer right and at least nlu.DefaultThreshold
+	inConf   []float64       // top confidence of the right answers, sorted
+	oosConf  []float64       // top confidence of each out-of-scope text
+}
+
+// nluEvaluate classifies the labeled and the out-of-scope texts with c.
+func nluEvaluate(ctx context.Context, c *intent.Classifier, labeled []nluLabeled, oos []string) (nluScore, error) {
+	var sc nluScore
+	for _, v := range labeled {
+		got, err := c.Classify(ctx, v.text)
+		if err != nil {
+			return sc, err
+		}
+		sc.top = append(sc.top, got[0])
+		if got[0].Intent == v.intent {
+			sc.correct++
+			sc.inConf = append(sc.inConf, got[0].Probability)
+			if got[0].Probability >= nlu.DefaultThreshold {
+				sc.accepted++
+			}
+		}
+	}
+	slices.Sort(sc.inConf)
+	for _, t := range oos {
+		got, err := c.Classify(ctx, t)
+		if err != nil {
+			return sc, err
+		}
+		sc.oosConf = append(sc.oosConf, got[0].Probability)
+	}
+	return sc, nil
+}
+
+// nluTrainEvaluate trains a classifier on train with emb and evaluates it
+// (nluEvaluate); it also returns the training time.
+func nluTrainEvaluate(ctx context.Context, train map[string][]string, emb intent.Embedder, labeled []nluLabeled, oos []string) (nluScore, time.Duration, error) {
+	start := time.Now()
+	c, err := intent.Train(ctx, train, intent.Options{Embedder: emb})
+	if err != nil {
+		return nluScore{}, 0, err
+	}
+	took := time.Since(start)
+	sc, err := nluEvaluate(ctx, c, labeled, oos)
+	return sc, took, err
+}
+
+// recall is the share of out-of-scope texts whose top confidence is under
+// threshold.
+func (sc nluScore) recall(threshold float64) float64 {
+	n := 0
+	for _, p := range sc.oosConf {
+		if p < threshold {
+			n++
+		}
+	}
+	return nluRatio(n, len(sc.oosConf))
+}
+
+// fixedRecall is the out-of-scope recall at a fixed in-scope accuracy: at
+// the threshold that keeps the share keep of the right in-scope answers.
+func (sc nluScore) fixedRecall(keep float64) float64 {
+	if len(sc.inConf) == 0 {
+		return 1
+	}
+	return sc.recall(sc.inConf[int(float64(len(sc.inConf))*(1-keep))])
+}
+
+// nluMean is the mean of xs.
+func nluMean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(max(len(xs), 1))
+}
+
 // nluFewShot measures few-shot intent accuracy and out-of-scope detection:
 // FewShotDraws classifiers, each trained on FewShotPerIntent utterances per
 // SNIPS intent drawn at random (seeded) from the full training files, are
@@ -335,62 +381,17 @@ func nluFewShot(cfg NLUConfig, w io.Writer) error {
 				train[in] = append(train[in], all[p])
 			}
 		}
-		start := time.Now()
-		c, err := intent.Train(ctx, train, intent.Options{Embedder: cfg.Embedder})
+		sc, took, err := nluTrainEvaluate(ctx, train, cfg.Embedder, valid, oos)
 		if err != nil {
 			return err
 		}
-		trainTimes = append(trainTimes, time.Since(start))
-		var inConf []float64 // top confidence of correctly classified in-scope texts
-		correct, acc := 0, 0
-		for _, v := range valid {
-			got, err := c.Classify(ctx, v.text)
-			if err != nil {
-				return err
-			}
-			if got[0].Intent == v.intent {
-				correct++
-				inConf = append(inConf, got[0].Probability)
-				if got[0].Probability >= nlu.DefaultThreshold {
-					acc++
-				}
-			}
-		}
-		var oosConf []float64
-		rejected := 0
-		for _, t := range oos {
-			got, err := c.Classify(ctx, t)
-			if err != nil {
-				return err
-			}
-			oosConf = append(oosConf, got[0].Probability)
-			if got[0].Probability < nlu.DefaultThreshold {
-				rejected++
-			}
-		}
-		// Out-of-scope recall at a fixed in-scope accuracy: the threshold
-		// that rejects 2% of the validation utterances the classifier gets
-		// right.
-		slices.Sort(inConf)
-		th := inConf[len(inConf)*2/100]
-		fixed := 0
-		for _, p := range oosConf {
-			if p < th {
-				fixed++
-			}
-		}
-		accs = append(accs, nluRatio(correct, len(valid)))
-		accepted = append(accepted, nluRatio(acc, len(valid)))
-		recalls = append(recalls, nluRatio(rejected, len(oos)))
-		fixedRecalls = append(fixedRecalls, nluRatio(fixed, len(oos)))
+		trainTimes = append(trainTimes, took)
+		accs = append(accs, nluRatio(sc.correct, len(valid)))
+		accepted = append(accepted, nluRatio(sc.accepted, len(valid)))
+		recalls = append(recalls, sc.recall(nlu.DefaultThreshold))
+		fixedRecalls = append(fixedRecalls, sc.fixedRecall(0.98))
 	}
-	mean := func(xs []float64) float64 {
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		return s / float64(len(xs))
-	}
+	mean := nluMean
 	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s)\n", mean(accs), nluFormat(accs))
 	fmt.Fprintf(w, "at the default threshold %.2f: in-scope accuracy %.4f (out_of_scope counted wrong), out-of-scope recall %.4f (draws %s)\n", nlu.DefaultThreshold, mean(accepted), mean(recalls), nluFormat(recalls))
 	fmt.Fprintf(w, "out-of-scope recall at the threshold keeping 98%% of correct in-scope answers: %.4f\n", mean(fixedRecalls))
@@ -700,69 +701,22 @@ func nluCzechNER(dataDir string, w io.Writer) error {
 
 // nluSet is one cs_restaurant slot as a phrase set: values with their
 // lemmas as synonyms, and the inflected forms to find.
-type nluSet struct {
-	slot   string
-	values []string
-	syn    [][]string
-	forms  [][]string // per value
-}
+type nluSet = evaldata.SlotForms
 
-func nluRestaurantSets(dataDir string) ([]nluSet, error) {
-	raw, err := os.ReadFile(filepath.Join(dataDir, "entities", "cs_restaurant", "surface_forms.json"))
-	if err != nil {
-		return nil, err
-	}
-	var sf map[string]map[string][]string
-	if err := json.Unmarshal(raw, &sf); err != nil {
-		return nil, fmt.Errorf("surface_forms.json: %w", err)
-	}
-	var out []nluSet
-	for _, slot := range sortedKeysOf(sf) {
-		if slot == "price" || slot == "postcode" { // "_ Kč" placeholders
-			continue
-		}
-		s := nluSet{slot: slot, values: sortedKeysOf(sf[slot])}
-		for _, v := range s.values {
-			lemmas := []string{v}
-			var forms []string
-			for _, line := range sf[slot][v] {
-				parts := strings.Split(line, "\t")
-				if len(parts) < 2 {
-					continue
-				}
-				forms = append(forms, parts[1])
-				if !slices.Contains(lemmas, parts[0]) {
-					lemmas = append(lemmas, parts[0])
-				}
-			}
-			s.syn = append(s.syn, lemmas)
-			s.forms = append(s.forms, forms)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
+func sortedKeysOf[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (s nluSet) body() []byte {
+// nluSetBody is the phrase-set model body of s.
+func nluSetBody(s nluSet) []byte {
 	type ph struct {
 		Text     string   `json:"text"`
 		Value    string   `json:"value"`
 		Synonyms []string `json:"synonyms,omitempty"`
 	}
 	var phrases []ph
-	for i, v := range s.values {
-		phrases = append(phrases, ph{Text: v, Value: v, Synonyms: s.syn[i][1:]})
+	for i, v := range s.Values {
+		phrases = append(phrases, ph{Text: v, Value: v, Synonyms: s.Lemmas[i][1:]})
 	}
-	b, _ := json.Marshal(map[string]any{"name": s.slot, "language": "cs", "phrases": phrases})
+	b, _ := json.Marshal(map[string]any{"name": s.Slot, "language": "cs", "phrases": phrases})
 	return b
 }
 
@@ -775,37 +729,14 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	allTP, allFP, allFN := 0, 0, 0
 	matchers := map[string]*phrase.Matcher{}
 	for _, s := range sets {
-		var es []phrase.Entry
-		for i, lemmas := range s.syn {
-			for _, l := range lemmas {
-				es = append(es, phrase.Entry{Text: l, Ref: i})
-			}
-		}
-		m, err := phrase.Compile(es, phrase.Options{Language: "cs"})
+		m, err := s.Matcher()
 		if err != nil {
-			return fmt.Errorf("slot %s: %w", s.slot, err)
+			return err
 		}
-		matchers[s.slot] = m
-		tp, fp, fn := 0, 0, 0
-		for i, forms := range s.forms {
-			for _, f := range forms {
-				ok := false
-				for _, mm := range m.Match(f) {
-					if mm.Ref == i && mm.Start == 0 && mm.End == utf8.RuneCountInString(f) {
-						ok = true
-					} else {
-						fp++
-					}
-				}
-				if ok {
-					tp++
-				} else {
-					fn++
-				}
-			}
-		}
+		matchers[s.Slot] = m
+		tp, fp, fn := s.FormCounts(m)
 		allTP, allFP, allFN = allTP+tp, allFP+fp, allFN+fn
-		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
+		fmt.Fprintf(w, "  %-14s %4d forms  P %.3f R %.3f\n", s.Slot, tp+fn, nluRatio(tp, tp+fp), nluRatio(tp, tp+fn))
 	}
 	fmt.Fprintf(w, "surface forms: P %.4f R %.4f (%d forms)\n", nluRatio(allTP, allTP+allFP), nluRatio(allTP, allTP+allFN), allTP+allFN)
 
@@ -815,7 +746,7 @@ func nluClosed(dataDir string, sets []nluSet, w io.Writer) error {
 	}
 	values := map[string][]string{}
 	for _, s := range sets {
-		values[s.slot] = s.values
+		values[s.Slot] = s.Values
 	}
 	tp, fp, fn := 0, 0, 0
 	for _, it := range items {
@@ -913,7 +844,7 @@ func nluLatency(cfg NLUConfig, train map[string][]string, valid []nluLabeled, se
 	}
 	var setIDs []string
 	for _, s := range sets {
-		ps, err := svc.CreatePhraseSet(ctx, "bench", s.body())
+		ps, err := svc.CreatePhraseSet(ctx, "bench", nluSetBody(s))
 		if err != nil {
 			return err
 		}

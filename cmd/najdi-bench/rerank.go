@@ -2,36 +2,32 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/rerank"
 )
 
-// runRerank measures hybrid search with and without the cross-encoder.
+// runRerank measures hybrid search with and without reranking (the
+// cross-encoder, or the embedding similarity with -similarity), and
+// extractive answers with -answers.
 func runRerank(args []string) error {
 	fs := flag.NewFlagSet("rerank", flag.ContinueOnError)
-	cache := embed.DefaultCacheDir()
-	models, lib := embed.CachePaths(cache)
 	var cfg bench.RerankConfig
-	fs.StringVar(&cfg.Search.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR data set directory")
+	fs.StringVar(&cfg.Search.BEIRDir, "beir", scifactDir, "BEIR data set directory")
 	fs.StringVar(&cfg.Search.Dir, "dir", "", "engine data directory holding the collection \"all\" (najdi-bench search -dir DIR ingests it)")
-	fs.StringVar(&cfg.Search.Models, "models", models, "embedding models directory")
-	fs.StringVar(&cfg.Search.ORTLib, "ort-lib", lib, "ONNX Runtime library")
+	modelFlags(fs, &cfg.Search.Models, &cfg.Search.ORTLib)
 	fs.StringVar(&cfg.Search.Qrels, "qrels", "test", "judgments: test or train (tune on train)")
 	fs.IntVar(&cfg.Search.MaxQueries, "max-queries", 0, "evaluate this many judged queries, evenly spaced (default all)")
-	fs.StringVar(&cfg.Reranker, "reranker", rerank.DefaultDir(cache), "cross-encoder directory")
+	fs.StringVar(&cfg.Reranker, "reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "cross-encoder directory")
 	fs.BoolVar(&cfg.Tune, "tune", false, "score the top -tune-depth candidates once and evaluate depths and weights offline (use -qrels train)")
 	fs.IntVar(&cfg.TuneDepth, "tune-depth", 50, "candidates scored per query with -tune")
-	topK := fs.String("top-k", "20", "rerank.top_k values evaluated through the engine, comma-separated")
+	listFlag(fs, &cfg.TopK, "top-k", "20", "rerank.top_k values evaluated through the engine, comma-separated")
 	fs.StringVar(&cfg.Scores, "scores", "", "with -tune: cache of cross-encoder scores (read if present, else written)")
 	fs.BoolVar(&cfg.CachedOnly, "cached-only", false, "with -tune and -scores: evaluate only the queries already scored")
-	ks := fs.String("ks", "", "with -tune: depths of the grid, comma-separated (default 5,10,20,30,50)")
-	weights := fs.String("weights", "", "with -tune: cross-encoder weights of the grid, comma-separated (default 1,0.9,0.8,0.7,0.6,0.5,0.3)")
+	listFlag(fs, &cfg.Ks, "ks", "", "with -tune: depths of the grid, comma-separated (default 5,10,20,30,50)")
+	listFlag(fs, &cfg.Weights, "weights", "", "with -tune: cross-encoder weights of the grid, comma-separated (default 1,0.9,0.8,0.7,0.6,0.5,0.3)")
 	fs.IntVar(&cfg.Repeat, "repeat", 1, "run every -top-k value this many times (latency spread)")
 	similarity := fs.Bool("similarity", false, "measure the embedding-similarity reranker (Czech and auto collections) on -beir/-dir: a grid of features, depths (-ks) and weights (-weights) offline")
 	simDepth := fs.Int("depth", 50, "with -similarity: hybrid candidates fetched per query")
@@ -44,34 +40,6 @@ func runRerank(args []string) error {
 	step := fs.Int("step", 5, "with -answers: take every step-th country")
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	for _, f := range strings.Split(*topK, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		k, err := strconv.Atoi(f)
-		if err != nil {
-			return fmt.Errorf("-top-k value %q: %w", f, err)
-		}
-		cfg.TopK = append(cfg.TopK, k)
-	}
-	for _, f := range strings.Split(*ks, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			k, err := strconv.Atoi(f)
-			if err != nil {
-				return fmt.Errorf("-ks value %q: %w", f, err)
-			}
-			cfg.Ks = append(cfg.Ks, k)
-		}
-	}
-	for _, f := range strings.Split(*weights, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			a, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				return fmt.Errorf("-weights value %q: %w", f, err)
-			}
-			cfg.Weights = append(cfg.Weights, a)
-		}
 	}
 	if *answers {
 		return bench.RunAnswers(bench.AnswersConfig{Docs: *docsDir, Dir: cfg.Search.Dir, Models: cfg.Search.Models, ORTLib: cfg.Search.ORTLib,

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/najdi/najdi/nlu/token"
+	"github.com/viterin/vek/vek32"
 )
 
 // ErrNoExamples is returned by Train when fewer than one intent has examples.
@@ -115,7 +116,7 @@ type Classifier struct {
 	// (the n-gram space without embeddings); the in-scope factor is
 	// sigmoid((s - oosT) / oosW)
 	centroids  [][]float32 // k, L2-normalized (embedding space)
-	ngCentroid []map[int32]float32
+	ngCentroid [][]posting // by feature id: (intent, value) of the normalized n-gram centroids
 	oosT, oosW float64
 }
 
@@ -337,38 +338,40 @@ func (c *Classifier) fitNgramCentroids(xs [][]feat, labels []int, k int) {
 		}
 	}
 	norms := make([]float64, k)
-	c.ngCentroid = make([]map[int32]float32, k)
+	c.ngCentroid = make([][]posting, len(c.vocab))
 	for j, s := range sums {
 		n := 0.0
 		for _, v := range s {
 			n += v * v
 		}
 		norms[j] = math.Sqrt(n)
-		c.ngCentroid[j] = make(map[int32]float32, len(s))
 		for id, v := range s {
-			c.ngCentroid[j][id] = float32(v / norms[j])
+			c.ngCentroid[id] = append(c.ngCentroid[id], posting{int32(j), float32(v / norms[j])})
 		}
 	}
 	sims := make([]float64, len(xs))
+	dots := make([]float64, k)
 	for i, x := range xs {
+		clear(dots)
+		self := 0.0
+		for _, f := range x {
+			self += float64(f.v) * float64(f.v)
+			for _, p := range c.ngCentroid[f.i] {
+				dots[p.doc] += float64(f.v * p.v)
+			}
+		}
 		best := -1.0
 		for j := range k {
-			var s float64
+			s := dots[j]
 			if j == labels[i] {
-				dot, self := 0.0, 0.0
-				for _, f := range x {
-					dot += float64(f.v) * sums[j][f.i]
-					self += float64(f.v) * float64(f.v)
-				}
+				// The own centroid without this example: from the
+				// unnormalized sum S, (x·S - |x|²) / |S - x|.
+				dot := s * norms[j]
 				n2 := norms[j]*norms[j] - 2*dot + self
 				if n2 < 1e-9 {
 					continue
 				}
 				s = (dot - self) / math.Sqrt(n2)
-			} else {
-				for _, f := range x {
-					s += float64(f.v * c.ngCentroid[j][f.i])
-				}
 			}
 			best = math.Max(best, s)
 		}
@@ -548,12 +551,14 @@ func (c *Classifier) scores(ctx context.Context, text string) ([]float64, float6
 	}
 	x := c.vector(ngrams(text))
 	if c.ngCentroid != nil {
-		for _, ce := range c.ngCentroid {
-			s := 0.0
-			for _, f := range x {
-				s += float64(f.v * ce[f.i])
+		dots := make([]float64, k)
+		for _, f := range x {
+			for _, p := range c.ngCentroid[f.i] {
+				dots[p.doc] += float64(f.v * p.v)
 			}
-			sim = math.Max(sim, s)
+		}
+		for _, d := range dots {
+			sim = math.Max(sim, d)
 		}
 	}
 	if len(x) > 0 {
@@ -701,29 +706,38 @@ func (c *Classifier) vector(grams []string) []feat {
 	return x
 }
 
-// parallelRows runs f(i) for i in [0, n) on two goroutines, interleaving
-// rows so the triangular work is balanced.
+// rowWorkers is the number of goroutines of parallelRows.
+const rowWorkers = 2
+
+// parallelRows runs f(i) for i in [0, n) on rowWorkers goroutines,
+// interleaving rows so the triangular work is balanced.
 func parallelRows(n int, f func(i int)) {
-	const workers = 2
+	parallelRowsOf(n, func(_, i int) { f(i) })
+}
+
+// parallelRowsOf is parallelRows telling f which worker (0 ≤ w <
+// rowWorkers) runs row i: a worker runs its rows one after the other.
+func parallelRowsOf(n int, f func(w, i int)) {
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range rowWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < n; i += workers {
-				f(i)
+			for i := w; i < n; i += rowWorkers {
+				f(w, i)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
+// dot32 returns the dot product of a and b (vek's AVX2 kernel where the
+// CPU has it).
 func dot32(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
+	if len(a) == 0 {
+		return 0
 	}
-	return s
+	return vek32.Dot(a, b[:len(a)])
 }
 
 // ngrams returns the word 1-2 grams and character 2-5 grams of text.

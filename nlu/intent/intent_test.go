@@ -2,13 +2,10 @@ package intent
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
+	"github.com/najdi/najdi/internal/evaldata"
 	"github.com/najdi/najdi/internal/testutil"
 )
 
@@ -17,39 +14,14 @@ func dataDir(t testing.TB) string {
 	return testutil.SharedData(t)
 }
 
-var snipsIntents = []string{"AddToPlaylist", "BookRestaurant", "GetWeather", "PlayMusic", "RateBook", "SearchCreativeWork", "SearchScreeningEvent"}
+var snipsIntents = evaldata.SnipsIntents
 
 // loadSnips reads up to limit utterances of one SNIPS file (limit <= 0: all).
 func loadSnips(t testing.TB, intent, file string, limit int) []string {
-	raw, err := os.ReadFile(filepath.Join(dataDir(t), "intents", "snips", intent, file))
+	t.Helper()
+	out, err := evaldata.ReadSnipsTexts(evaldata.SnipsPath(dataDir(t), intent, file), intent, limit)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !utf8.Valid(raw) { // PlayMusic train file is Latin-1
-		rs := make([]rune, len(raw))
-		for i, b := range raw {
-			rs[i] = rune(b)
-		}
-		raw = []byte(string(rs))
-	}
-	var doc map[string][]struct {
-		Data []struct {
-			Text string `json:"text"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, u := range doc[intent] {
-		var b strings.Builder
-		for _, d := range u.Data {
-			b.WriteString(d.Text)
-		}
-		out = append(out, b.String())
-		if limit > 0 && len(out) == limit {
-			break
-		}
 	}
 	return out
 }

@@ -3,7 +3,8 @@ package intent
 import (
 	"errors"
 	"math"
-	"sync"
+
+	"github.com/viterin/vek"
 )
 
 // errNotPositive reports a Gram matrix that is not positive definite,
@@ -31,60 +32,49 @@ func cholesky(a []float64, n int) error {
 	return nil
 }
 
-// dot64 returns the dot product of a and b[:len(a)], four sums at a time.
+// dot64 returns the dot product of a and b[:len(a)] (vek's AVX2 kernel
+// where the CPU has it: the factorization is nearly all dot products).
 func dot64(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	if len(a) == 0 {
+		return 0
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
+	return vek.Dot(a, b[:len(a)])
 }
 
 // cholSolve solves L Lᵀ X = B in place for the n×k row-major B, with L
-// the lower triangle of l from cholesky.
+// the lower triangle of l from cholesky. Both substitutions update whole
+// rows of B (k values, in cache) with one row of L at a time, so L streams
+// through memory once per substitution.
 func cholSolve(l []float64, n int, b []float64, k int) {
+	tmp := make([]float64, k)
 	for i := range n {
 		bi := b[i*k : i*k+k]
 		li := l[i*n : i*n+i]
 		for j, v := range li {
-			if v == 0 {
-				continue
-			}
-			bj := b[j*k : j*k+k]
-			for c := range bi {
-				bi[c] -= v * bj[c]
+			if v != 0 {
+				axpy(bi, b[j*k:j*k+k], -v, tmp)
 			}
 		}
-		d := l[i*n+i]
-		for c := range bi {
-			bi[c] /= d
-		}
+		vek.MulNumber_Inplace(bi, 1/l[i*n+i])
 	}
 	for i := n - 1; i >= 0; i-- {
 		bi := b[i*k : i*k+k]
-		d := l[i*n+i]
-		for c := range bi {
-			bi[c] /= d
-		}
+		vek.MulNumber_Inplace(bi, 1/l[i*n+i])
 		li := l[i*n : i*n+i]
 		for j, v := range li {
-			if v == 0 {
-				continue
-			}
-			bj := b[j*k : j*k+k]
-			for c := range bi {
-				bj[c] -= v * bi[c]
+			if v != 0 {
+				axpy(b[j*k:j*k+k], bi, -v, tmp)
 			}
 		}
 	}
+}
+
+// axpy adds a·x to y; tmp holds len(x) values of scratch.
+func axpy(y, x []float64, a float64, tmp []float64) {
+	if len(x) == 0 {
+		return
+	}
+	vek.Add_Inplace(y, vek.MulNumber_Into(tmp[:len(x)], x, a))
 }
 
 // cholInverseDiag returns the diagonal of (L Lᵀ)⁻¹: the squared column
@@ -93,29 +83,24 @@ func cholSolve(l []float64, n int, b []float64, k int) {
 // the columns.
 func cholInverseDiag(l []float64, n int) []float64 {
 	diag := make([]float64, n)
-	const workers = 2
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := make([]float64, n)
-			// Interleave columns: column c costs about (n-c)²/2.
-			for c := w; c < n; c += workers {
-				sum := 0.0
-				for i := c; i < n; i++ {
-					x := -dot64(l[i*n+c:i*n+i], v[c:i])
-					if i == c {
-						x += 1
-					}
-					x /= l[i*n+i]
-					v[i] = x
-					sum += x * x
-				}
-				diag[c] = sum
+	var bufs [rowWorkers][]float64
+	// Interleaved columns: column c costs about (n-c)²/2.
+	parallelRowsOf(n, func(w, c int) {
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, n)
+		}
+		v := bufs[w]
+		sum := 0.0
+		for i := c; i < n; i++ {
+			x := -dot64(l[i*n+c:i*n+i], v[c:i])
+			if i == c {
+				x += 1
 			}
-		}()
-	}
-	wg.Wait()
+			x /= l[i*n+i]
+			v[i] = x
+			sum += x * x
+		}
+		diag[c] = sum
+	})
 	return diag
 }

@@ -55,11 +55,7 @@ func TagEnglishContext(ctx context.Context, toks []token.Token, states WordState
 	if err != nil {
 		return nil, err
 	}
-	ws := englishWords(toks)
-	words := make([]string, len(ws))
-	for i, w := range ws {
-		words[i] = w.text
-	}
+	ws, words := englishWordTexts(toks)
 	vecs := make([][]float32, 0, len(words))
 	for lo := 0; lo < len(words); {
 		hi := lo

@@ -1,7 +1,6 @@
 package ner
 
 import (
-	"bufio"
 	_ "embed"
 	"sort"
 	"strings"
@@ -45,16 +44,7 @@ func CzechTagger() *Czech {
 	czechOnce.Do(func() {
 		c := &Czech{first: map[string]bool{}, strong: map[string]bool{}}
 		var places []phrase.Entry
-		sc := bufio.NewScanner(strings.NewReader(czechGazetteer))
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "" || line[0] == '#' {
-				continue
-			}
-			class, name, ok := strings.Cut(line, "\t")
-			if !ok {
-				continue
-			}
+		err := gazetteerLines(strings.NewReader(czechGazetteer), func(class, name string) {
 			switch class {
 			case "first":
 				f := token.Fold(name)
@@ -72,6 +62,9 @@ func CzechTagger() *Czech {
 				places = append(places, phrase.Entry{Text: name, Ref: len(places)})
 				c.strong[token.Fold(name)] = true
 			}
+		})
+		if err != nil {
+			panic("BUG: embedded Czech gazetteer: " + err.Error())
 		}
 		for _, name := range czechExtraPlaces {
 			places = append(places, phrase.Entry{Text: name, Ref: len(places)})
@@ -499,6 +492,16 @@ type word struct {
 	bstart, bend int // bytes
 }
 
+// englishWordTexts is englishWords with the words' texts.
+func englishWordTexts(toks []token.Token) ([]word, []string) {
+	ws := englishWords(toks)
+	words := make([]string, len(ws))
+	for i, w := range ws {
+		words[i] = w.text
+	}
+	return ws, words
+}
+
 // englishWords re-tokenizes like CoNLL-2003: "Smith's" becomes "Smith"
 // "'s", "don't" becomes "do" "n't", and single capitals with periods
 // ("U.S.", "U.K.") become one word.
@@ -593,11 +596,7 @@ func TagEnglish(toks []token.Token) ([]NameSpan, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := englishWords(toks)
-	words := make([]string, len(ws))
-	for i, w := range ws {
-		words[i] = w.text
-	}
+	ws, words := englishWordTexts(toks)
 	return namesOf(ws, t.Tag(words)), nil
 }
 

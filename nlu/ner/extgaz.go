@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -47,22 +48,12 @@ func readExtGazetteer(data []byte) (*extGazetteer, error) {
 		return nil, fmt.Errorf("ner: English gazetteer: %w", err)
 	}
 	classes := map[string][]string{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	g := &extGazetteer{names: map[string]string{}}
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		class, name, ok := strings.Cut(line, "\t")
-		if !ok {
-			return nil, fmt.Errorf("ner: English gazetteer: %w: line %q", ErrFormat, line)
-		}
+	err = gazetteerLines(zr, func(class, name string) {
 		classes[name] = append(classes[name], class)
 		g.maxLen = max(g.maxLen, strings.Count(name, " ")+1)
-	}
-	if err := sc.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("ner: English gazetteer: %w", err)
 	}
 	for name, cs := range classes {
@@ -83,4 +74,24 @@ func (g *extGazetteer) tag(words []string) (spans, single []string) {
 	}
 	markLongest(words, g.maxLen, g.names, "B:", "I:", spans)
 	return spans, single
+}
+
+// gazetteerLines calls fn with the class and the name of every line
+// "class<TAB>name" of a gazetteer, skipping empty lines and "#" comments.
+// A line without a tab is an ErrFormat error.
+func gazetteerLines(r io.Reader, fn func(class, name string)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		class, name, ok := strings.Cut(line, "\t")
+		if !ok {
+			return fmt.Errorf("%w: line %q", ErrFormat, line)
+		}
+		fn(class, name)
+	}
+	return sc.Err()
 }

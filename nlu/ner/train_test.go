@@ -65,6 +65,41 @@ func TestEnglishModelQuality(t *testing.T) {
 	}
 }
 
+// goldTextSpans returns the person, location and organization spans of s
+// as keys "class start end" in rune offsets of the text a client sends,
+// the words joined by spaces (see spanKey).
+func goldTextSpans(s Sentence) map[string]bool {
+	classes := map[string]string{"PER": "person", "LOC": "location", "ORG": "organization"}
+	offs := make([]int, len(s.Words))
+	pos := 0
+	for i, w := range s.Words {
+		offs[i] = pos
+		pos += utf8.RuneCountInString(w) + 1
+	}
+	gold := map[string]bool{}
+	for _, sp := range Spans(s.Tags) {
+		if c, ok := classes[sp.Type]; ok {
+			end := offs[sp.End-1] + utf8.RuneCountInString(s.Words[sp.End-1])
+			gold[fmt.Sprintf("%s %d %d", c, offs[sp.Start], end)] = true
+		}
+	}
+	return gold
+}
+
+// addSpanCounts adds to the counts of true positives, false positives and
+// false negatives those of the tagged spans against gold (goldTextSpans).
+func addSpanCounts(tp, fp, fn int, gold map[string]bool, spans []NameSpan) (int, int, int) {
+	found := 0
+	for _, sp := range spans {
+		if gold[fmt.Sprintf("%s %d %d", sp.Class, sp.Start, sp.End)] {
+			found++
+		} else {
+			fp++
+		}
+	}
+	return tp + found, fp, fn + len(gold) - found
+}
+
 // TestEnglishThroughText tags CoNLL-2003 validation sentences as a client
 // sends them — the words joined by spaces, tokenized by package token and
 // re-split like CoNLL by TagEnglish — and scores exact character spans.
@@ -72,36 +107,15 @@ func TestEnglishModelQuality(t *testing.T) {
 // "1996-08-29" are one word each in CoNLL), which cost 2 points of F1.
 func TestEnglishThroughText(t *testing.T) {
 	valid := readConll(t, "valid.txt")[:1500]
-	classes := map[string]string{"PER": "person", "LOC": "location", "ORG": "organization"}
 	var tp, fp, fn int
 	for _, s := range valid {
-		offs := make([]int, len(s.Words))
-		pos := 0
-		for i, w := range s.Words {
-			offs[i] = pos
-			pos += utf8.RuneCountInString(w) + 1
-		}
-		gold := map[string]bool{}
-		for _, sp := range Spans(s.Tags) {
-			if c, ok := classes[sp.Type]; ok {
-				end := offs[sp.End-1] + utf8.RuneCountInString(s.Words[sp.End-1])
-				gold[fmt.Sprintf("%s %d %d", c, offs[sp.Start], end)] = true
-			}
-		}
+		gold := goldTextSpans(s)
 		spans, err := TagEnglish(token.Tokenize(strings.Join(s.Words, " ")))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sp := range spans {
-			if gold[fmt.Sprintf("%s %d %d", sp.Class, sp.Start, sp.End)] {
-				tp++
-			} else {
-				fp++
-			}
-		}
-		fn += len(gold)
+		tp, fp, fn = addSpanCounts(tp, fp, fn, gold, spans)
 	}
-	fn -= tp
 	p, r := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
 	f := 2 * p * r / (p + r)
 	t.Logf("through text: P %.3f R %.3f F1 %.3f", p, r, f)

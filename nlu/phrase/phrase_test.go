@@ -1,12 +1,7 @@
 package phrase
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -74,92 +69,6 @@ func TestCaseSensitive(t *testing.T) {
 	}
 	if got := len(m.Match("Apple shares")); got != 1 {
 		t.Errorf("case-sensitive missed: %d matches", got)
-	}
-}
-
-// SurfaceForms is the cs_restaurant closed-list evaluation: each slot's
-// values are one phrase set, each inflected form is a text.
-type formCase struct{ slot, value, form string }
-
-func loadSurfaceForms(t testing.TB) (map[string][]string, map[string][][]string, []formCase) {
-	raw, err := os.ReadFile(filepath.Join(dataDir(t), "entities", "cs_restaurant", "surface_forms.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sf map[string]map[string][]string
-	if err := json.Unmarshal(raw, &sf); err != nil {
-		t.Fatal(err)
-	}
-	values := map[string][]string{}
-	syn := map[string][][]string{}
-	var cases []formCase
-	for slot, vals := range sf {
-		if slot == "price" || slot == "postcode" {
-			continue
-		}
-		for v := range vals {
-			values[slot] = append(values[slot], v)
-		}
-		sort.Strings(values[slot])
-		for _, v := range values[slot] {
-			lemmas := []string{v}
-			for _, f := range vals[v] {
-				parts := strings.Split(f, "\t")
-				if len(parts) >= 2 {
-					cases = append(cases, formCase{slot, v, parts[1]})
-					if !slices.Contains(lemmas, parts[0]) {
-						lemmas = append(lemmas, parts[0])
-					}
-				}
-			}
-			syn[slot] = append(syn[slot], lemmas)
-		}
-	}
-	sort.Slice(cases, func(i, j int) bool { return cases[i].form < cases[j].form })
-	return values, syn, cases
-}
-
-func TestSurfaceFormsQuality(t *testing.T) {
-	values, syn, cases := loadSurfaceForms(t)
-	matchers := map[string]*Matcher{}
-	for slot := range values {
-		var es []Entry
-		for i, lemmas := range syn[slot] {
-			for _, l := range lemmas {
-				es = append(es, Entry{Text: l, Ref: i})
-			}
-		}
-		m, err := Compile(es, Options{Language: "cs"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		matchers[slot] = m
-	}
-	tp, fp, fn := 0, 0, 0
-	for _, c := range cases {
-		ms := matchers[c.slot].Match(c.form)
-		ok := false
-		for _, m := range ms {
-			if values[c.slot][m.Ref] == c.value && m.Start == 0 {
-				ok = true
-			} else {
-				fp++
-			}
-		}
-		if ok {
-			tp++
-		} else {
-			fn++
-			if fn < 15 {
-				t.Logf("missed %s=%q in %q", c.slot, c.value, c.form)
-			}
-		}
-	}
-	p := float64(tp) / float64(tp+fp)
-	r := float64(tp) / float64(tp+fn)
-	t.Logf("surface forms: n=%d precision=%.3f recall=%.3f", tp+fn, p, r)
-	if p < 0.95 || r < 0.95 {
-		t.Errorf("precision %.3f recall %.3f, want both >= 0.95", p, r)
 	}
 }
 
