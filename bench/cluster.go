@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/najdi/najdi/cluster"
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/ingest"
 )
 
 // ClusterConfig configures RunCluster.
@@ -34,6 +36,17 @@ type ClusterConfig struct {
 	// vector cache (texts → vectors of the default model), so that every
 	// backend ingests the same vectors and ingest times exclude the model.
 	Models, ORTLib, Cache string
+	// Embedder, when set, gives every passage and query vector instead of
+	// the model and its cache (a cheap deterministic embedder, so that a
+	// large corpus measures the backends, not the model).
+	Embedder engine.Embedder
+	// Large are the texts of a second corpus, one document (one chunk)
+	// each, measured like SciFact but only in the collections LargeColls
+	// names (kw, vec, hyb; default hyb) with LargeQueries timed queries
+	// per kind (default Queries).
+	Large        []string
+	LargeColls   []string
+	LargeQueries int
 }
 
 // clusterColls are the three collections RunCluster builds per backend.
@@ -86,11 +99,31 @@ func (q *queryMemo) EmbedQueries(ctx context.Context, texts []string) ([][]float
 	return out, nil
 }
 
+// clusterSet is one corpus RunCluster measures: its documents and the
+// timed queries.
+type clusterSet struct {
+	name    string
+	inputs  []engine.DocumentInput
+	queries []string
+	colls   map[string]bool // the collections of clusterColls measured
+}
+
+// clusterBackend is one backend under measurement.
+type clusterBackend struct {
+	name string
+	b    engine.Backend
+	c    *cluster.Client
+}
+
 // RunCluster measures the engine on its embedded store and on each
 // cluster with the same documents, vectors and queries: ingest throughput
-// of a keyword-only, a vector-only and a hybrid collection of SciFact, the
-// latency of keyword, vector, hybrid and filtered hybrid searches, and the
-// disk each backend uses. It writes a table to w.
+// of a keyword-only, a vector-only and a hybrid collection of SciFact
+// (and of cfg.Large, one chunk per text, when given), the latency of
+// keyword, vector, hybrid and filtered searches, the disk each backend
+// uses and the memory the corpus adds. The backends are interleaved: each
+// ingest batch and each timed query runs on every backend in turn, so
+// that a change of the machine's load hits all alike. It writes a table
+// per corpus to w.
 func RunCluster(cfg ClusterConfig, w io.Writer) error {
 	b, err := LoadBEIR(cfg.BEIRDir)
 	if err != nil {
@@ -114,33 +147,39 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
-	if err != nil {
-		return err
-	}
-	defer prov.Close()
-	base, err := prov.Embedder(engine.EmbeddingConfig{})
-	if err != nil {
-		return err
-	}
-	cache, err := loadVecCache(cfg.Cache)
-	if err != nil {
-		return err
-	}
-	emb := &queryMemo{cachedEmbedder: &cachedEmbedder{Embedder: base, cache: cache}, m: map[string][]float32{}}
 	inputs := make([]engine.DocumentInput, len(docs))
 	for i, d := range docs {
 		inputs[i] = fullDoc(d)
 		inputs[i].Fields = map[string]any{"bucket": fmt.Sprintf("b%d", i%10)}
 	}
-	fmt.Fprintf(w, "SciFact: %d documents, %d queries (no test judgements), k = 10\n", len(docs), len(queries))
-
-	type backend struct {
-		name string
-		b    engine.Backend
-		c    *cluster.Client
+	sets := []clusterSet{{name: fmt.Sprintf("SciFact (%d documents)", len(docs)), inputs: inputs, queries: queries, colls: map[string]bool{"kw": true, "vec": true, "hyb": true}}}
+	if len(cfg.Large) > 0 {
+		large := make([]engine.DocumentInput, len(cfg.Large))
+		for i, t := range cfg.Large {
+			large[i] = engine.DocumentInput{DocumentID: fmt.Sprintf("c%07d", i), Sections: []ingest.Section{{Type: "p", Content: t}}, Fields: map[string]any{"bucket": fmt.Sprintf("b%d", i%10)}}
+		}
+		colls := map[string]bool{}
+		for _, c := range cfg.LargeColls {
+			colls[c] = true
+		}
+		if len(colls) == 0 {
+			colls["hyb"] = true
+		}
+		lq := queries
+		if cfg.LargeQueries > 0 && cfg.LargeQueries < len(lq) {
+			lq = lq[:cfg.LargeQueries]
+		}
+		sets = append(sets, clusterSet{name: fmt.Sprintf("large (%d one-chunk documents)", len(large)), inputs: large, queries: lq, colls: colls})
 	}
-	backends := []backend{{name: "embedded"}}
+
+	emb := cfg.Embedder
+	if emb == nil {
+		if emb, err = modelEmbedder(cfg, inputs, queries, w); err != nil {
+			return err
+		}
+	}
+	var backends []clusterBackend
+	backends = append(backends, clusterBackend{name: "embedded"})
 	prefix := fmt.Sprintf("najdi-bench-%d-", time.Now().Unix())
 	for _, u := range cfg.Clusters {
 		r := engine.DefaultRanker()
@@ -149,147 +188,236 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 			return err
 		}
 		defer func() { _ = c.DropCollectionsWithPrefix(context.Background()) }()
-		backends = append(backends, backend{name: fmt.Sprintf("%s %s", c.Info().Flavour, c.Info().Version), b: cluster.EngineBackend{C: c}, c: c})
+		backends = append(backends, clusterBackend{name: fmt.Sprintf("%s %s", c.Info().Flavour, c.Info().Version), b: cluster.EngineBackend{C: c}, c: c})
 	}
-	// Warm-up: embed every chunk once (the cache), outside the timings.
-	{
-		e, err := engine.Open(engine.Options{Dir: filepath.Join(cfg.Work, "warmup"), Embedders: singleProvider{emb}})
-		if err != nil {
-			return err
+	for si, set := range sets {
+		if err := measureClusterSet(cfg, set, si, backends, emb, w); err != nil {
+			return fmt.Errorf("%s: %w", set.name, err)
 		}
-		ctx := context.Background()
-		start := time.Now()
-		if _, _, err := e.PutCollection(ctx, "", "hyb", engine.CollectionConfig{}); err != nil {
-			return err
-		}
-		for i := 0; i < len(inputs); i += 500 {
-			if _, err := e.Ingest(ctx, "", "hyb", engine.IngestRequest{Documents: inputs[i:min(i+500, len(inputs))]}); err != nil {
-				return err
-			}
-			if err := cache.save(cfg.Cache); err != nil {
-				return err
-			}
-		}
-		for _, q := range queries {
-			if _, err := emb.EmbedQueries(ctx, []string{q}); err != nil {
-				return err
-			}
-		}
-		e.Close()
-		fmt.Fprintf(w, "warm-up (model embedding of uncached chunks and of the queries): %s\n\n", time.Since(start).Round(time.Second))
 	}
+	return nil
+}
+
+// modelEmbedder returns the default model behind the passage vector cache
+// and a query memo, after a warm-up that embeds every uncached chunk and
+// every query once, outside the timings.
+func modelEmbedder(cfg ClusterConfig, inputs []engine.DocumentInput, queries []string, w io.Writer) (engine.Embedder, error) {
+	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	if err != nil {
+		return nil, err
+	}
+	// The provider lives as long as the process (the bench's last step).
+	base, err := prov.Embedder(engine.EmbeddingConfig{})
+	if err != nil {
+		return nil, err
+	}
+	cache, err := loadVecCache(cfg.Cache)
+	if err != nil {
+		return nil, err
+	}
+	emb := &queryMemo{cachedEmbedder: &cachedEmbedder{Embedder: base, cache: cache}, m: map[string][]float32{}}
+	e, err := engine.Open(engine.Options{Dir: filepath.Join(cfg.Work, "warmup"), Embedders: singleProvider{emb}})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	ctx := context.Background()
+	start := time.Now()
+	if _, _, err := e.PutCollection(ctx, "", "hyb", engine.CollectionConfig{}); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(inputs); i += 500 {
+		if _, err := e.Ingest(ctx, "", "hyb", engine.IngestRequest{Documents: inputs[i:min(i+500, len(inputs))]}); err != nil {
+			return nil, err
+		}
+		if err := cache.save(cfg.Cache); err != nil {
+			return nil, err
+		}
+	}
+	for _, q := range queries {
+		if _, err := emb.EmbedQueries(ctx, []string{q}); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(w, "warm-up (model embedding of uncached chunks and of the queries): %s\n\n", time.Since(start).Round(time.Second))
+	return emb, nil
+}
+
+// measureClusterSet ingests one corpus into every backend and times its
+// searches, interleaved, and writes its table.
+func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clusterBackend, emb engine.Embedder, w io.Writer) error {
+	ctx := context.Background()
 	type result struct {
-		ingest  map[string]float64 // collection → documents per second
-		lat     map[string][2]time.Duration
-		disk    int64
-		nodeRSS int64
+		e      *engine.Engine
+		ingest map[string]time.Duration // collection → ingest time
+		lat    map[string][]time.Duration
+		disk   int64
+		rss    [2]int64 // node (clusters) before and after
 	}
 	kinds := []struct {
 		name, coll string
 		filter     json.RawMessage
 	}{
 		{"keyword", "kw", nil},
+		{"keyword + filter", "kw", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
 		{"vector", "vec", nil},
 		{"hybrid", "hyb", nil},
 		{"hybrid + filter", "hyb", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
-		{"keyword + filter", "kw", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
 	}
-	var results []result
-	for _, be := range backends {
-		ctx := context.Background()
-		dir := filepath.Join(cfg.Work, strings.ReplaceAll(be.name, " ", "-"))
+	runtime.GC()
+	selfBefore := selfRSS()
+	res := make([]*result, len(backends))
+	for i, be := range backends {
+		dir := filepath.Join(cfg.Work, fmt.Sprintf("set%d-%s", si, strings.ReplaceAll(be.name, " ", "-")))
 		_ = os.RemoveAll(dir)
-		e, err := engine.Open(engine.Options{Dir: dir, Embedders: singleProvider{emb}, Backend: be.b})
+		opts := engine.Options{Dir: dir, Embedders: singleProvider{emb}, Backend: be.b}
+		if be.b == nil {
+			opts.MergeInterval = time.Hour // merged once after the ingest (MergeNow), as before
+		}
+		e, err := engine.Open(opts)
 		if err != nil {
 			return err
 		}
-		res := result{ingest: map[string]float64{}, lat: map[string][2]time.Duration{}}
-		for _, c := range clusterColls {
-			if _, _, err := e.PutCollection(ctx, "", c.name, c.cfg()); err != nil {
-				return fmt.Errorf("%s: %w", be.name, err)
+		defer e.Close()
+		res[i] = &result{e: e, ingest: map[string]time.Duration{}, lat: map[string][]time.Duration{}}
+		if be.c != nil {
+			res[i].rss[0] = nodeRSS(be.c.Info().Flavour)
+		}
+	}
+	const batch = 500
+	for _, c := range clusterColls {
+		if !set.colls[c.name] {
+			continue
+		}
+		coll := fmt.Sprintf("s%d%s", si, c.name)
+		for i, r := range res {
+			if _, _, err := r.e.PutCollection(ctx, "", coll, c.cfg()); err != nil {
+				return fmt.Errorf("%s: %w", backends[i].name, err)
 			}
-			start := time.Now()
-			for i := 0; i < len(inputs); i += 500 {
-				r, err := e.Ingest(ctx, "", c.name, engine.IngestRequest{Documents: inputs[i:min(i+500, len(inputs))]})
-				if err != nil || len(r.Errors) > 0 {
-					return fmt.Errorf("%s: ingest %s: %v %v", be.name, c.name, err, r.Errors)
+		}
+		for lo := 0; lo < len(set.inputs); lo += batch {
+			docs := set.inputs[lo:min(lo+batch, len(set.inputs))]
+			for i, r := range res {
+				t0 := time.Now()
+				out, err := r.e.Ingest(ctx, "", coll, engine.IngestRequest{Documents: docs})
+				if err != nil || len(out.Errors) > 0 {
+					return fmt.Errorf("%s: ingest %s: %v %v", backends[i].name, c.name, err, out.Errors)
 				}
+				r.ingest[c.name] += time.Since(t0)
 			}
-			res.ingest[c.name] = float64(len(inputs)) / time.Since(start).Seconds()
-			if be.b == nil {
-				if err := e.MergeNow("", c.name); err != nil {
+		}
+		for i, r := range res {
+			if backends[i].b == nil {
+				if err := r.e.MergeNow("", coll); err != nil {
 					return err
 				}
 			}
 		}
-		k, hl := 10, false
-		for _, kd := range kinds {
-			var lat []time.Duration
-			for pass := range 2 { // the first pass warms caches
-				for _, q := range queries {
+	}
+	k, hl := 10, false
+	for _, kd := range kinds {
+		if !set.colls[kd.coll] {
+			continue
+		}
+		coll := fmt.Sprintf("s%d%s", si, kd.coll)
+		for pass := range 2 { // the first pass warms caches
+			for _, q := range set.queries {
+				for i, r := range res {
 					t0 := time.Now()
-					if _, err := e.Search(ctx, "", []string{kd.coll}, engine.SearchRequest{Query: q, MaxResults: &k, Highlight: &hl, Filter: kd.filter}); err != nil {
-						return fmt.Errorf("%s: %s search: %w", be.name, kd.name, err)
+					if _, err := r.e.Search(ctx, "", []string{coll}, engine.SearchRequest{Query: q, MaxResults: &k, Highlight: &hl, Filter: kd.filter}); err != nil {
+						return fmt.Errorf("%s: %s search: %w", backends[i].name, kd.name, err)
 					}
 					if pass == 1 {
-						lat = append(lat, time.Since(t0))
+						r.lat[kd.name] = append(r.lat[kd.name], time.Since(t0))
 					}
 				}
 			}
-			res.lat[kd.name] = [2]time.Duration{pct(lat, 50), pct(lat, 99)}
 		}
+	}
+	runtime.GC()
+	selfAfter := selfRSS()
+	for i, r := range res {
+		be := backends[i]
 		if be.c != nil {
 			var names []string
 			for _, c := range clusterColls {
-				names = append(names, c.name)
+				if set.colls[c.name] {
+					names = append(names, fmt.Sprintf("s%d%s", si, c.name))
+				}
 			}
-			if res.disk, err = be.c.StoreBytes(ctx, names); err != nil {
+			var err error
+			if r.disk, err = be.c.StoreBytes(ctx, names); err != nil {
 				return err
 			}
-			res.nodeRSS = nodeRSS(be.c.Info().Flavour)
-		} else {
-			for _, c := range clusterColls {
-				info, err := e.GetCollection(ctx, "", c.name)
-				if err != nil {
-					return err
-				}
-				res.disk += info.SizeBytes
-			}
+			r.rss[1] = nodeRSS(be.c.Info().Flavour)
+			continue
 		}
-		e.Close()
-		results = append(results, res)
+		for _, c := range clusterColls {
+			if !set.colls[c.name] {
+				continue
+			}
+			info, err := r.e.GetCollection(ctx, "", fmt.Sprintf("s%d%s", si, c.name))
+			if err != nil {
+				return err
+			}
+			r.disk += info.SizeBytes
+		}
 	}
-	fmt.Fprintf(w, "| | %s |\n| --- |%s\n", strings.Join(names(backends, func(b backend) string { return b.name }), " | "), strings.Repeat(" --- |", len(backends)))
+	n := float64(len(set.inputs))
+	var measured []string
 	for _, c := range clusterColls {
+		if set.colls[c.name] {
+			measured = append(measured, c.name)
+		}
+	}
+	fmt.Fprintf(w, "### %s: collections %s, %d timed queries per kind, k = 10\n\n| | %s |\n| --- |%s\n", set.name, strings.Join(measured, ", "), len(set.queries), strings.Join(names(backends, func(b clusterBackend) string { return b.name }), " | "), strings.Repeat(" --- |", len(backends)))
+	for _, c := range clusterColls {
+		if !set.colls[c.name] {
+			continue
+		}
 		fmt.Fprintf(w, "| ingest %s (docs/s) |", c.name)
-		for i, r := range results {
-			fmt.Fprintf(w, " %.0f%s |", r.ingest[c.name], ratio(results[0].ingest[c.name], r.ingest[c.name], i, true))
+		base := n / res[0].ingest[c.name].Seconds()
+		for i, r := range res {
+			rate := n / r.ingest[c.name].Seconds()
+			fmt.Fprintf(w, " %.0f%s |", rate, ratio(base, rate, i, true))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, kd := range kinds {
+		if !set.colls[kd.coll] {
+			continue
+		}
 		fmt.Fprintf(w, "| %s p50 / p99 |", kd.name)
-		for i, r := range results {
-			l := r.lat[kd.name]
-			fmt.Fprintf(w, " %s / %s%s |", msOf(l[0]), msOf(l[1]), ratio(l[0].Seconds(), results[0].lat[kd.name][0].Seconds(), i, false))
+		base := pct(res[0].lat[kd.name], 50)
+		for i, r := range res {
+			p50, p99 := pct(r.lat[kd.name], 50), pct(r.lat[kd.name], 99)
+			fmt.Fprintf(w, " %s / %s%s |", msOf(p50), msOf(p99), ratio(p50.Seconds(), base.Seconds(), i, false))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "| disk, three collections (MB) |")
-	for _, r := range results {
+	per := 100000 / n
+	fmt.Fprintf(w, "| disk, measured collections (MB) |")
+	for _, r := range res {
 		fmt.Fprintf(w, " %.1f |", float64(r.disk)/1e6)
 	}
-	fmt.Fprintf(w, "\n| node resident memory (MB) |")
-	for i, r := range results {
+	fmt.Fprintf(w, "\n| disk per 100k documents, measured collections (MB) |")
+	for _, r := range res {
+		fmt.Fprintf(w, " %.0f |", float64(r.disk)/1e6*per)
+	}
+	fmt.Fprintf(w, "\n| memory added by the corpus (MB) |")
+	for i, r := range res {
 		if i == 0 {
-			fmt.Fprintf(w, " (in najdi's process) |")
+			fmt.Fprintf(w, " %.0f (bench process RSS, all engines) |", float64(selfAfter-selfBefore)/1e6)
 		} else {
-			fmt.Fprintf(w, " %.0f |", float64(r.nodeRSS)/1e6)
+			fmt.Fprintf(w, " %.0f (node RSS %.0f → %.0f) |", float64(r.rss[1]-r.rss[0])/1e6, float64(r.rss[0])/1e6, float64(r.rss[1])/1e6)
 		}
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n\n")
 	return nil
 }
+
+// selfRSS returns this process's resident memory.
+func selfRSS() int64 { return rssOf("self") }
 
 func names[T any](xs []T, f func(T) string) []string {
 	out := make([]string, len(xs))
@@ -321,7 +449,11 @@ func nodeRSS(f cluster.Flavour) int64 {
 	if err != nil {
 		return 0
 	}
-	pid := strings.TrimSpace(string(out))
+	return rssOf(strings.TrimSpace(string(out)))
+}
+
+// rssOf returns the resident memory of process pid ("self": this one).
+func rssOf(pid string) int64 {
 	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0

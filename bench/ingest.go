@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -63,18 +64,10 @@ func (c IngestConfig) Validate() error {
 
 // withDefaults fills the zero fields.
 func (c IngestConfig) withDefaults() IngestConfig {
-	if c.CSVBytes == 0 {
-		c.CSVBytes = DefaultIngestCSVBytes
-	}
-	if c.RepeatBytes == 0 {
-		c.RepeatBytes = DefaultIngestRepeatBytes
-	}
-	if c.SampleEvery == 0 {
-		c.SampleEvery = DefaultIngestSampleEvery
-	}
-	if c.FileTime == 0 {
-		c.FileTime = DefaultIngestFileTime
-	}
+	c.CSVBytes = cmp.Or(c.CSVBytes, DefaultIngestCSVBytes)
+	c.RepeatBytes = cmp.Or(c.RepeatBytes, DefaultIngestRepeatBytes)
+	c.SampleEvery = cmp.Or(c.SampleEvery, DefaultIngestSampleEvery)
+	c.FileTime = cmp.Or(c.FileTime, DefaultIngestFileTime)
 	return c
 }
 

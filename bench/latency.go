@@ -57,32 +57,39 @@ func RunLatency(cfg LatencyConfig, w io.Writer) error {
 		return err
 	}
 	texts := latencyTexts(b, cfg.Chunks)
-	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	m, err := openCachedModel(cfg.Models, cfg.ORTLib, cfg.Cache)
 	if err != nil {
 		return err
 	}
-	defer prov.Close()
-	base, err := prov.Embedder(engine.EmbeddingConfig{Model: "default"})
+	defer m.Close()
+	base, cache, ce := m.base, m.cache, m.cached
+	dir, remove, err := workDir(cfg.Dir, "najdi-latency")
 	if err != nil {
 		return err
 	}
-	cache, err := loadVecCache(cfg.Cache)
-	if err != nil {
-		return err
-	}
-	ce := &cachedEmbedder{Embedder: base, cache: cache}
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-latency")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
-	}
+	defer remove()
+	cfg.Dir = dir
 	ctx := context.Background()
 
-	// Raw embedding throughput vs engine ingest throughput, same texts, one
-	// run, after a warm-up.
+	if err := latencyThroughput(ctx, base, texts, cfg.Dir, w); err != nil {
+		return err
+	}
+	e, err := engine.Open(engine.Options{Dir: filepath.Join(cfg.Dir, "big"), Embedders: singleProvider{ce}, FlushDocs: 5000})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if err := latencyCollection(ctx, e, texts, cache, cfg.Cache, w); err != nil {
+		return err
+	}
+	qs := b.Queries[:min(cfg.Queries, len(b.Queries))]
+	return latencySearches(ctx, e, ce, qs, len(texts), w)
+}
+
+// latencyThroughput compares the raw embedding throughput with the
+// engine's ingest throughput on the same 300 texts, one run each after a
+// warm-up, in an engine under dir/tp.
+func latencyThroughput(ctx context.Context, base engine.Embedder, texts []string, dir string, w io.Writer) error {
 	sample := texts[:min(300, len(texts))]
 	if _, err := base.EmbedPassages(ctx, texts[len(texts)-20:]); err != nil {
 		return err
@@ -92,10 +99,11 @@ func RunLatency(cfg LatencyConfig, w io.Writer) error {
 		return err
 	}
 	raw := time.Since(start)
-	e, err := engine.Open(engine.Options{Dir: filepath.Join(cfg.Dir, "tp"), Embedders: singleProvider{base}})
+	e, err := engine.Open(engine.Options{Dir: filepath.Join(dir, "tp"), Embedders: singleProvider{base}})
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	if _, _, err := e.PutCollection(ctx, "", "tp", engine.CollectionConfig{}); err != nil {
 		return err
 	}
@@ -104,43 +112,42 @@ func RunLatency(cfg LatencyConfig, w io.Writer) error {
 		return err
 	}
 	full := time.Since(start)
-	e.Close()
 	fmt.Fprintf(w, "throughput on %d texts: raw ONNX embedding %.1f texts/s, engine ingest %.1f docs/s (ratio %.2f)\n",
 		len(sample), float64(len(sample))/raw.Seconds(), float64(len(sample))/full.Seconds(), raw.Seconds()/full.Seconds())
+	return nil
+}
 
-	// The large collection.
-	e, err = engine.Open(engine.Options{Dir: filepath.Join(cfg.Dir, "big"), Embedders: singleProvider{ce}, FlushDocs: 5000})
-	if err != nil {
+// latencyCollection fills the collection "big" with texts (one document
+// each) unless it holds them already, saving the vector cache to
+// cachePath after each batch of 5,000.
+func latencyCollection(ctx context.Context, e *engine.Engine, texts []string, cache *vecCache, cachePath string, w io.Writer) error {
+	if c, err := e.GetCollection(ctx, "", "big"); err == nil && c.DocumentCount >= int64(len(texts)) {
+		return nil
+	}
+	if _, _, err := e.PutCollection(ctx, "", "big", engine.CollectionConfig{Fields: map[string]engine.FieldSpec{"bucket": {Type: engine.FieldEnum}}}); err != nil {
 		return err
 	}
-	defer e.Close()
-	c, err := e.GetCollection(ctx, "", "big")
-	if err != nil || c.DocumentCount < int64(len(texts)) {
-		if _, _, err := e.PutCollection(ctx, "", "big", engine.CollectionConfig{Fields: map[string]engine.FieldSpec{"bucket": {Type: engine.FieldEnum}}}); err != nil {
+	start := time.Now()
+	for i := 0; i < len(texts); i += 5000 {
+		part := texts[i:min(i+5000, len(texts))]
+		if _, err := e.Ingest(ctx, "", "big", engine.IngestRequest{Documents: latencyDocs(part, i)}); err != nil {
 			return err
 		}
-		start = time.Now()
-		for i := 0; i < len(texts); i += 5000 {
-			part := texts[i:min(i+5000, len(texts))]
-			if _, err := e.Ingest(ctx, "", "big", engine.IngestRequest{Documents: latencyDocs(part, i)}); err != nil {
-				return err
-			}
-			if err := cache.save(cfg.Cache); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "  ingested %d/%d (%s)\n", i+len(part), len(texts), time.Since(start).Round(time.Second))
-		}
-		if err := e.MergeNow("", "big"); err != nil {
+		if err := cache.save(cachePath); err != nil {
 			return err
 		}
+		fmt.Fprintf(w, "  ingested %d/%d (%s)\n", i+len(part), len(texts), time.Since(start).Round(time.Second))
 	}
-	qs := b.Queries
-	if len(qs) > cfg.Queries {
-		qs = qs[:cfg.Queries]
-	}
+	return e.MergeNow("", "big")
+}
+
+// latencySearches times the hybrid searches of qs on "big" (chunks texts),
+// without and with a filter, each once embedding the query and once with
+// the query vector given (ce.query).
+func latencySearches(ctx context.Context, e *engine.Engine, ce *cachedEmbedder, qs []BEIRQuery, chunks int, w io.Writer) error {
 	qvecs := make([][]float32, len(qs))
 	for i, q := range qs {
-		v, err := base.EmbedQueries(ctx, []string{q.Text})
+		v, err := ce.Embedder.EmbedQueries(ctx, []string{q.Text})
 		if err != nil {
 			return err
 		}
@@ -174,7 +181,7 @@ func RunLatency(cfg LatencyConfig, w io.Writer) error {
 			name = "filter (20% of documents)"
 		}
 		fmt.Fprintf(w, "hybrid search, %d chunks, %s: including query embedding p50 %s p99 %s; excluding p50 %s p99 %s\n",
-			len(texts), name, pct(incl, 50), pct(incl, 99), pct(excl, 50), pct(excl, 99))
+			chunks, name, pct(incl, 50), pct(incl, 99), pct(excl, 50), pct(excl, 99))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,8 +65,10 @@ type OverloadConfig struct {
 	Repeat int
 	// ProfileDir, if set, receives profiles of the saturated phase:
 	// cpu.pprof (the whole phase), trace.out (its first 5 s), mutex.pprof
-	// and block.pprof.
-	ProfileDir string
+	// and block.pprof, and heap profiles heap-NNNs.pprof every
+	// HeapProfileEvery (default 15 s) from its start.
+	ProfileDir       string
+	HeapProfileEvery time.Duration
 }
 
 // PhaseStats are runtime figures of one phase: the Go scheduler's latency
@@ -138,10 +141,39 @@ type OverloadResult struct {
 	// (live and garbage not yet collected) every second of the saturated
 	// phase, in bytes.
 	RSSSamples, HeapSamples []int64
+	// Mem are the memory readings of the saturated phase, one a second.
+	Mem []MemSample
+	// Load is the host's 1-minute load average, the larger of its values
+	// before and after the run (other processes share the CPUs).
+	Load float64
 	// Slowest are the slowest searches of the saturated phase, slowest
 	// first: whether they cluster in time (a GC, a merge, the host) or
 	// spread out.
 	Slowest []SlowQuery
+}
+
+// MemSample is one reading of the process's memory (server and clients)
+// and of the ingested data, taken during the saturated phase.
+type MemSample struct {
+	At time.Duration // since the saturated phase began
+	// RSS is the resident memory, RSSAnon its anonymous part (heaps: Go's,
+	// Pebble's, ONNX Runtime's), RSSFile its file-backed part (the binary,
+	// shared libraries, models).
+	RSS, RSSAnon, RSSFile int64
+	// HeapLive is the Go heap marked live by the last collection;
+	// HeapObjects adds the garbage not yet collected; HeapFree is heap
+	// memory the runtime holds free, HeapReleased what it returned to the
+	// system; GoTotal is all memory the Go runtime mapped.
+	HeapLive, HeapObjects, HeapFree, HeapReleased, GoTotal int64
+	Goroutines                                             int64
+	// PebbleCache and PebbleMemtables are the store's memory outside the
+	// Go heap.
+	PebbleCache, PebbleMemtables int64
+	// LiveDocs are the documents of the ingested collection, IndexBytes
+	// the size of both collections' segments and bodies (size_bytes), and
+	// Written the documents ingested so far in the phase (jobs' progress
+	// and synchronous ingests).
+	LiveDocs, IndexBytes, Written int64
 }
 
 // SlowQuery is one search of the saturated phase: when it started (from
@@ -168,11 +200,14 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		if c.ProfileDir != "" && cfg.Repeat > 1 {
 			c.ProfileDir = filepath.Join(cfg.ProfileDir, fmt.Sprintf("run%d", i+1))
 		}
+		load := loadAvg1()
 		res, err := Overload(c)
 		if err != nil {
 			return err
 		}
+		res.Load = max(load, loadAvg1())
 		printOverload(w, res)
+		fmt.Fprintf(w, "run %d: load average after %s\n", i+1, loadAvg())
 		runs = append(runs, res)
 	}
 	if len(runs) > 1 {
@@ -195,6 +230,20 @@ func RunOverload(cfg OverloadConfig, w io.Writer) error {
 		spread("429s", func(r OverloadResult) float64 { return float64(r.Jobs429 + r.Sync429) }, "")
 		spread("RSS peak", func(r OverloadResult) float64 { return float64(r.RSSPeak >> 20) }, "MiB")
 		spread("RSS 2nd-half growth", func(r OverloadResult) float64 { return 100 * r.SecondHalfGrowth() }, "%")
+		spread("RSS fitted growth", func(r OverloadResult) float64 { return 100 * r.Trend().RSSGrowth }, "%")
+		spread("live heap fitted growth", func(r OverloadResult) float64 { return 100 * r.Trend().HeapGrowth }, "%")
+		spread("load average (1 min)", func(r OverloadResult) float64 { return r.Load }, "")
+		flat := 0
+		for _, r := range runs {
+			if r.Trend().Flat() {
+				flat++
+			}
+		}
+		verdict := "PASS"
+		if flat < len(runs) {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "memory flat: %s in %d of %d runs\n", verdict, flat, len(runs))
 	}
 	return nil
 }
@@ -234,6 +283,88 @@ func printOverload(w io.Writer, res OverloadResult) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Go heap every second while saturated (MiB): %s\n", mibs(res.HeapSamples))
+	printMemory(w, res)
+}
+
+// printMemory prints the memory readings of the saturated phase every
+// 10 s and the fitted trend of its second half, with the verdict.
+func printMemory(w io.Writer, res OverloadResult) {
+	if len(res.Mem) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "memory while saturated (MiB; docs: live in the ingested collection / written in the phase):\n")
+	fmt.Fprintf(w, "  %5s %6s %6s %6s %9s %8s %7s %9s %7s %9s %6s %10s %9s\n", "t", "RSS", "anon", "file", "heap live", "objects", "free", "released", "pebble", "memtables", "gorout", "index", "docs")
+	for i, m := range res.Mem {
+		if i%10 != 0 && i != len(res.Mem)-1 {
+			continue
+		}
+		fmt.Fprintf(w, "  %4.0fs %6d %6d %6d %9d %8d %7d %9d %7d %9d %6d %10d %4d/%d\n", m.At.Seconds(), m.RSS>>20, m.RSSAnon>>20, m.RSSFile>>20,
+			m.HeapLive>>20, m.HeapObjects>>20, m.HeapFree>>20, m.HeapReleased>>20, m.PebbleCache>>20, m.PebbleMemtables>>20, m.Goroutines, m.IndexBytes>>20, m.LiveDocs, m.Written)
+	}
+	t := res.Trend()
+	fmt.Fprintf(w, "second half (%v, %d samples): fitted growth RSS %+.1f %% (%+.2f MiB/min), Go live heap %+.1f %% (%+.2f MiB/min), index %+.1f %%; %.0f documents written a second, live documents %d → %d\n",
+		t.Window.Round(time.Second), t.Samples, 100*t.RSSGrowth, t.RSSSlope*60/(1<<20), 100*t.HeapGrowth, t.HeapSlope*60/(1<<20), 100*t.IndexGrowth, t.WrittenRate, t.LiveDocsStart, t.LiveDocsEnd)
+	if t.WrittenRate > 0 {
+		fmt.Fprintf(w, "  per 1000 documents written: RSS %+.1f KiB, Go live heap %+.1f KiB\n", t.RSSSlope/t.WrittenRate*1000/1024, t.HeapSlope/t.WrittenRate*1000/1024)
+	}
+	verdict := "PASS"
+	if !t.Flat() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "memory flat: %s (fitted growth over the second half: RSS %+.1f %%, Go live heap %+.1f %%; limit %.0f %% each)\n", verdict, 100*t.RSSGrowth, 100*t.HeapGrowth, 100*flatLimit)
+}
+
+// flatLimit is the fitted growth over the second half of the saturated
+// phase under which memory counts as flat.
+const flatLimit = 0.05
+
+// MemoryTrend is the growth of memory over the second half of the
+// saturated phase, fitted by least squares to the readings (a single
+// reading before or after a collection does not decide it).
+type MemoryTrend struct {
+	Window  time.Duration // the second half's length
+	Samples int
+	// RSSSlope and HeapSlope are bytes per second of the resident memory
+	// and the Go live heap; RSSGrowth, HeapGrowth and IndexGrowth the
+	// fitted growth over the window relative to the fitted value at its
+	// start.
+	RSSSlope, HeapSlope                float64
+	RSSGrowth, HeapGrowth, IndexGrowth float64
+	WrittenRate                        float64 // documents ingested a second
+	LiveDocsStart, LiveDocsEnd         int64
+}
+
+// Flat reports whether neither the resident memory nor the Go live heap
+// grew by flatLimit or more over the window.
+func (t MemoryTrend) Flat() bool { return t.RSSGrowth < flatLimit && t.HeapGrowth < flatLimit }
+
+// Trend fits the second half of the saturated phase's memory readings.
+func (r OverloadResult) Trend() MemoryTrend {
+	half := r.Mem[len(r.Mem)/2:]
+	var t MemoryTrend
+	if len(half) < 2 {
+		return t
+	}
+	t.Samples = len(half)
+	t.Window = half[len(half)-1].At - half[0].At
+	fit := func(f func(MemSample) int64) (slope, growth float64) {
+		var sx, sy, sxx, sxy float64
+		n := float64(len(half))
+		for _, m := range half {
+			x, y := m.At.Seconds(), float64(f(m))
+			sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		}
+		slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+		start := sy/n - slope*(sx/n-half[0].At.Seconds())
+		return slope, slope * t.Window.Seconds() / max(start, 1)
+	}
+	t.RSSSlope, t.RSSGrowth = fit(func(m MemSample) int64 { return m.RSS })
+	t.HeapSlope, t.HeapGrowth = fit(func(m MemSample) int64 { return m.HeapLive })
+	_, t.IndexGrowth = fit(func(m MemSample) int64 { return m.IndexBytes })
+	first, last := half[0], half[len(half)-1]
+	t.WrittenRate = float64(last.Written-first.Written) / max(t.Window.Seconds(), 1e-9)
+	t.LiveDocsStart, t.LiveDocsEnd = first.LiveDocs, last.LiveDocs
+	return t
 }
 
 // cpuModel returns the CPU's model name from /proc/cpuinfo.
@@ -245,6 +376,16 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// loadAvg1 returns the 1-minute load average (0 when unknown).
+func loadAvg1() float64 {
+	f := strings.Fields(loadAvg())
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages.
@@ -282,6 +423,9 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	}
 	if cfg.Words == 0 {
 		cfg.Words = 200
+	}
+	if cfg.HeapProfileEvery <= 0 {
+		cfg.HeapProfileEvery = 15 * time.Second
 	}
 	model := cfg.Model
 	if model == "" {
@@ -428,9 +572,10 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	}
 	small := make([][]byte, 10)
 	for i := range small {
-		small[i] = overloadCSV(50, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
+		small[i] = overloadCSV(overloadSyncDocs, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
 	}
 	stop = make(chan struct{})
+	satStart := time.Now()
 	var sent atomic.Int64
 	var mu sync.Mutex
 	var jobIDs []string
@@ -514,6 +659,8 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	go func() { // job progress and memory
 		defer wg.Done()
 		last := time.Now()
+		nextProfile := time.Duration(0)
+		done := map[string]int{} // processed documents of finished jobs
 		for {
 			select {
 			case <-stop:
@@ -522,21 +669,51 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 			}
 			r := rss("VmRSS")
 			res.RSSPeak = max(res.RSSPeak, r)
-			if time.Since(last) >= time.Second {
-				last = time.Now()
-				mu.Lock()
-				res.RSSSamples = append(res.RSSSamples, r)
-				res.HeapSamples = append(res.HeapSamples, heapBytes())
-				mu.Unlock()
-			}
 			mu.Lock()
 			ids := append([]string(nil), jobIDs...)
+			syncDocs := int64(res.SyncOK * overloadSyncDocs)
 			mu.Unlock()
+			written := syncDocs
 			for _, id := range ids {
+				if n, ok := done[id]; ok {
+					written += int64(n)
+					continue
+				}
 				st, err := eng.Job("", "ingest", id)
-				if err == nil && st.Status == "running" && st.Processed > res.MaxProcessedSeen {
+				if err != nil {
+					continue
+				}
+				written += int64(st.Processed)
+				if st.Status != "running" {
+					done[id] = st.Processed
+				} else if st.Processed > res.MaxProcessedSeen {
 					res.MaxProcessedSeen = st.Processed
 				}
+			}
+			if time.Since(last) < time.Second {
+				continue
+			}
+			last = time.Now()
+			m := readMem(r)
+			m.At = time.Since(satStart)
+			m.PebbleCache, m.PebbleMemtables = eng.Store().MemoryUsage()
+			m.Written = written
+			for _, c := range []string{"overload", "ingest"} {
+				if info, err := eng.GetCollection(context.Background(), "", c); err == nil {
+					m.IndexBytes += info.SizeBytes
+					if c == "ingest" {
+						m.LiveDocs = info.DocumentCount
+					}
+				}
+			}
+			mu.Lock()
+			res.RSSSamples = append(res.RSSSamples, r)
+			res.HeapSamples = append(res.HeapSamples, m.HeapObjects)
+			res.Mem = append(res.Mem, m)
+			mu.Unlock()
+			if cfg.ProfileDir != "" && m.At >= nextProfile {
+				nextProfile += cfg.HeapProfileEvery
+				writeHeapProfile(filepath.Join(cfg.ProfileDir, fmt.Sprintf("heap-%03ds.pprof", int(m.At.Seconds()))))
 			}
 		}
 	}()
@@ -574,6 +751,9 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 
 // overloadVocab is the number of distinct words of the generated records.
 const overloadVocab = 50000
+
+// overloadSyncDocs is the number of records of a synchronous ingest.
+const overloadSyncDocs = 50
 
 // overloadCSV returns rows records "id,body" of words words each, ids
 // prefixed by prefix.
@@ -693,12 +873,30 @@ func processCPU() float64 {
 	return (u + k) / 100 // clock ticks (USER_HZ = 100 on Linux)
 }
 
-// heapBytes returns the bytes of the Go heap's objects (live and not yet
-// collected).
-func heapBytes() int64 {
-	ms := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// readMem reads the process's memory figures; rss is VmRSS, read by the
+// caller.
+func readMem(rssBytes int64) MemSample {
+	ms := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/total:bytes"}, {Name: "/sched/goroutines:goroutines"}}
 	metrics.Read(ms)
-	return int64(ms[0].Value.Uint64())
+	v := func(i int) int64 { return int64(ms[i].Value.Uint64()) }
+	return MemSample{RSS: rssBytes, RSSAnon: rss("RssAnon"), RSSFile: rss("RssFile"),
+		HeapLive: v(0), HeapObjects: v(1), HeapFree: v(2), HeapReleased: v(3), GoTotal: v(4), Goroutines: v(5)}
+}
+
+// writeHeapProfile writes a heap profile (as of the last collection) to
+// path; a failure is ignored (the profile is a diagnostic).
+func writeHeapProfile(path string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.Lookup("heap").WriteTo(f, 0)
 }
 
 // mibs formats byte counts in MiB.

@@ -32,4 +32,15 @@ func TestOverloadSmall(t *testing.T) {
 	if len(res.RSSSamples) < 2 || res.RSSPeak == 0 {
 		t.Errorf("RSS samples %v, peak %d", res.RSSSamples, res.RSSPeak)
 	}
+	// The memory readings carry the runtime's, the store's and the data's
+	// figures, and the trend of the second half is fitted on them.
+	if len(res.Mem) < 2 {
+		t.Fatalf("%d memory readings", len(res.Mem))
+	}
+	if last := res.Mem[len(res.Mem)-1]; last.HeapLive <= 0 || last.RSSAnon <= 0 || last.Goroutines <= 0 || last.LiveDocs <= 0 || last.IndexBytes <= 0 || last.Written <= 0 {
+		t.Errorf("memory readings %+v", res.Mem)
+	}
+	if tr := res.Trend(); tr.Samples < 1 || tr.Window <= 0 {
+		t.Errorf("trend %+v", tr)
+	}
 }

@@ -67,28 +67,18 @@ func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
+	m, err := openCachedModel(cfg.Models, cfg.ORTLib, cfg.Cache)
 	if err != nil {
 		return err
 	}
-	defer prov.Close()
-	base, err := prov.Embedder(engine.EmbeddingConfig{Model: "default"})
+	defer m.Close()
+	cache, ce := m.cache, m.cached
+	dir, remove, err := workDir(cfg.Dir, "najdi-querypath")
 	if err != nil {
 		return err
 	}
-	cache, err := loadVecCache(cfg.Cache)
-	if err != nil {
-		return err
-	}
-	ce := &cachedEmbedder{Embedder: base, cache: cache}
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-querypath")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
-	}
+	defer remove()
+	cfg.Dir = dir
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts := engine.Options{Dir: cfg.Dir, Embedders: singleProvider{ce}, Logger: logger}
 	setQueryCache(&opts, cfg.QueryCache)
@@ -97,42 +87,8 @@ func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
 		return err
 	}
 	defer e.Close()
-	ctx := context.Background()
-	off := false
-	for _, c := range []struct {
-		name string
-		cfg  engine.CollectionConfig
-		doc  func(d BEIRDoc) engine.DocumentInput
-	}{
-		{"kw", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}, fullDoc},
-		{"vec", engine.CollectionConfig{FulltextConfig: engine.FulltextConfig{Enabled: &off}}, func(d BEIRDoc) engine.DocumentInput {
-			return engine.DocumentInput{DocumentID: d.ID, Sections: []ingest.Section{{Type: "title", Content: d.Title}}}
-		}},
-		{"all", engine.CollectionConfig{}, fullDoc},
-	} {
-		if info, err := e.GetCollection(ctx, "", c.name); err == nil && info.DocumentCount >= int64(len(b.Docs)) {
-			continue
-		}
-		if _, _, err := e.PutCollection(ctx, "", c.name, c.cfg); err != nil {
-			return err
-		}
-		start := time.Now()
-		for i := 0; i < len(b.Docs); i += 500 {
-			var docs []engine.DocumentInput
-			for _, d := range b.Docs[i:min(i+500, len(b.Docs))] {
-				docs = append(docs, c.doc(d))
-			}
-			if res, err := e.Ingest(ctx, "", c.name, engine.IngestRequest{Documents: docs}); err != nil || len(res.Errors) > 0 {
-				return fmt.Errorf("ingest %s: %v %v", c.name, err, res.Errors)
-			}
-			if err := cache.save(cfg.Cache); err != nil {
-				return err
-			}
-		}
-		if err := e.MergeNow("", c.name); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "collection %s: %d documents in %s\n", c.name, len(b.Docs), time.Since(start).Round(time.Second))
+	if err := queryPathCollections(context.Background(), e, b, cache, cfg, w); err != nil {
+		return err
 	}
 
 	srv := server.New(e, nil, server.Config{Logger: logger})
@@ -158,72 +114,9 @@ func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
 			{"lean", map[string]any{"max_results": 10, "highlight": false, "include_fields": []string{"none"}}},
 			{"full", map[string]any{"max_results": 10}},
 		} {
-			post := func(q string) (time.Duration, queryPathMeta, error) {
-				req := map[string]any{"query": q}
-				for k, v := range shape.req {
-					req[k] = v
-				}
-				body, _ := json.Marshal(req)
-				t0 := time.Now()
-				r, err := client.Post(url+kind.coll+"/search", "application/json", bytes.NewReader(body))
-				if err != nil {
-					return 0, queryPathMeta{}, err
-				}
-				data, err := io.ReadAll(r.Body)
-				r.Body.Close()
-				el := time.Since(t0)
-				if err != nil || r.StatusCode != 200 {
-					return 0, queryPathMeta{}, fmt.Errorf("search %s: %d %.200s %v", kind.coll, r.StatusCode, data, err)
-				}
-				var resp struct {
-					Metadata queryPathMeta `json:"metadata"`
-				}
-				err = json.Unmarshal(data, &resp)
-				return el, resp.Metadata, err
-			}
-			for _, q := range qs[:min(30, len(qs))] { // warm-up
-				if _, _, err := post(q.Text); err != nil {
-					return err
-				}
-			}
-			stop := func() error { return nil }
-			if cfg.ProfileDir != "" {
-				if stop, err = startCPUProfile(filepath.Join(cfg.ProfileDir, "cpu-"+kind.name+"-"+shape.name+".pprof")); err != nil {
-					return err
-				}
-			}
-			var lat, took []time.Duration
-			stages := make([][]time.Duration, len(stageNames))
-			timed := false
-			for range cfg.Passes {
-				for _, q := range qs {
-					el, md, err := post(q.Text)
-					if err != nil {
-						stop()
-						return err
-					}
-					lat = append(lat, el)
-					took = append(took, msDur(md.TookMS))
-					if md.Timings != nil {
-						timed = true
-						for i, v := range md.values() {
-							stages[i] = append(stages[i], msDur(v))
-						}
-					}
-				}
-			}
-			if err := stop(); err != nil {
+			if err := queryPathSeries(client, url+kind.coll+"/search", kind.name, shape.name, shape.req, qs, cfg, w); err != nil {
 				return err
 			}
-			var st []string
-			for i := range stageNames {
-				if timed {
-					st = append(st, fmt.Sprintf("%.3f", float64(pctUS(stages[i], 50))/1000))
-				} else {
-					st = append(st, "—")
-				}
-			}
-			fmt.Fprintf(w, "%-8s %-5s %9s %9s %9s | %s\n", kind.name, shape.name, pct(lat, 50), pct(lat, 99), pct(took, 50), strings.Join(st, " "))
 		}
 	}
 	return nil
@@ -285,4 +178,122 @@ func startCPUProfile(path string) (func() error, error) {
 		pprof.StopCPUProfile()
 		return f.Close()
 	}, nil
+}
+
+// queryPathSeries runs one series: the queries qs sent cfg.Passes times,
+// one at a time, to the search endpoint url in the request shape shapeReq
+// (after 30 warm-up queries), and prints its row: the client's p50 and p99,
+// the server's took_ms p50 and the p50 of each metadata.timings stage.
+func queryPathSeries(client *http.Client, url, kind, shape string, shapeReq map[string]any, qs []BEIRQuery, cfg QueryPathConfig, w io.Writer) error {
+	post := func(q string) (time.Duration, queryPathMeta, error) {
+		req := map[string]any{"query": q}
+		for k, v := range shapeReq {
+			req[k] = v
+		}
+		body, _ := json.Marshal(req)
+		t0 := time.Now()
+		r, err := client.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0, queryPathMeta{}, err
+		}
+		data, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		el := time.Since(t0)
+		if err != nil || r.StatusCode != 200 {
+			return 0, queryPathMeta{}, fmt.Errorf("search %s: %d %.200s %v", url, r.StatusCode, data, err)
+		}
+		var resp struct {
+			Metadata queryPathMeta `json:"metadata"`
+		}
+		err = json.Unmarshal(data, &resp)
+		return el, resp.Metadata, err
+	}
+	for _, q := range qs[:min(30, len(qs))] { // warm-up
+		if _, _, err := post(q.Text); err != nil {
+			return err
+		}
+	}
+	stop := func() error { return nil }
+	if cfg.ProfileDir != "" {
+		var err error
+		if stop, err = startCPUProfile(filepath.Join(cfg.ProfileDir, "cpu-"+kind+"-"+shape+".pprof")); err != nil {
+			return err
+		}
+	}
+	var lat, took []time.Duration
+	stages := make([][]time.Duration, len(stageNames))
+	timed := false
+	for range cfg.Passes {
+		for _, q := range qs {
+			el, md, err := post(q.Text)
+			if err != nil {
+				stop()
+				return err
+			}
+			lat = append(lat, el)
+			took = append(took, msDur(md.TookMS))
+			if md.Timings != nil {
+				timed = true
+				for i, v := range md.values() {
+					stages[i] = append(stages[i], msDur(v))
+				}
+			}
+		}
+	}
+	if err := stop(); err != nil {
+		return err
+	}
+	var st []string
+	for i := range stageNames {
+		if timed {
+			st = append(st, fmt.Sprintf("%.3f", float64(pctUS(stages[i], 50))/1000))
+		} else {
+			st = append(st, "—")
+		}
+	}
+	fmt.Fprintf(w, "%-8s %-5s %9s %9s %9s | %s\n", kind, shape, pct(lat, 50), pct(lat, 99), pct(took, 50), strings.Join(st, " "))
+	return nil
+}
+
+// queryPathCollections creates and fills the collections "kw" (keyword
+// only), "vec" (titles, vectors only) and "all" (hybrid), skipping those
+// that hold the corpus already, saving the vector cache after each batch.
+func queryPathCollections(ctx context.Context, e *engine.Engine, b *BEIR, cache *vecCache, cfg QueryPathConfig, w io.Writer) error {
+	off := false
+	for _, c := range []struct {
+		name string
+		cfg  engine.CollectionConfig
+		doc  func(d BEIRDoc) engine.DocumentInput
+	}{
+		{"kw", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}, fullDoc},
+		{"vec", engine.CollectionConfig{FulltextConfig: engine.FulltextConfig{Enabled: &off}}, func(d BEIRDoc) engine.DocumentInput {
+			return engine.DocumentInput{DocumentID: d.ID, Sections: []ingest.Section{{Type: "title", Content: d.Title}}}
+		}},
+		{"all", engine.CollectionConfig{}, fullDoc},
+	} {
+		if info, err := e.GetCollection(ctx, "", c.name); err == nil && info.DocumentCount >= int64(len(b.Docs)) {
+			continue
+		}
+		if _, _, err := e.PutCollection(ctx, "", c.name, c.cfg); err != nil {
+			return err
+		}
+		start := time.Now()
+		for i := 0; i < len(b.Docs); i += 500 {
+			var docs []engine.DocumentInput
+			for _, d := range b.Docs[i:min(i+500, len(b.Docs))] {
+				docs = append(docs, c.doc(d))
+			}
+			if res, err := e.Ingest(ctx, "", c.name, engine.IngestRequest{Documents: docs}); err != nil || len(res.Errors) > 0 {
+				return fmt.Errorf("ingest %s: %v %v", c.name, err, res.Errors)
+			}
+			if err := cache.save(cfg.Cache); err != nil {
+				return err
+			}
+		}
+		if err := e.MergeNow("", c.name); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "collection %s: %d documents in %s\n", c.name, len(b.Docs), time.Since(start).Round(time.Second))
+	}
+	return nil
 }

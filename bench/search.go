@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 
@@ -65,37 +64,19 @@ type SearchModeResult struct {
 // default embedding model and reports nDCG@10, recall@100 and latency for
 // keyword-only, dense-only and hybrid ranking.
 func RunSearch(cfg SearchConfig, w io.Writer) error {
-	if cfg.BEIRDir == "" {
-		cfg.BEIRDir = "../shared/data/beir/scifact"
-	}
-	if cfg.MaxResults == 0 {
-		cfg.MaxResults = 100
-	}
-	b, err := LoadBEIR(cfg.BEIRDir)
+	cfg.BEIRDir = cmp.Or(cfg.BEIRDir, "../shared/data/beir/scifact")
+	cfg.MaxResults = cmp.Or(cfg.MaxResults, 100)
+	b, err := searchData(cfg)
 	if err != nil {
 		return err
 	}
-	if cfg.Qrels == "train" {
-		if err := searchUseQrels(b, cfg.BEIRDir, "train"); err != nil {
-			return err
-		}
-	}
-	if n := len(b.Queries); cfg.MaxQueries > 0 && cfg.MaxQueries < n {
-		qs := make([]BEIRQuery, cfg.MaxQueries)
-		for i := range qs {
-			qs[i] = b.Queries[i*n/cfg.MaxQueries]
-		}
-		b.Queries = qs
-	}
 	fmt.Fprintf(w, "%d documents, %d queries (%s judgments)\n", len(b.Docs), len(b.Queries), cmp.Or(cfg.Qrels, "test"))
-	if cfg.Dir == "" {
-		d, err := os.MkdirTemp("", "najdi-bench-search")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		cfg.Dir = d
+	dir, remove, err := workDir(cfg.Dir, "najdi-bench-search")
+	if err != nil {
+		return err
 	}
+	defer remove()
+	cfg.Dir = dir
 	prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
 	if err != nil {
 		return err
@@ -105,10 +86,58 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	open := func(r engine.RankerConfig) (*engine.Engine, error) {
 		return engine.Open(engine.Options{Dir: cfg.Dir, Embedders: prov, Ranker: r})
 	}
+	if err := searchCollections(ctx, open, b, cfg, w); err != nil {
+		return err
+	}
+	if cfg.Sweep {
+		return searchSweep(ctx, open, b, cfg, w)
+	}
+	hybridTop, err := searchModes(ctx, open, b, cfg, w)
+	if err != nil {
+		return err
+	}
+	if !cfg.NoAnswers {
+		if err := searchAnswers(ctx, open, b, w); err != nil {
+			return err
+		}
+	}
+	if cfg.Split {
+		return searchSplit(ctx, open, b, cfg, hybridTop, w)
+	}
+	return nil
+}
+
+// searchData loads the data set with the judgments cfg.Qrels names and
+// keeps cfg.MaxQueries evenly spaced queries.
+func searchData(cfg SearchConfig) (*BEIR, error) {
+	b, err := LoadBEIR(cfg.BEIRDir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Qrels == "train" {
+		if err := searchUseQrels(b, cfg.BEIRDir, "train"); err != nil {
+			return nil, err
+		}
+	}
+	if n := len(b.Queries); cfg.MaxQueries > 0 && cfg.MaxQueries < n {
+		qs := make([]BEIRQuery, cfg.MaxQueries)
+		for i := range qs {
+			qs[i] = b.Queries[i*n/cfg.MaxQueries]
+		}
+		b.Queries = qs
+	}
+	return b, nil
+}
+
+// searchCollections creates and fills the collections the run searches
+// ("all", and with cfg.Split "even" and "odd"), skipping those that hold
+// documents already, and merges each into one segment.
+func searchCollections(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, cfg SearchConfig, w io.Writer) error {
 	e, err := open(engine.DefaultRanker())
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	colls := []string{"all"}
 	if cfg.Split {
 		colls = append(colls, "even", "odd")
@@ -121,61 +150,65 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		cc := engine.CollectionConfig{SearchConfig: engine.SearchConfig{Language: cfg.Language}, EmbeddingConfig: engine.EmbeddingConfig{Model: cfg.Model}}
 		info, _, err := e.PutCollection(ctx, "", name, cc)
 		if err != nil {
-			e.Close()
 			return err
 		}
 		fmt.Fprintf(w, "collection %s: language %s, model %s\n", name, info.Config.SearchConfig.Language, info.Config.EmbeddingConfig.Key())
 		start := time.Now()
-		var docs []engine.DocumentInput
-		n := 0
-		flush := func() error {
-			if len(docs) == 0 {
-				return nil
-			}
-			res, err := e.Ingest(ctx, "", name, engine.IngestRequest{Documents: docs})
-			if err != nil {
-				return err
-			}
-			if len(res.Errors) > 0 {
-				return fmt.Errorf("ingest errors: %v", res.Errors[0])
-			}
-			n += len(docs)
-			docs = docs[:0]
-			return nil
-		}
-		for i, d := range b.Docs {
-			if (name == "even" && i%2 == 1) || (name == "odd" && i%2 == 0) {
-				continue
-			}
-			in := engine.DocumentInput{DocumentID: d.ID}
-			if d.Title != "" {
-				in.Sections = append(in.Sections, sectionOf("title", d.Title))
-			}
-			in.Sections = append(in.Sections, sectionOf("p", d.Text))
-			docs = append(docs, in)
-			if len(docs) == 500 {
-				if err := flush(); err != nil {
-					e.Close()
-					return err
-				}
-			}
-		}
-		if err := flush(); err != nil {
-			e.Close()
+		n, err := searchIngest(ctx, e, name, b)
+		if err != nil {
 			return err
 		}
 		if err := e.MergeNow("", name); err != nil {
-			e.Close()
 			return err
 		}
 		el := time.Since(start)
 		fmt.Fprintf(w, "ingest %s: %d documents in %s (%.1f docs/s, embedding included)\n", name, n, el.Round(time.Millisecond), float64(n)/el.Seconds())
 	}
-	e.Close()
+	return nil
+}
 
-	if cfg.Sweep {
-		return searchSweep(ctx, open, b, cfg, w)
+// searchIngest ingests the documents of collection name ("even" and "odd"
+// hold every other document) in batches of 500 and returns their number.
+func searchIngest(ctx context.Context, e *engine.Engine, name string, b *BEIR) (int, error) {
+	var docs []engine.DocumentInput
+	n := 0
+	flush := func() error {
+		if len(docs) == 0 {
+			return nil
+		}
+		res, err := e.Ingest(ctx, "", name, engine.IngestRequest{Documents: docs})
+		if err != nil {
+			return err
+		}
+		if len(res.Errors) > 0 {
+			return fmt.Errorf("ingest errors: %v", res.Errors[0])
+		}
+		n += len(docs)
+		docs = docs[:0]
+		return nil
 	}
+	for i, d := range b.Docs {
+		if (name == "even" && i%2 == 1) || (name == "odd" && i%2 == 0) {
+			continue
+		}
+		in := engine.DocumentInput{DocumentID: d.ID}
+		if d.Title != "" {
+			in.Sections = append(in.Sections, sectionOf("title", d.Title))
+		}
+		in.Sections = append(in.Sections, sectionOf("p", d.Text))
+		docs = append(docs, in)
+		if len(docs) == 500 {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
+}
+
+// searchModes evaluates keyword, dense and hybrid ranking on "all" and
+// returns the hybrid top documents by query.
+func searchModes(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, cfg SearchConfig, w io.Writer) (map[string][]string, error) {
 	modes := []struct {
 		name string
 		rk   func(engine.RankerConfig) engine.RankerConfig
@@ -189,12 +222,12 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 	for _, m := range modes {
 		e, err := open(m.rk(engine.DefaultRanker()))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r, tops, err := evalMode(ctx, e, b, []string{"all"}, cfg.MaxResults)
 		e.Close()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.Mode = m.name
 		if m.name == "hybrid" {
@@ -202,31 +235,39 @@ func RunSearch(cfg SearchConfig, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%-8s %8.4f %9.4f %10.4f %9s %9s %9s\n", r.Mode, r.NDCG10, r.Recall10, r.Recall100, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Avg.Round(time.Microsecond))
 	}
-	if !cfg.NoAnswers {
-		e, err := open(engine.DefaultRanker())
-		if err != nil {
-			return err
-		}
-		a, err := evalAnswers(ctx, e, b, 5)
-		e.Close()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "answer (engine Answer, hybrid top 5, extractive): quotes a relevant document %.3f (%d of %d); top document relevant %.3f; no answer %d; p50 %s\n",
-			a.Rate(), a.Relevant, a.Queries, float64(a.TopRelevant)/float64(max(1, a.Queries)), a.NoAnswer, a.P50.Round(time.Microsecond))
+	return hybridTop, nil
+}
+
+// searchAnswers evaluates the engine's extractive answers over the hybrid
+// top 5.
+func searchAnswers(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, w io.Writer) error {
+	e, err := open(engine.DefaultRanker())
+	if err != nil {
+		return err
 	}
-	if cfg.Split {
-		e, err := open(engine.DefaultRanker())
-		if err != nil {
-			return err
-		}
-		r, tops, err := evalMode(ctx, e, b, []string{"even", "odd"}, cfg.MaxResults)
-		e.Close()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "two collections (even,odd) hybrid: nDCG@10 %.4f, mean top-10 overlap with one collection %.3f\n", r.NDCG10, Overlap(hybridTop, tops, 10))
+	a, err := evalAnswers(ctx, e, b, 5)
+	e.Close()
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "answer (engine Answer, hybrid top 5, extractive): quotes a relevant document %.3f (%d of %d); top document relevant %.3f; no answer %d; p50 %s\n",
+		a.Rate(), a.Relevant, a.Queries, float64(a.TopRelevant)/float64(max(1, a.Queries)), a.NoAnswer, a.P50.Round(time.Microsecond))
+	return nil
+}
+
+// searchSplit compares a hybrid search over "even" and "odd" with the one
+// over "all" (hybridTop).
+func searchSplit(ctx context.Context, open func(engine.RankerConfig) (*engine.Engine, error), b *BEIR, cfg SearchConfig, hybridTop map[string][]string, w io.Writer) error {
+	e, err := open(engine.DefaultRanker())
+	if err != nil {
+		return err
+	}
+	r, tops, err := evalMode(ctx, e, b, []string{"even", "odd"}, cfg.MaxResults)
+	e.Close()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "two collections (even,odd) hybrid: nDCG@10 %.4f, mean top-10 overlap with one collection %.3f\n", r.NDCG10, Overlap(hybridTop, tops, 10))
 	return nil
 }
 

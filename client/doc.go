@@ -1,6 +1,7 @@
 // Package client is a small Go client of najdi's HTTP API: collections,
 // ingestion (synchronous and as jobs), search, answers and NLU models. It
-// depends on the standard library only; the najdi command's CLI
+// depends on the standard library and package api only (its response types
+// are api's, the ones the server encodes); the najdi command's CLI
 // (najdi ingest, search, collections, models, jobs) is built on it.
 //
 //	c := client.New("http://127.0.0.1:8080")

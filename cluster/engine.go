@@ -16,7 +16,16 @@ import (
 // per engine collection and owner).
 type EngineBackend struct{ C *Client }
 
-var _ engine.Backend = EngineBackend{}
+var (
+	_ engine.Backend      = EngineBackend{}
+	_ engine.BackendSizer = EngineBackend{}
+)
+
+// IndexBytes reports the bytes the collection's primary shards take on
+// disk (index statistics: store size, all generations behind its alias).
+func (b EngineBackend) IndexBytes(ctx context.Context, index string) (int64, error) {
+	return b.C.StoreBytes(ctx, []string{index})
+}
 
 // Describe names the cluster's flavour and version.
 func (b EngineBackend) Describe() string {

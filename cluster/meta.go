@@ -10,7 +10,8 @@ import (
 )
 
 // The meta index (<prefix>_meta) holds najdi's own records as key-values:
-// collection configs and owners, NLU models, phrase sets, job states. A
+// collection configs and owners, NLU models and phrase sets (jobs have
+// indices of their own, jobs.go). A
 // najdi process then holds no state of its own, and several replicas can
 // serve one cluster. Collection ids start with a letter or digit, so the
 // name cannot collide with a collection's alias.

@@ -2,43 +2,14 @@ package embed
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
-)
 
-func TestSentenceSpans(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{"   \n ", nil},
-		{"One sentence", []string{"One sentence"}},
-		{"First one. Second one! Third? Fourth…", []string{"First one.", "Second one!", "Third?", "Fourth…"}},
-		{"He said \"stop.\" Then left.", []string{"He said \"stop.\"", "Then left."}},
-		{"See e.g. the results. Dr. Smith agreed.", []string{"See e.g. the results.", "Dr. Smith agreed."}},
-		{"J. R. R. Tolkien wrote it. It sold well.", []string{"J. R. R. Tolkien wrote it.", "It sold well."}},
-		{"Version 3.5 is out. Download v2.0.1 now.", []string{"Version 3.5 is out.", "Download v2.0.1 now."}},
-		{"The value was 5 mg. in total. Next.", []string{"The value was 5 mg. in total.", "Next."}},
-		{"Heading without period\n\nBody text here.", []string{"Heading without period", "Body text here."}},
-		{"Praha je město. Např. Brno je jiné. Tj. tak.", []string{"Praha je město.", "Např. Brno je jiné.", "Tj. tak."}},
-		{"Wow!! Really?! Yes.", []string{"Wow!!", "Really?!", "Yes."}},
-		{"Ends (like this.) Next one.", []string{"Ends (like this.)", "Next one."}},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, sp := range sentenceSpans(tt.in) {
-			got = append(got, tt.in[sp.Start:sp.End])
-		}
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-			t.Errorf("sentenceSpans(%q)\n got %q\nwant %q", tt.in, got, tt.want)
-		}
-	}
-}
+	"github.com/najdi/najdi/internal/testutil"
+)
 
 // TestSentenceSpansCzechUD measures sentence boundary recall and precision
 // on UD Czech-CAC dev: the gold sentences of each document are joined with
@@ -221,23 +192,9 @@ func TestChunkTextSciFact(t *testing.T) {
 // scifactTexts returns the first n SciFact abstracts.
 func scifactTexts(tb testing.TB, n int) []string {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(sharedData(tb), "beir", "scifact", "corpus.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	var out []string
-	for sc.Scan() && len(out) < n {
-		var doc struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, doc.Text)
-	}
-	if len(out) < n {
-		tb.Fatalf("only %d SciFact documents", len(out))
+	for _, d := range testutil.SciFactDocs(tb, n) {
+		out = append(out, d.Text)
 	}
 	return out
 }

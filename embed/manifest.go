@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,35 +55,39 @@ type Manifest struct {
 // ReadManifest reads dir/manifest.json and fills defaults.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("model %s: %w", dir, ErrNotInstalled)
+	if err := DecodeManifest(dir, "model", &m, ErrNotInstalled, ErrBadModel); err != nil {
+		return m, err
 	}
-	if err != nil {
-		return m, fmt.Errorf("read manifest: %w", err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("manifest %s: %w: %w", dir, ErrBadModel, err)
-	}
-	if m.Name == "" {
-		m.Name = filepath.Base(dir)
-	}
-	if m.Model == "" {
-		m.Model = "model.onnx"
-	}
+	m.Name = cmp.Or(m.Name, filepath.Base(dir))
+	m.Model = cmp.Or(m.Model, "model.onnx")
 	if m.Tokenizer == "" {
 		m.Tokenizer = "tokenizer.json"
 		if _, err := os.Stat(filepath.Join(dir, m.Tokenizer)); err != nil {
 			m.Tokenizer = "vocab.txt"
 		}
 	}
-	if m.Pooling == "" {
-		m.Pooling = PoolingMean
-	}
-	if m.MaxTokens == 0 {
-		m.MaxTokens = 512
-	}
+	m.Pooling = cmp.Or(m.Pooling, PoolingMean)
+	m.MaxTokens = cmp.Or(m.MaxTokens, 512)
 	return m, m.Validate()
+}
+
+// DecodeManifest decodes dir/manifest.json into v (a pointer to a manifest
+// struct), for every kind of model directory (this package's embedding
+// models, package rerank's cross-encoders). A missing file is reported as
+// notInstalled, a file that is not the manifest's JSON as bad; kind names
+// the model in the messages ("model", "reranker").
+func DecodeManifest(dir, kind string, v any, notInstalled, bad error) error {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %s: %w", kind, dir, notInstalled)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s manifest: %w", kind, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s manifest %s: %w: %w", kind, dir, bad, err)
+	}
+	return nil
 }
 
 // Validate reports whether the manifest is usable.

@@ -2,21 +2,10 @@ package embed
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func cos32(a, b []float32) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return d / math.Sqrt(na*nb)
-}
 
 // TestWordStates checks the per-word contextual vectors of the default
 // model: one non-zero vector per word, deterministic, context-dependent
@@ -50,7 +39,7 @@ func TestWordStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	same, other := cos32(va[4], vb[0]), cos32(va[4], va[6])
+	same, other := cosine32(va[4], vb[0]), cosine32(va[4], va[6])
 	t.Logf("cos(Paris, Paris) %.3f, cos(Paris, Monday) %.3f", same, other)
 	if slices.Equal(va[4], vb[0]) || same <= other {
 		t.Errorf("Paris in two sentences: cos %.3f (equal %v); Paris vs Monday %.3f", same, slices.Equal(va[4], vb[0]), other)

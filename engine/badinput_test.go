@@ -91,14 +91,7 @@ func parseConfig(b []byte) error { _, err := engine.ParseCollectionConfig(b); re
 // arrays it was asked for as [] and leaves out the others.
 func TestEmptyResultArrays(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.Open(engine.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	if _, _, err := eng.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
-		t.Fatal(err)
-	}
+	eng := keywordEngine(t, nil)
 	docs := []engine.DocumentInput{{DocumentID: "d", Sections: []ingest.Section{{Type: "p", Content: "alpha beta"}}}}
 	if _, err := eng.Ingest(ctx, "", "c", engine.IngestRequest{Documents: docs}); err != nil {
 		t.Fatal(err)
@@ -118,6 +111,7 @@ func TestEmptyResultArrays(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var resp engine.SearchResponse
+			var err error
 			if tt.answer {
 				resp, err = eng.Answer(ctx, "", []string{"c"}, tt.req)
 			} else {
@@ -151,14 +145,7 @@ func TestEmptyResultArrays(t *testing.T) {
 // records before it counted, good or bad) and says the rest was not read.
 func TestIngestStopReportedAtItsRecord(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.Open(engine.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	if _, _, err := eng.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
-		t.Fatal(err)
-	}
+	eng := keywordEngine(t, nil)
 	res, err := eng.Ingest(ctx, "", "c", engine.IngestRequest{Format: "json", Data: []byte(`[{"id": "a"}, 5, "x", {"id": "b", oops}, {"id": "c"}]`)})
 	if err != nil {
 		t.Fatal(err)
@@ -208,15 +195,8 @@ func TestRemoteLimits(t *testing.T) {
 // sent, as the OpenAPI document's maxLength does, white space included (a
 // short query padded with 5000 tabs was accepted; schemathesis).
 func TestQueryLengthCountsWhiteSpace(t *testing.T) {
-	e, err := engine.Open(engine.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := keywordEngine(t, nil)
 	ctx := context.Background()
-	if _, _, err := e.PutCollection(ctx, "", "c", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		q  string
 		ok bool

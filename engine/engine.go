@@ -58,6 +58,13 @@ type Options struct {
 	// there and the engine's store keeps only jobs. Nil: the embedded
 	// store.
 	Backend Backend
+	// Jobs, when set, keeps the asynchronous ingest jobs where several
+	// engines share them (package cluster); nil keeps them in the engine's
+	// store. JobLease is how long a job stays with the engine running it
+	// without a renewal before another engine resumes it (default
+	// DefaultJobLease; see jobTable).
+	Jobs     JobStore
+	JobLease time.Duration
 
 	// MaxIngestJobs bounds the asynchronous jobs queued or running (default
 	// 32) and MaxIngestJobsPerOwner those of one owner (default 8);

@@ -12,7 +12,9 @@ import (
 	"github.com/najdi/najdi/ingest"
 )
 
-func limitsEngine(t *testing.T, fields map[string]engine.FieldSpec) *engine.Engine {
+// keywordEngine opens an engine holding the keyword-only collection "c"
+// with the declared fields; the test closes it.
+func keywordEngine(t *testing.T, fields map[string]engine.FieldSpec) *engine.Engine {
 	t.Helper()
 	e, err := engine.Open(engine.Options{Dir: t.TempDir(), Logger: discardLogger()})
 	if err != nil {
@@ -49,7 +51,7 @@ func wantErrors(t *testing.T, res engine.IngestResult, err error, stored int, ms
 // reported with its record and document, and the document is not stored.
 func TestNumberFieldRejectsText(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, map[string]engine.FieldSpec{"price": {Type: engine.FieldNumber}})
+	e := keywordEngine(t, map[string]engine.FieldSpec{"price": {Type: engine.FieldNumber}})
 	res, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Documents: []engine.DocumentInput{
 		{DocumentID: "a", Sections: []ingest.Section{{Content: "alpha"}}, Fields: map[string]any{"price": "cheap"}},
 		{DocumentID: "b", Sections: []ingest.Section{{Content: "beta"}}, Fields: map[string]any{"price": "12.5", "weight": 3.0, "dial": 93.0}},
@@ -83,7 +85,7 @@ func TestNumberFieldRejectsText(t *testing.T) {
 // reported; a configuration declaring one is a 400.
 func TestInvalidUTF8FieldName(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, nil)
+	e := keywordEngine(t, nil)
 	res, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Documents: []engine.DocumentInput{
 		{DocumentID: "a", Sections: []ingest.Section{{Content: "alpha"}}, Fields: map[string]any{"br\xffand": "x"}},
 		{DocumentID: "b", Sections: []ingest.Section{{Type: "t\xfe", Content: "beta"}}},
@@ -101,7 +103,7 @@ func isKind(err error, k error) bool { return errors.Is(err, k) }
 // (ErrTooLarge); in an envelope it is reported and the others are stored.
 func TestDocumentSizeLimit(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, nil)
+	e := keywordEngine(t, nil)
 	big := strings.Repeat("word ", engine.MaxDocumentBytes/5+1)
 	_, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Format: "txt", DocumentID: "big", Data: []byte(big)})
 	if !isKind(err, engine.ErrTooLarge) {
@@ -119,7 +121,7 @@ func TestDocumentSizeLimit(t *testing.T) {
 // are reported and not stored.
 func TestColumnAndFieldLimits(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, nil)
+	e := keywordEngine(t, nil)
 	var hdr, row []string
 	for i := 0; i <= engine.MaxColumnsPerRecord; i++ {
 		hdr, row = append(hdr, fmt.Sprintf("c%d", i)), append(row, "v")
@@ -156,7 +158,7 @@ func TestColumnAndFieldLimits(t *testing.T) {
 // collection filter would otherwise be found later, too).
 func TestSearchLimitsCheckedInPlan(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, nil)
+	e := keywordEngine(t, nil)
 	k := 5
 	// A bad tokenizer is found by plan: also when no summary is asked for
 	// (before, only the summarizer, after retrieval, looked at it).
@@ -181,7 +183,7 @@ func TestSearchLimitsCheckedInPlan(t *testing.T) {
 // sections; GET returns it whole.
 func TestReturnedContentTruncated(t *testing.T) {
 	ctx := context.Background()
-	e := limitsEngine(t, nil)
+	e := keywordEngine(t, nil)
 	big := "needle " + strings.Repeat("čá", engine.MaxReturnedContentBytes/3+7)
 	res, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Documents: []engine.DocumentInput{
 		{DocumentID: "big", Sections: []ingest.Section{{Content: big}, {Content: "tail"}}},

@@ -50,13 +50,7 @@ func TestRecordsSemantic(t *testing.T) {
 		t.Fatalf("ingest: %v, %d errors, %d documents", err, len(res.Errors), len(res.Documents))
 	}
 	e.Close()
-	rk := engine.DefaultRanker()
-	rk.KeywordWeight = 0
-	ed, err := engine.Open(engine.Options{Dir: dir, Embedders: prov, Ranker: rk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ed.Close()
+	ed := openRanked(t, dir, prov, func(rk *engine.RankerConfig) { rk.KeywordWeight = 0 })
 	for _, c := range []struct {
 		name, column, question string
 		floor                  float64

@@ -113,8 +113,20 @@ func (e *Engine) remoteInfo(ctx context.Context, c *collection) (Collection, err
 	if err != nil {
 		return Collection{}, backendErr(err, "count documents of collection %q", c.id)
 	}
+	var size int64
+	if sz, ok := e.opts.Backend.(BackendSizer); ok {
+		if size, err = sz.IndexBytes(ctx, c.index); err != nil {
+			return Collection{}, backendErr(err, "size of collection %q", c.id)
+		}
+	}
 	rec := c.record()
-	return Collection{ID: c.id, Owner: c.owner, Config: rec.Config, DocumentCount: n, CreatedAt: rec.Created, UpdatedAt: rec.Updated}, nil
+	return Collection{ID: c.id, Owner: c.owner, Config: rec.Config, DocumentCount: n, SizeBytes: size, CreatedAt: rec.Created, UpdatedAt: rec.Updated}, nil
+}
+
+// BackendSizer is a Backend that reports how many bytes an index takes on
+// its disks (a collection's size_bytes; 0 without it).
+type BackendSizer interface {
+	IndexBytes(ctx context.Context, index string) (int64, error)
 }
 
 // putRemoteCollection is PutCollection on a backend: the index first, then

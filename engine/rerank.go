@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/najdi/najdi/internal/errs"
+	"github.com/najdi/najdi/internal/strictjson"
 )
 
 // Reranker scores how relevant texts are to a query, in 0..1, each text
@@ -45,6 +46,14 @@ func (r *RerankRequest) UnmarshalJSON(b []byte) error {
 	}
 	type plain RerankRequest
 	var p plain
+	// strictjson reads an integral number written with a fraction (11.0)
+	// as an integer, as JSON Schema counts it; the decoder below words
+	// the errors.
+	if strictjson.Decode(b, &p) == nil {
+		*r = RerankRequest(p)
+		return nil
+	}
+	p = plain{}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {

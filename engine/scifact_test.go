@@ -56,6 +56,20 @@ func ingestBEIR(t testing.TB, e *engine.Engine, coll string, docs []bench.BEIRDo
 	}
 }
 
+// openRanked opens the engine in dir with the default ranker changed by
+// tune (one retriever's weight set to 0, say); the test closes it.
+func openRanked(t testing.TB, dir string, prov engine.EmbedderProvider, tune func(*engine.RankerConfig)) *engine.Engine {
+	t.Helper()
+	rk := engine.DefaultRanker()
+	tune(&rk)
+	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov, Ranker: rk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 func rank(t testing.TB, e *engine.Engine, colls []string, q string, k int) []string {
 	t.Helper()
 	hl := false
@@ -173,13 +187,7 @@ func TestHybridSciFact(t *testing.T) {
 	hybrid /= float64(len(b.Queries))
 	ov := bench.Overlap(one, two, 10)
 
-	rk := engine.DefaultRanker()
-	rk.SemanticWeight = 0
-	ek, err := engine.Open(engine.Options{Dir: dir, Embedders: prov, Ranker: rk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ek.Close()
+	ek := openRanked(t, dir, prov, func(rk *engine.RankerConfig) { rk.SemanticWeight = 0 })
 	var keyword float64
 	for _, q := range b.Queries {
 		keyword += bench.NDCGAt(10, rank(t, ek, []string{"all"}, q.Text, 10), b.Qrels[q.ID])

@@ -317,6 +317,11 @@ func (w *writer) fromRecord(rec ingest.Record, idField, stem string) (pendingDoc
 	if !ValidDocumentID(d.id) {
 		return d, fmt.Errorf("%q is not a valid document id (1-128 characters of A-Z a-z 0-9 . _ : -)", d.id)
 	}
+	// A record's values are substrings of its whole line (encoding/csv
+	// cuts them out of one string): the id outlives the record (the
+	// segment's document list, a job's status), and must not keep the
+	// line alive with it.
+	d.id = strings.Clone(d.id)
 	if len(d.sections) == 0 {
 		return d, fmt.Errorf("the record is empty")
 	}

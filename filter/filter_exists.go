@@ -49,26 +49,18 @@ func parseExists(_ *parser, path string, body any) (Query, error) {
 		return nil, errAt(path, "expected an object, got %s", jsonKind(body))
 	}
 	q := &Exists{}
-	seen := false
-	for k, v := range obj {
-		switch k {
-		case "field":
+	err := parseParams(path, obj, "field", params{
+		"field": func(path string, v any) error {
 			s, ok := v.(string)
 			if !ok {
-				return nil, errAt(path+".field", "expected a string, got %s", jsonKind(v))
+				return errAt(path, "expected a string, got %s", jsonKind(v))
 			}
-			q.Field, seen = s, true
-		case "boost":
-			if err := checkBoost(path+".boost", v); err != nil {
-				return nil, err
-			}
-		case "_name":
-		default:
-			return nil, errAt(path, "unknown parameter %q", k)
-		}
-	}
-	if !seen {
-		return nil, errAt(path, "missing \"field\"")
+			q.Field = s
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	return q, nil
 }

@@ -55,16 +55,5 @@ func checkEmptyParams(path string, body any) error {
 	if !ok {
 		return errAt(path, "expected an object, got %s", jsonKind(body))
 	}
-	for k, v := range obj {
-		switch k {
-		case "boost":
-			if err := checkBoost(path+".boost", v); err != nil {
-				return err
-			}
-		case "_name":
-		default:
-			return errAt(path, "unknown parameter %q", k)
-		}
-	}
-	return nil
+	return parseParams(path, obj, "", nil)
 }

@@ -155,29 +155,18 @@ func parseTerm(_ *parser, path string, body any) (Query, error) {
 		q.Value, err = parseValue(path, fb)
 		return q, err
 	}
-	seen := false
-	for k, v := range obj {
-		switch k {
-		case "value":
-			if q.Value, err = parseValue(path+".value", v); err != nil {
-				return nil, err
-			}
-			seen = true
-		case "case_insensitive":
-			if q.CaseInsensitive, err = parseBoolFlag(path+"."+k, v); err != nil {
-				return nil, err
-			}
-		case "boost":
-			if err := checkBoost(path+".boost", v); err != nil {
-				return nil, err
-			}
-		case "_name":
-		default:
-			return nil, errAt(path, "unknown parameter %q", k)
-		}
-	}
-	if !seen {
-		return nil, errAt(path, "missing \"value\"")
+	err = parseParams(path, obj, "value", params{
+		"value": func(path string, v any) (err error) {
+			q.Value, err = parseValue(path, v)
+			return err
+		},
+		"case_insensitive": func(path string, v any) (err error) {
+			q.CaseInsensitive, err = parseBoolFlag(path, v)
+			return err
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	return q, nil
 }

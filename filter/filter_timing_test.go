@@ -26,6 +26,24 @@ func benchIndex(n int) *invindex.FieldIndex {
 
 var benchSink uint64
 
+// benchEval runs the sub-benchmark name: evaluating the filter query on idx.
+func benchEval(b *testing.B, name, query string, idx *invindex.FieldIndex) {
+	q, err := filter.Parse([]byte(query))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := roaring.New()
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := filter.Eval(q, idx, dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchSink += dst.GetCardinality()
+	})
+}
+
 func BenchmarkEval(b *testing.B) {
 	idx := benchIndex(1_000_000)
 	for _, c := range []struct{ name, q string }{
@@ -36,20 +54,7 @@ func BenchmarkEval(b *testing.B) {
 		{"should3", `{"bool":{"should":[{"term":{"brand":"brand01"}},{"term":{"brand":"brand02"}},{"term":{"color":"color1"}}]}}`},
 		{"must_not", `{"bool":{"must":{"term":{"color":"color3"}},"must_not":{"term":{"stock":"no"}}}}`},
 	} {
-		q, err := filter.Parse([]byte(c.q))
-		if err != nil {
-			b.Fatal(err)
-		}
-		dst := roaring.New()
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := filter.Eval(q, idx, dst); err != nil {
-					b.Fatal(err)
-				}
-			}
-			benchSink += dst.GetCardinality()
-		})
+		benchEval(b, c.name, c.q, idx)
 	}
 }
 
@@ -68,19 +73,6 @@ func BenchmarkRegexp(b *testing.B) {
 		{"interval", `.*-<1000-1999>`},
 		{"complement", `~(.*[0-8])`},
 	} {
-		q, err := filter.Parse([]byte(fmt.Sprintf(`{"regexp":{"sku":%q}}`, c.pattern)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		dst := roaring.New()
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := filter.Eval(q, idx, dst); err != nil {
-					b.Fatal(err)
-				}
-			}
-			benchSink += dst.GetCardinality()
-		})
+		benchEval(b, c.name, fmt.Sprintf(`{"regexp":{"sku":%q}}`, c.pattern), idx)
 	}
 }

@@ -160,6 +160,38 @@ func parseBoolFlag(path string, v any) (bool, error) {
 	return false, errAt(path, "expected a boolean, got %s", jsonKind(v))
 }
 
+// params decodes the parameters of a clause by name: each function gets
+// the parameter's path and value.
+type params map[string]func(path string, v any) error
+
+// parseParams decodes the parameter object obj of the clause at path with
+// ps. "boost" must be a number and "_name" may be anything (a filter has
+// no score and no named queries, so both are accepted and ignored); any
+// other key is an unknown parameter. required, unless "", must be present.
+func parseParams(path string, obj map[string]any, required string, ps params) error {
+	for k, v := range obj {
+		if f := ps[k]; f != nil {
+			if err := f(path+"."+k, v); err != nil {
+				return err
+			}
+			continue
+		}
+		switch k {
+		case "boost":
+			if err := checkBoost(path+".boost", v); err != nil {
+				return err
+			}
+		case "_name":
+		default:
+			return errAt(path, "unknown parameter %q", k)
+		}
+	}
+	if _, ok := obj[required]; required != "" && !ok {
+		return errAt(path, "missing %q", required)
+	}
+	return nil
+}
+
 func checkBoost(path string, v any) error {
 	switch x := v.(type) {
 	case json.Number:

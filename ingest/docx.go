@@ -343,54 +343,11 @@ func (p *docxParser) readBody(d *xmlReader, force string) error {
 			if !docxIsW(t.Name) {
 				continue
 			}
-			switch t.Name.Local {
-			case "delText", "instrText", "pPrChange", "rPrChange", "del":
+			skipped, text := p.start(t)
+			if skipped {
 				skip = 1
-			case "footnote", "endnote":
-				if typ := docxAttr(t, "type"); typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice" {
-					skip = 1
-				}
-			case "p":
-				if len(p.stack) < 256 {
-					p.stack = append(p.stack, &docxFrame{kind: docxPara})
-				} else {
-					skip = 1
-				}
-			case "tbl":
-				if len(p.stack) < 256 {
-					p.stack = append(p.stack, &docxFrame{kind: docxTable})
-				} else {
-					skip = 1
-				}
-			case "tr":
-				p.stack = append(p.stack, &docxFrame{kind: docxRow})
-			case "tc":
-				p.stack = append(p.stack, &docxFrame{kind: docxCell})
-			case "pStyle":
-				if f := p.para(); f != nil {
-					f.style = docxAttr(t, "val")
-				}
-			case "numId":
-				if f := p.para(); f != nil && docxAttr(t, "val") != "0" {
-					f.list = true
-				}
-			case "outlineLvl":
-				if f := p.para(); f != nil {
-					if n, err := strconv.Atoi(docxAttr(t, "val")); err == nil && n >= 0 && n < 9 {
-						f.outline = n + 1
-					}
-				}
-			case "t":
-				inT = true
-			case "tab", "br", "cr", "ptab":
-				if f := p.para(); f != nil {
-					f.text.WriteByte(' ')
-				}
-			case "noBreakHyphen":
-				if f := p.para(); f != nil {
-					f.text.WriteByte('-')
-				}
 			}
+			inT = inT || text
 		case xml.EndElement:
 			if skip > 0 {
 				skip--
@@ -423,6 +380,63 @@ func (p *docxParser) readBody(d *xmlReader, force string) error {
 		p.endFrame(p.top().kind, force)
 	}
 	return nil
+}
+
+// start handles the start of the WordprocessingML element t: it opens
+// paragraph, table, row and cell frames, records paragraph properties and
+// writes tabs, breaks and hyphens. skipped reports an element whose content
+// is left out (deleted text, field instructions, revisions, note
+// separators, frames nested too deeply); text reports w:t.
+func (p *docxParser) start(t xml.StartElement) (skipped, text bool) {
+	switch t.Name.Local {
+	case "delText", "instrText", "pPrChange", "rPrChange", "del":
+		skipped = true
+	case "footnote", "endnote":
+		if typ := docxAttr(t, "type"); typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice" {
+			skipped = true
+		}
+	case "p":
+		if len(p.stack) < 256 {
+			p.stack = append(p.stack, &docxFrame{kind: docxPara})
+		} else {
+			skipped = true
+		}
+	case "tbl":
+		if len(p.stack) < 256 {
+			p.stack = append(p.stack, &docxFrame{kind: docxTable})
+		} else {
+			skipped = true
+		}
+	case "tr":
+		p.stack = append(p.stack, &docxFrame{kind: docxRow})
+	case "tc":
+		p.stack = append(p.stack, &docxFrame{kind: docxCell})
+	case "pStyle":
+		if f := p.para(); f != nil {
+			f.style = docxAttr(t, "val")
+		}
+	case "numId":
+		if f := p.para(); f != nil && docxAttr(t, "val") != "0" {
+			f.list = true
+		}
+	case "outlineLvl":
+		if f := p.para(); f != nil {
+			if n, err := strconv.Atoi(docxAttr(t, "val")); err == nil && n >= 0 && n < 9 {
+				f.outline = n + 1
+			}
+		}
+	case "t":
+		text = true
+	case "tab", "br", "cr", "ptab":
+		if f := p.para(); f != nil {
+			f.text.WriteByte(' ')
+		}
+	case "noBreakHyphen":
+		if f := p.para(); f != nil {
+			f.text.WriteByte('-')
+		}
+	}
+	return skipped, text
 }
 
 // endFrame closes the innermost frame if it has the given kind; a stray end

@@ -24,21 +24,21 @@ func TestParseHTMLWikipedia(t *testing.T) {
 	// Headings of the article, in order, with their levels (checked by
 	// reading the page source).
 	wantHeadings := []Section{
-		{"h1", "Mozilla"},
-		{"h2", "History"},
-		{"h3", "Eich CEO promotion controversy"},
-		{"h2", "Values"},
-		{"h3", "Pledge"},
-		{"h2", "Software"},
-		{"h3", "Firefox"},
-		{"h3", "Firefox Mobile"},
-		{"h3", "Firefox OS"},
-		{"h3", "Thunderbird"},
-		{"h3", "SeaMonkey"},
-		{"h3", "Bugzilla"},
-		{"h3", "Components"},
-		{"h4", "NSS"},
-		{"h4", "SpiderMonkey"},
+		{Type: "h1", Content: "Mozilla"},
+		{Type: "h2", Content: "History"},
+		{Type: "h3", Content: "Eich CEO promotion controversy"},
+		{Type: "h2", Content: "Values"},
+		{Type: "h3", Content: "Pledge"},
+		{Type: "h2", Content: "Software"},
+		{Type: "h3", Content: "Firefox"},
+		{Type: "h3", Content: "Firefox Mobile"},
+		{Type: "h3", Content: "Firefox OS"},
+		{Type: "h3", Content: "Thunderbird"},
+		{Type: "h3", Content: "SeaMonkey"},
+		{Type: "h3", Content: "Bugzilla"},
+		{Type: "h3", Content: "Components"},
+		{Type: "h4", Content: "NSS"},
+		{Type: "h4", Content: "SpiderMonkey"},
 	}
 	var got []Section
 	for _, s := range doc.Sections {
@@ -97,15 +97,15 @@ func TestParseHTML(t *testing.T) {
 		want    []Section
 	}{
 		{"empty", "", "", nil},
-		{"meta charset", cp1250, "", []Section{{"title", "Žluťoučký kůň"}, {"p", "Příliš žluťoučký kůň"}}},
-		{"http-equiv", httpEquiv, "", []Section{{"p", "šťáva"}}},
-		{"declared wins", "<p>\xe8</p>", "windows-1252", []Section{{"p", "è"}}},
+		{"meta charset", cp1250, "", []Section{{Type: "title", Content: "Žluťoučký kůň"}, {Type: "p", Content: "Příliš žluťoučký kůň"}}},
+		{"http-equiv", httpEquiv, "", []Section{{Type: "p", Content: "šťáva"}}},
+		{"declared wins", "<p>\xe8</p>", "windows-1252", []Section{{Type: "p", Content: "è"}}},
 		{
 			"blocks and inline",
 			`<body>loose <b>text</b><h2>Head<span class="mw-editsection">[edit]</span></h2><p>One <i>two</i><sup class="reference">[1]</sup>
 			three.</p><ul><li>a<ul><li>b</li></ul>c</li></ul><blockquote>q</blockquote><pre>x  y</pre></body>`,
 			"",
-			[]Section{{"p", "loose text"}, {"h2", "Head"}, {"p", "One two three."}, {"li", "a"}, {"li", "b"}, {"li", "c"}, {"quote", "q"}, {"pre", "x y"}},
+			[]Section{{Type: "p", Content: "loose text"}, {Type: "h2", Content: "Head"}, {Type: "p", Content: "One two three."}, {Type: "li", Content: "a"}, {Type: "li", Content: "b"}, {Type: "li", Content: "c"}, {Type: "quote", Content: "q"}, {Type: "pre", Content: "x y"}},
 		},
 		{
 			"dropped chrome",
@@ -113,38 +113,38 @@ func TestParseHTML(t *testing.T) {
 			<p aria-hidden="true">a</p><p style="display: none">b</p><script>var x</script><style>p{}</style><form>f<input value=v></form>
 			<div id="toc">Contents</div><aside>ad</aside><p>kept</p><footer>(c)</footer><noscript>js</noscript><template>t</template></body>`,
 			"",
-			[]Section{{"p", "kept"}},
+			[]Section{{Type: "p", Content: "kept"}},
 		},
 		{
 			"documentation navigation bars",
 			`<body><div class="navheader"><table><tr><td><a href="a.html">Prev</a></td><td>Chapter 2</td></tr></table></div>
 			<div class="sphinxsidebar"><p>Search</p></div><p>Text of the page.</p><div class="navfooter"><table><tr><td>Next</td></tr></table></div></body>`,
 			"",
-			[]Section{{"p", "Text of the page."}},
+			[]Section{{Type: "p", Content: "Text of the page."}},
 		},
 		{
 			"article header kept",
 			`<article><header><h1>Story</h1></header><p>Body</p><footer>By me</footer></article>`,
 			"",
-			[]Section{{"h1", "Story"}, {"p", "Body"}, {"p", "By me"}},
+			[]Section{{Type: "h1", Content: "Story"}, {Type: "p", Content: "Body"}, {Type: "p", Content: "By me"}},
 		},
 		{
 			"data table with header",
 			`<table><caption>Cities</caption><tr><th>Name</th><th>Pop</th></tr><tr><td>Praha</td><td>1.3M</td></tr><tr><td>Brno</td><td></td></tr></table>`,
 			"",
-			[]Section{{"caption", "Cities"}, {"table", "Name | Pop"}, {"table", "Name: Praha | Pop: 1.3M"}, {"table", "Name: Brno"}},
+			[]Section{{Type: "caption", Content: "Cities"}, {Type: "table", Content: "Name | Pop"}, {Type: "table", Content: "Name: Praha | Pop: 1.3M"}, {Type: "table", Content: "Name: Brno"}},
 		},
 		{
 			"layout table",
 			`<table><tr><td><h1>Page</h1><p>Para</p></td><td>side</td></tr></table>`,
 			"",
-			[]Section{{"h1", "Page"}, {"p", "Para"}, {"p", "side"}},
+			[]Section{{Type: "h1", Content: "Page"}, {Type: "p", Content: "Para"}, {Type: "p", Content: "side"}},
 		},
 		{
 			"figure caption and wbr",
 			`<figure><img alt="x"><figcaption>A <b>cat</b></figcaption></figure><p>mozilla<wbr>.org</p>`,
 			"",
-			[]Section{{"caption", "A cat"}, {"p", "mozilla.org"}},
+			[]Section{{Type: "caption", Content: "A cat"}, {Type: "p", Content: "mozilla.org"}},
 		},
 	}
 	for _, tt := range tests {
@@ -183,7 +183,7 @@ func TestParseHTMLDeepNesting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []Section{{"p", "deep"}, {"p", "shallow"}}
+			want := []Section{{Type: "p", Content: "deep"}, {Type: "p", Content: "shallow"}}
 			if !reflect.DeepEqual(doc.Sections, want) {
 				t.Errorf("sections %q, want %q", doc.Sections, want)
 			}

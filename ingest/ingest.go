@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/najdi/najdi/api"
 )
 
 // Errors returned by the parsers. Callers test them with errors.Is.
@@ -61,13 +63,10 @@ func (f Format) RecordOriented() bool {
 	return false
 }
 
-// Section is one block of a document's text in reading order: a title,
-// heading (h1..h6), paragraph (p), list item (li), table, caption, ... For
-// records, Type is the property name and Content its text.
-type Section struct {
-	Type    string `json:"type"`
-	Content string `json:"content"`
-}
+// Section is one block of a document's text in reading order (package
+// api): a title, heading (h1..h6), paragraph (p), list item (li), table,
+// caption, ... For records, Type is the property name and Content its text.
+type Section = api.Section
 
 // Document is the result of parsing a document-oriented file.
 type Document struct {

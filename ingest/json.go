@@ -338,6 +338,19 @@ func (f *jsonFlattener) add(name string, v Value) {
 // object reads the members of an object whose '{' was consumed, up to and
 // including its '}', prefixing names with prefix.
 func (f *jsonFlattener) object(prefix string, depth int) error {
+	return f.members(depth, '}', func(tok json.Token) error {
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("object key %v: %w", tok, ErrCorrupt)
+		}
+		return f.value(prefix+key, depth)
+	})
+}
+
+// members reads the tokens of an object or array at nesting depth whose
+// opening delimiter was consumed, up to and including end, passing each
+// member's first token (an object's key, an array's element) to each.
+func (f *jsonFlattener) members(depth int, end json.Delim, each func(json.Token) error) error {
 	if depth > MaxRecordDepth {
 		return fmt.Errorf("nesting deeper than %d: %w", MaxRecordDepth, ErrCorrupt)
 	}
@@ -346,14 +359,10 @@ func (f *jsonFlattener) object(prefix string, depth int) error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		if tok == json.Delim('}') {
+		if tok == end {
 			return nil
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("object key %v: %w", tok, ErrCorrupt)
-		}
-		if err := f.value(prefix+key, depth); err != nil {
+		if err := each(tok); err != nil {
 			return err
 		}
 	}
@@ -403,19 +412,5 @@ func (f *jsonFlattener) token(name string, tok json.Token, depth int) error {
 // array reads the elements of an array whose '[' was consumed, adding
 // scalars under name and flattening objects with the prefix name + ".".
 func (f *jsonFlattener) array(name string, depth int) error {
-	if depth > MaxRecordDepth {
-		return fmt.Errorf("nesting deeper than %d: %w", MaxRecordDepth, ErrCorrupt)
-	}
-	for {
-		tok, err := f.dec.Token()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrCorrupt, err)
-		}
-		if tok == json.Delim(']') {
-			return nil
-		}
-		if err := f.token(name, tok, depth); err != nil {
-			return err
-		}
-	}
+	return f.members(depth, ']', func(tok json.Token) error { return f.token(name, tok, depth) })
 }

@@ -137,21 +137,7 @@ func TestJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			recs, rerrs := recAll(t, FormatJSON, []byte(tt.in), RecordOptions{})
-			var got []string
-			for _, r := range recs {
-				got = append(got, r.Key+": "+recFlat(r))
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("records:\n got %q\nwant %q", got, tt.want)
-			}
-			var idx []int
-			for _, e := range rerrs {
-				idx = append(idx, e.Index)
-			}
-			if !reflect.DeepEqual(idx, tt.errIdx) {
-				t.Errorf("record errors at %v, want %v", idx, tt.errIdx)
-			}
+			checkRecords(t, FormatJSON, tt.in, func(r Record) string { return r.Key + ": " + recFlat(r) }, tt.want, tt.errIdx)
 		})
 	}
 }

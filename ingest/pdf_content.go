@@ -156,58 +156,7 @@ func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int
 	if size, hang := pdfStreamCheck(contents); size > pdfMaxStreamSize || hang {
 		return
 	}
-	g := pdfGState{ctm: ctm, th: 1, fontIdx: -1}
-	var gstack []pdfGState
-	var tm, tlm pdfMatrix = pdfIdentity, pdfIdentity
-
-	show := func(s string) {
-		f := g.font
-		if f == nil {
-			return
-		}
-		step := 1
-		if f.twoByte {
-			step = 2
-		}
-		for i := 0; i+step <= len(s); i += step {
-			code := int(s[i])
-			if step == 2 {
-				code = code<<8 | int(s[i+1])
-			}
-			w0 := f.width(code)
-			trm := pdfMatrix{g.fsize * g.th, 0, 0, g.fsize, 0, g.rise}.mul(tm).mul(g.ctm)
-			text, ok := f.text(code, step)
-			space := step == 1 && code == 32
-			if text == " " || text == "\u00a0" {
-				space = true
-			}
-			if len(in.glyphs) >= pdfMaxGlyphs {
-				panic(errPDFBudget)
-			}
-			// Upright text only: rotated or mirrored glyphs (margin
-			// stamps, vertical labels) are left out.
-			if trm[0] > 0 && math.Abs(trm[1]) < 0.05*trm[0] && math.Abs(trm[2]) < 0.05*trm[0] {
-				in.glyphCount[g.fontIdx]++
-				if !ok && !space {
-					in.badCount[g.fontIdx]++
-				}
-				in.glyphs = append(in.glyphs, pdfGlyph{
-					x: trm[4], y: trm[5], w: w0 * trm[0], size: math.Abs(trm[3]),
-					text: text, font: g.fontIdx, space: space, bold: f.bold,
-				})
-			}
-			tx := w0*g.fsize + g.tc
-			if space {
-				tx += g.tw
-			}
-			tm = pdfMatrix{1, 0, 0, 1, tx * g.th, 0}.mul(tm)
-		}
-	}
-	nextLine := func() {
-		tlm = pdfMatrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
-		tm = tlm
-	}
-
+	r := &pdfRun{in: in, resources: resources, depth: depth, g: pdfGState{ctm: ctm, th: 1, fontIdx: -1}, tm: pdfIdentity, tlm: pdfIdentity}
 	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
 		in.ops++
 		if in.ops > pdfMaxOps {
@@ -225,108 +174,185 @@ func (in *pdfInterp) run(contents, resources pdf.Value, ctm pdfMatrix, depth int
 			}
 		}
 		_ = extra
-		num := func(i int) float64 { return args[i].Float64() }
-		switch op {
-		case "q":
-			if len(gstack) < pdfMaxGStack {
-				gstack = append(gstack, g)
-			}
-		case "Q":
-			if len(gstack) > 0 {
-				g = gstack[len(gstack)-1]
-				gstack = gstack[:len(gstack)-1]
-			}
-		case "cm":
-			if n == 6 {
-				g.ctm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}.mul(g.ctm)
-			}
-		case "BT":
-			tm, tlm = pdfIdentity, pdfIdentity
-		case "Tc":
-			g.tc = num(0)
-		case "Tw":
-			g.tw = num(0)
-		case "Tz":
-			g.th = num(0) / 100
-		case "TL":
-			g.tl = num(0)
-		case "Ts":
-			g.rise = num(0)
-		case "Tf":
-			if n == 2 {
-				g.font, g.fontIdx = in.font(resources, args[0].Name())
-				g.fsize = num(1)
-			}
-		case "Td":
-			if n == 2 {
-				tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
-				tm = tlm
-			}
-		case "TD":
-			if n == 2 {
-				g.tl = -num(1)
-				tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
-				tm = tlm
-			}
-		case "Tm":
-			if n == 6 {
-				tlm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}
-				tm = tlm
-			}
-		case "T*":
-			nextLine()
-		case "Tj":
-			if n == 1 {
-				show(args[0].RawString())
-			}
-		case "'":
-			if n == 1 {
-				nextLine()
-				show(args[0].RawString())
-			}
-		case "\"":
-			if n == 3 {
-				g.tw, g.tc = num(0), num(1)
-				nextLine()
-				show(args[2].RawString())
-			}
-		case "TJ":
-			if n != 1 {
-				return
-			}
-			arr := args[0]
-			for i := range arr.Len() {
-				x := arr.Index(i)
-				switch x.Kind() {
-				case pdf.String:
-					show(x.RawString())
-				case pdf.Integer, pdf.Real:
-					tx := -x.Float64() / 1000 * g.fsize * g.th
-					tm = pdfMatrix{1, 0, 0, 1, tx, 0}.mul(tm)
-				}
-			}
-		case "Do":
-			if n != 1 {
-				return
-			}
-			in.forms++
-			if in.forms > pdfMaxForms {
-				panic(errPDFBudget)
-			}
-			xo := resources.Key("XObject").Key(args[0].Name())
-			if xo.Kind() != pdf.Stream || xo.Key("Subtype").Name() != "Form" {
-				return
-			}
-			ctm := g.ctm
-			if m := xo.Key("Matrix"); m.Len() == 6 {
-				ctm = pdfMatrix{m.Index(0).Float64(), m.Index(1).Float64(), m.Index(2).Float64(),
-					m.Index(3).Float64(), m.Index(4).Float64(), m.Index(5).Float64()}.mul(ctm)
-			}
-			res := xo.Key("Resources")
-			if res.Kind() != pdf.Dict {
-				res = resources
-			}
-			in.run(xo, res, ctm, depth+1)
-		}
+		r.op(op, &args, n)
 	})
+}
+
+// pdfRun is the state of one run of a content stream: the graphics state
+// and its stack, and the text and text-line matrices.
+type pdfRun struct {
+	in        *pdfInterp
+	resources pdf.Value // the stream's resources (fonts, forms)
+	depth     int       // form nesting depth
+	g         pdfGState
+	gstack    []pdfGState
+	tm, tlm   pdfMatrix
+}
+
+// op applies the operator op to its n operands args.
+func (r *pdfRun) op(op string, args *[6]pdf.Value, n int) {
+	num := func(i int) float64 { return args[i].Float64() }
+	switch op {
+	case "q":
+		if len(r.gstack) < pdfMaxGStack {
+			r.gstack = append(r.gstack, r.g)
+		}
+	case "Q":
+		if len(r.gstack) > 0 {
+			r.g = r.gstack[len(r.gstack)-1]
+			r.gstack = r.gstack[:len(r.gstack)-1]
+		}
+	case "cm":
+		if n == 6 {
+			r.g.ctm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}.mul(r.g.ctm)
+		}
+	case "BT":
+		r.tm, r.tlm = pdfIdentity, pdfIdentity
+	case "Tc":
+		r.g.tc = num(0)
+	case "Tw":
+		r.g.tw = num(0)
+	case "Tz":
+		r.g.th = num(0) / 100
+	case "TL":
+		r.g.tl = num(0)
+	case "Ts":
+		r.g.rise = num(0)
+	case "Tf":
+		if n == 2 {
+			r.g.font, r.g.fontIdx = r.in.font(r.resources, args[0].Name())
+			r.g.fsize = num(1)
+		}
+	case "Td":
+		if n == 2 {
+			r.tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(r.tlm)
+			r.tm = r.tlm
+		}
+	case "TD":
+		if n == 2 {
+			r.g.tl = -num(1)
+			r.tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(r.tlm)
+			r.tm = r.tlm
+		}
+	case "Tm":
+		if n == 6 {
+			r.tlm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}
+			r.tm = r.tlm
+		}
+	case "T*":
+		r.nextLine()
+	case "Tj":
+		if n == 1 {
+			r.show(args[0].RawString())
+		}
+	case "'":
+		if n == 1 {
+			r.nextLine()
+			r.show(args[0].RawString())
+		}
+	case "\"":
+		if n == 3 {
+			r.g.tw, r.g.tc = num(0), num(1)
+			r.nextLine()
+			r.show(args[2].RawString())
+		}
+	case "TJ":
+		if n == 1 {
+			r.textArray(args[0])
+		}
+	case "Do":
+		if n == 1 {
+			r.form(args[0].Name())
+		}
+	}
+}
+
+// show places the glyphs of the string s shown in the current font,
+// keeping upright ones, and advances the text matrix.
+func (r *pdfRun) show(s string) {
+	f := r.g.font
+	if f == nil {
+		return
+	}
+	step := 1
+	if f.twoByte {
+		step = 2
+	}
+	for i := 0; i+step <= len(s); i += step {
+		code := int(s[i])
+		if step == 2 {
+			code = code<<8 | int(s[i+1])
+		}
+		w0 := f.width(code)
+		trm := pdfMatrix{r.g.fsize * r.g.th, 0, 0, r.g.fsize, 0, r.g.rise}.mul(r.tm).mul(r.g.ctm)
+		text, ok := f.text(code, step)
+		space := step == 1 && code == 32
+		if text == " " || text == "\u00a0" {
+			space = true
+		}
+		if len(r.in.glyphs) >= pdfMaxGlyphs {
+			panic(errPDFBudget)
+		}
+		// Upright text only: rotated or mirrored glyphs (margin
+		// stamps, vertical labels) are left out.
+		if trm[0] > 0 && math.Abs(trm[1]) < 0.05*trm[0] && math.Abs(trm[2]) < 0.05*trm[0] {
+			r.in.glyphCount[r.g.fontIdx]++
+			if !ok && !space {
+				r.in.badCount[r.g.fontIdx]++
+			}
+			r.in.glyphs = append(r.in.glyphs, pdfGlyph{
+				x: trm[4], y: trm[5], w: w0 * trm[0], size: math.Abs(trm[3]),
+				text: text, font: r.g.fontIdx, space: space, bold: f.bold,
+			})
+		}
+		tx := w0*r.g.fsize + r.g.tc
+		if space {
+			tx += r.g.tw
+		}
+		r.tm = pdfMatrix{1, 0, 0, 1, tx * r.g.th, 0}.mul(r.tm)
+	}
+}
+
+// nextLine moves to the start of the next line (T*).
+func (r *pdfRun) nextLine() {
+	r.tlm = pdfMatrix{1, 0, 0, 1, 0, -r.g.tl}.mul(r.tlm)
+	r.tm = r.tlm
+}
+
+// textArray shows a TJ array: strings, and numbers that move the next
+// glyph left by thousandths of the font size.
+func (r *pdfRun) textArray(arr pdf.Value) {
+	for i := range arr.Len() {
+		x := arr.Index(i)
+		switch x.Kind() {
+		case pdf.String:
+			r.show(x.RawString())
+		case pdf.Integer, pdf.Real:
+			tx := -x.Float64() / 1000 * r.g.fsize * r.g.th
+			r.tm = pdfMatrix{1, 0, 0, 1, tx, 0}.mul(r.tm)
+		}
+	}
+}
+
+// form runs the form XObject name of the resources (Do), in its own
+// matrix and resources.
+func (r *pdfRun) form(name string) {
+	r.in.forms++
+	if r.in.forms > pdfMaxForms {
+		panic(errPDFBudget)
+	}
+	xo := r.resources.Key("XObject").Key(name)
+	if xo.Kind() != pdf.Stream || xo.Key("Subtype").Name() != "Form" {
+		return
+	}
+	ctm := r.g.ctm
+	if m := xo.Key("Matrix"); m.Len() == 6 {
+		ctm = pdfMatrix{m.Index(0).Float64(), m.Index(1).Float64(), m.Index(2).Float64(),
+			m.Index(3).Float64(), m.Index(4).Float64(), m.Index(5).Float64()}.mul(ctm)
+	}
+	res := xo.Key("Resources")
+	if res.Kind() != pdf.Dict {
+		res = r.resources
+	}
+	r.in.run(xo, res, ctm, r.depth+1)
 }

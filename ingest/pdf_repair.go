@@ -511,78 +511,15 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 		rec.readObjStms()
 		rec.checkLengths()
 	}
-
-	// The catalog: the root of the last trailer, else the last catalog
-	// object, whose page tree exists.
-	catalog := func(r pdfRef) bool {
-		o := rec.lookup(r)
-		return o != nil && o.hasPages && rec.lookup(o.pages) != nil
+	root, pages, err := rec.findRoot()
+	if err != nil {
+		return nil, err
 	}
-	var root []byte
-	for _, t := range slices.Backward(rec.trailers) {
-		if r, ok := t.root.ref(); ok && catalog(r) {
-			root = fmt.Appendf(nil, "%d %d R", r.id, r.gen)
-			break
-		}
+	var trailer pdfTrailerExtras
+	if extras {
+		trailer = rec.trailerExtras()
 	}
-	if root == nil {
-		for i := len(rec.objs) - 1; i >= 0; i-- {
-			o := &rec.objs[i]
-			if o.typ == pdfTypeCatalog && rec.lookup(o.ref) == o && catalog(o.ref) {
-				root = fmt.Appendf(nil, "%d %d R", o.ref.id, o.ref.gen)
-				break
-			}
-		}
-	}
-	var pages []pdfRef
-	if root == nil {
-		for i := range rec.objs {
-			o := &rec.objs[i]
-			if o.typ == pdfTypePage && rec.lookup(o.ref) == o && len(pages) < pdfMaxPages {
-				pages = append(pages, o.ref)
-			}
-		}
-		slices.SortStableFunc(pages, func(a, b pdfRef) int { return rec.lookup(a).pos - rec.lookup(b).pos })
-		if len(pages) == 0 {
-			return nil, errors.New("malformed PDF: no catalog and no pages found")
-		}
-	}
-	var info, id, encrypt pdfVal
-	for _, t := range rec.trailers {
-		if !extras {
-			break
-		}
-		if t.info.kind == pdfValRef {
-			info = t.info
-		}
-		if t.id.kind == pdfValArray {
-			id = t.id
-		}
-		if t.encrypt.kind == pdfValRef || t.encrypt.kind == pdfValDict {
-			encrypt = t.encrypt
-		}
-	}
-
-	// The entries in effect, by object number.
-	type entry struct {
-		id        uint32
-		typ       byte  // 1 at an offset, 2 in an object stream
-		off       int64 // offset, or object number of the object stream
-		gen       int64 // generation, or index in the object stream
-		objectIdx int32
-	}
-	entries := make([]entry, 0, len(rec.win))
-	maxID := uint32(0)
-	for id, i := range rec.win {
-		o := &rec.objs[i]
-		e := entry{id: id, typ: 1, off: int64(o.pos), gen: int64(o.ref.gen), objectIdx: i}
-		if o.stm >= 0 {
-			e.typ, e.off, e.gen = 2, int64(rec.objs[o.stm].ref.id), int64(o.index)
-		}
-		entries = append(entries, e)
-		maxID = max(maxID, id)
-	}
-	slices.SortFunc(entries, func(a, b entry) int { return int(int64(a.id) - int64(b.id)) })
+	entries, maxID := rec.xrefEntries()
 
 	out := make([]byte, 0, len(rec.data)+len(rec.data)/8+64*len(entries)+1024)
 	out = append(out, rec.data...)
@@ -597,9 +534,9 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 	if root == nil {
 		cat, tree := next, next+1
 		next += 2
-		entries = append(entries, entry{id: cat, typ: 1, off: int64(len(out))})
+		entries = append(entries, pdfXrefEntry{id: cat, typ: 1, off: int64(len(out))})
 		out = fmt.Appendf(out, "%d 0 obj\n<< /Type /Catalog /Pages %d 0 R >>\nendobj\n", cat, tree)
-		entries = append(entries, entry{id: tree, typ: 1, off: int64(len(out))})
+		entries = append(entries, pdfXrefEntry{id: tree, typ: 1, off: int64(len(out))})
 		out = fmt.Appendf(out, "%d 0 obj\n<< /Type /Pages /Count %d /Kids [", tree, len(pages))
 		for _, p := range pages {
 			out = fmt.Appendf(out, " %d %d R", p.id, p.gen)
@@ -607,12 +544,98 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 		out = append(out, " ] >>\nendobj\n"...)
 		root = fmt.Appendf(nil, "%d 0 R", cat)
 	}
+	return rec.appendXref(out, entries, next, root, trailer), nil
+}
 
-	// The cross-reference stream, uncompressed: type, offset or object
-	// stream, generation or index.
-	// The stream itself is left out of the table: a dangling reference
-	// to its number must not resolve to it.
-	xrefID, xrefOff := next, len(out)
+// findRoot returns the catalog: the root of the last trailer, else the last
+// catalog object, whose page tree exists. Without one it returns the page
+// objects in file order instead (at most pdfMaxPages), for a new catalog.
+func (rec *pdfRecovery) findRoot() (root []byte, pages []pdfRef, err error) {
+	catalog := func(r pdfRef) bool {
+		o := rec.lookup(r)
+		return o != nil && o.hasPages && rec.lookup(o.pages) != nil
+	}
+	for _, t := range slices.Backward(rec.trailers) {
+		if r, ok := t.root.ref(); ok && catalog(r) {
+			return fmt.Appendf(nil, "%d %d R", r.id, r.gen), nil, nil
+		}
+	}
+	for i := len(rec.objs) - 1; i >= 0; i-- {
+		o := &rec.objs[i]
+		if o.typ == pdfTypeCatalog && rec.lookup(o.ref) == o && catalog(o.ref) {
+			return fmt.Appendf(nil, "%d %d R", o.ref.id, o.ref.gen), nil, nil
+		}
+	}
+	for i := range rec.objs {
+		o := &rec.objs[i]
+		if o.typ == pdfTypePage && rec.lookup(o.ref) == o && len(pages) < pdfMaxPages {
+			pages = append(pages, o.ref)
+		}
+	}
+	slices.SortStableFunc(pages, func(a, b pdfRef) int { return rec.lookup(a).pos - rec.lookup(b).pos })
+	if len(pages) == 0 {
+		return nil, nil, errors.New("malformed PDF: no catalog and no pages found")
+	}
+	return nil, pages, nil
+}
+
+// pdfTrailerExtras are the trailer entries a repaired file carries over:
+// the last /Info, /ID and /Encrypt of the trailers (zero when absent).
+type pdfTrailerExtras struct {
+	info, id, encrypt pdfVal
+}
+
+// trailerExtras returns the last /Info, /ID and /Encrypt of the trailers.
+func (rec *pdfRecovery) trailerExtras() pdfTrailerExtras {
+	var x pdfTrailerExtras
+	for _, t := range rec.trailers {
+		if t.info.kind == pdfValRef {
+			x.info = t.info
+		}
+		if t.id.kind == pdfValArray {
+			x.id = t.id
+		}
+		if t.encrypt.kind == pdfValRef || t.encrypt.kind == pdfValDict {
+			x.encrypt = t.encrypt
+		}
+	}
+	return x
+}
+
+// pdfXrefEntry is the cross-reference entry in effect for one object
+// number.
+type pdfXrefEntry struct {
+	id        uint32
+	typ       byte  // 1 at an offset, 2 in an object stream
+	off       int64 // offset, or object number of the object stream
+	gen       int64 // generation, or index in the object stream
+	objectIdx int32
+}
+
+// xrefEntries returns the entries in effect, by object number, and the
+// largest object number.
+func (rec *pdfRecovery) xrefEntries() ([]pdfXrefEntry, uint32) {
+	entries := make([]pdfXrefEntry, 0, len(rec.win))
+	maxID := uint32(0)
+	for id, i := range rec.win {
+		o := &rec.objs[i]
+		e := pdfXrefEntry{id: id, typ: 1, off: int64(o.pos), gen: int64(o.ref.gen), objectIdx: i}
+		if o.stm >= 0 {
+			e.typ, e.off, e.gen = 2, int64(rec.objs[o.stm].ref.id), int64(o.index)
+		}
+		entries = append(entries, e)
+		maxID = max(maxID, id)
+	}
+	slices.SortFunc(entries, func(a, b pdfXrefEntry) int { return int(int64(a.id) - int64(b.id)) })
+	return entries, maxID
+}
+
+// appendXref appends the cross-reference stream (object xrefID),
+// uncompressed: type, offset or object stream, generation or index; then
+// startxref and %%EOF. The stream itself is left out of the table: a
+// dangling reference to its number must not resolve to it.
+func (rec *pdfRecovery) appendXref(out []byte, entries []pdfXrefEntry, xrefID uint32, root []byte, x pdfTrailerExtras) []byte {
+	xrefOff := len(out)
 	var w2, w3 int
 	for _, e := range entries {
 		w2, w3 = max(w2, pdfByteWidth(e.off)), max(w3, pdfByteWidth(e.gen))
@@ -635,15 +658,14 @@ func (rec *pdfRecovery) repair(extras bool) ([]byte, error) {
 	for _, kv := range []struct {
 		key string
 		v   pdfVal
-	}{{"Info", info}, {"ID", id}, {"Encrypt", encrypt}} {
+	}{{"Info", x.info}, {"ID", x.id}, {"Encrypt", x.encrypt}} {
 		if kv.v.kind != 0 {
 			out = fmt.Appendf(out, " /%s %s", kv.key, rec.data[kv.v.start:kv.v.end])
 		}
 	}
 	out = fmt.Appendf(out, " /Length %d >>\nstream\n", len(rows))
 	out = append(out, rows...)
-	out = fmt.Appendf(out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefOff)
-	return out, nil
+	return fmt.Appendf(out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefOff)
 }
 
 // appendCopy appends a corrected copy of o: a stream with the /Length of

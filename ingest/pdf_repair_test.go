@@ -354,10 +354,10 @@ func TestParsePDFOpenHexString(t *testing.T) {
 	}{
 		{"content stream", pdfBuild("BT /F1 12 Tf 72 700 Td (Hi) Tj ET <4142 43", pdfHelvetica), nil},
 		{"intact object stream", pdfBuildObjStm(objs("<< /Title (Greeting) >>"), map[int]bool{2: true}),
-			[]Section{{"title", "Greeting"}, {"p", "Hi"}}},
+			[]Section{{Type: "title", Content: "Greeting"}, {Type: "p", Content: "Hi"}}},
 		// The library would hang loading /Info; the object stream is left
 		// out, and the information dictionary with it.
-		{"object stream", pdfBuildObjStm(objs("<< /Title <4142"), map[int]bool{2: true}), []Section{{"p", "Hi"}}},
+		{"object stream", pdfBuildObjStm(objs("<< /Title <4142"), map[int]bool{2: true}), []Section{{Type: "p", Content: "Hi"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

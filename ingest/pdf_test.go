@@ -34,7 +34,7 @@ func TestParsePDFTracemonkey(t *testing.T) {
 	if doc.Title != title {
 		t.Errorf("Title = %q, want %q", doc.Title, title)
 	}
-	if len(doc.Sections) == 0 || doc.Sections[0] != (Section{"title", title}) {
+	if len(doc.Sections) == 0 || doc.Sections[0] != (Section{Type: "title", Content: title}) {
 		t.Errorf("first section %+v, want the title", doc.Sections[:min(1, len(doc.Sections))])
 	}
 
@@ -42,7 +42,7 @@ func TestParsePDFTracemonkey(t *testing.T) {
 		// The abstract (left column of page 1, checked with pdftotext) is
 		// one paragraph right after its heading, in order, with the
 		// line-end hyphens "com-piled" and "alter-native" joined.
-		i := slices.Index(doc.Sections, Section{"h1", "Abstract"})
+		i := slices.Index(doc.Sections, Section{Type: "h1", Content: "Abstract"})
 		if i < 0 || i+1 >= len(doc.Sections) {
 			t.Fatalf("no Abstract heading")
 		}
@@ -89,14 +89,14 @@ func TestParsePDFTracemonkey(t *testing.T) {
 		}
 		// The paper's section structure (from the PDF as printed).
 		want := []Section{
-			{"h1", "Abstract"}, {"h1", "1. Introduction"}, {"h1", "2. Overview: Example Tracing Run"},
-			{"h1", "3. Trace Trees"}, {"h2", "3.1 Traces"}, {"h2", "3.2 Trace Trees"}, {"h2", "3.3 Blacklisting"},
-			{"h1", "4. Nested Trace Tree Formation"}, {"h2", "4.1 Nesting Algorithm"}, {"h2", "4.2 Blacklisting with Nesting"},
-			{"h1", "5. Trace Tree Optimization"}, {"h2", "5.1 Optimizations"}, {"h2", "5.2 Register Allocation"},
-			{"h1", "6. Implementation"}, {"h2", "6.1 Calling Compiled Traces"}, {"h2", "6.2 Trace Stitching"},
-			{"h2", "6.3 Trace Recording"}, {"h2", "6.4 Preemption"}, {"h2", "6.5 Calling External Functions"},
-			{"h2", "6.6 Correctness"}, {"h1", "7. Evaluation"}, {"h1", "8. Related Work"}, {"h1", "9. Conclusions"},
-			{"h1", "10. Future Work"}, {"h1", "Acknowledgments"}, {"h1", "References"},
+			{Type: "h1", Content: "Abstract"}, {Type: "h1", Content: "1. Introduction"}, {Type: "h1", Content: "2. Overview: Example Tracing Run"},
+			{Type: "h1", Content: "3. Trace Trees"}, {Type: "h2", Content: "3.1 Traces"}, {Type: "h2", Content: "3.2 Trace Trees"}, {Type: "h2", Content: "3.3 Blacklisting"},
+			{Type: "h1", Content: "4. Nested Trace Tree Formation"}, {Type: "h2", Content: "4.1 Nesting Algorithm"}, {Type: "h2", Content: "4.2 Blacklisting with Nesting"},
+			{Type: "h1", Content: "5. Trace Tree Optimization"}, {Type: "h2", Content: "5.1 Optimizations"}, {Type: "h2", Content: "5.2 Register Allocation"},
+			{Type: "h1", Content: "6. Implementation"}, {Type: "h2", Content: "6.1 Calling Compiled Traces"}, {Type: "h2", Content: "6.2 Trace Stitching"},
+			{Type: "h2", Content: "6.3 Trace Recording"}, {Type: "h2", Content: "6.4 Preemption"}, {Type: "h2", Content: "6.5 Calling External Functions"},
+			{Type: "h2", Content: "6.6 Correctness"}, {Type: "h1", Content: "7. Evaluation"}, {Type: "h1", Content: "8. Related Work"}, {Type: "h1", Content: "9. Conclusions"},
+			{Type: "h1", Content: "10. Future Work"}, {Type: "h1", Content: "Acknowledgments"}, {Type: "h1", Content: "References"},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("headings =\n%q\nwant\n%q", got, want)
@@ -139,32 +139,32 @@ func TestParsePDFTikaVarious(t *testing.T) {
 	// header/footer on both pages are dropped as running chrome; the
 	// bullets are images, so those items stay paragraphs.
 	want := []Section{
-		{"p", "Footnote appears here1"},
-		{"p", "Bold italic underline superscript subscript"},
-		{"p", "Here is a list:"},
-		{"p", "Here is a text box"},
-		{"p", "Bullet 1"},
-		{"p", "Bullet 2"},
-		{"p", "Bullet 3"},
-		{"p", "Here is a numbered list:"},
-		{"li", "Number bullet 1"},
-		{"li", "Number bullet 2"},
-		{"li", "Number bullet 3"},
-		{"p", "Keyword1 Keyword2"},
-		{"p", "This is a hyperlink"},
-		{"p", "Subject is here"},
-		{"table", "Row 1 Col 1 | Row 1 Col 2 | Row 1 Col 3"},
-		{"table", "Row 2 Col 1 | Row 2 Col 2 | Row 2 Col 3"},
-		{"p", "Suddenly some Japanese text:"},
-		{"p", "ゾルゲと尾崎、淡々と最期"},
-		{"p", "（ＧＨＱ）"},
-		{"p", "And then some Gothic text:"}, // the Gothic glyphs have no Unicode mapping: dropped
-		{"footnote", "1 This is a footnote."},
-		{"p", "Here is a citation:"},
-		{"p", "(Kramer)"},
-		{"p", "Figure 1 This is a caption for Figure 1"},
-		{"table", "Row 1 column 1 | Row 1 column 2"},
-		{"table", "Row 2 column 1 | Row 2 column 2"},
+		{Type: "p", Content: "Footnote appears here1"},
+		{Type: "p", Content: "Bold italic underline superscript subscript"},
+		{Type: "p", Content: "Here is a list:"},
+		{Type: "p", Content: "Here is a text box"},
+		{Type: "p", Content: "Bullet 1"},
+		{Type: "p", Content: "Bullet 2"},
+		{Type: "p", Content: "Bullet 3"},
+		{Type: "p", Content: "Here is a numbered list:"},
+		{Type: "li", Content: "Number bullet 1"},
+		{Type: "li", Content: "Number bullet 2"},
+		{Type: "li", Content: "Number bullet 3"},
+		{Type: "p", Content: "Keyword1 Keyword2"},
+		{Type: "p", Content: "This is a hyperlink"},
+		{Type: "p", Content: "Subject is here"},
+		{Type: "table", Content: "Row 1 Col 1 | Row 1 Col 2 | Row 1 Col 3"},
+		{Type: "table", Content: "Row 2 Col 1 | Row 2 Col 2 | Row 2 Col 3"},
+		{Type: "p", Content: "Suddenly some Japanese text:"},
+		{Type: "p", Content: "ゾルゲと尾崎、淡々と最期"},
+		{Type: "p", Content: "（ＧＨＱ）"},
+		{Type: "p", Content: "And then some Gothic text:"}, // the Gothic glyphs have no Unicode mapping: dropped
+		{Type: "footnote", Content: "1 This is a footnote."},
+		{Type: "p", Content: "Here is a citation:"},
+		{Type: "p", Content: "(Kramer)"},
+		{Type: "p", Content: "Figure 1 This is a caption for Figure 1"},
+		{Type: "table", Content: "Row 1 column 1 | Row 1 column 2"},
+		{Type: "table", Content: "Row 2 column 1 | Row 2 column 2"},
 	}
 	if !reflect.DeepEqual(doc.Sections, want) {
 		t.Errorf("Sections =\n%q\nwant\n%q", doc.Sections, want)
@@ -232,19 +232,19 @@ func TestParsePDFSynthetic(t *testing.T) {
 			"words from gaps and TJ kerning",
 			"BT /F1 12 Tf 72 700 Td [(Hello)-300(world)] TJ ET",
 			pdfHelvetica,
-			[]Section{{"p", "Hello world"}},
+			[]Section{{Type: "p", Content: "Hello world"}},
 		},
 		{
 			"hyphenation and paragraphs",
 			"BT /F1 10 Tf 12 TL 72 700 Td (A sentence that con-) Tj T* (tinues here.) Tj 0 -40 Td (Second paragraph.) Tj ET",
 			pdfHelvetica,
-			[]Section{{"p", "A sentence that continues here."}, {"p", "Second paragraph."}},
+			[]Section{{Type: "p", Content: "A sentence that continues here."}, {Type: "p", Content: "Second paragraph."}},
 		},
 		{
 			"heading by size",
 			"BT /F1 20 Tf 72 700 Td (Big Heading) Tj /F1 10 Tf 0 -30 Td (Body text line one is long enough to be body.) Tj 0 -12 Td (More body text follows here.) Tj ET",
 			pdfHelvetica,
-			[]Section{{"title", "Big Heading"}, {"p", "Body text line one is long enough to be body. More body text follows here."}},
+			[]Section{{Type: "title", Content: "Big Heading"}, {Type: "p", Content: "Body text line one is long enough to be body. More body text follows here."}},
 		},
 		{
 			"composite font without ToUnicode is dropped",
@@ -262,7 +262,7 @@ func TestParsePDFSynthetic(t *testing.T) {
 			"ToUnicode CMap",
 			"BT /F1 12 Tf 72 700 Td <0001000200030004> Tj ET",
 			"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /DW 500 >>] /ToUnicode 3 0 R >>",
-			[]Section{{"p", "Žluť"}},
+			[]Section{{Type: "p", Content: "Žluť"}},
 		},
 	}
 	for _, tt := range tests {
@@ -292,7 +292,7 @@ func TestParsePDFRunningHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Section{{"p", "Body of page 1."}, {"p", "Body of page 2."}, {"p", "Body of page 3."}}
+	want := []Section{{Type: "p", Content: "Body of page 1."}, {Type: "p", Content: "Body of page 2."}, {Type: "p", Content: "Body of page 3."}}
 	if !reflect.DeepEqual(doc.Sections, want) {
 		t.Errorf("Sections = %q\nwant %q", doc.Sections, want)
 	}

@@ -103,19 +103,13 @@ func recParseNumber(s string) (float64, bool) {
 	case i < n && s[i] == '0':
 		i++
 	case i < n && s[i] >= '1' && s[i] <= '9':
-		for i < n && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i)
 	default:
 		return 0, false
 	}
 	if i < n && s[i] == '.' {
-		i++
-		start := i
-		for i < n && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
+		start := i + 1
+		if i = skipDigits(s, start); i == start {
 			return 0, false
 		}
 	}
@@ -125,10 +119,7 @@ func recParseNumber(s string) (float64, bool) {
 			i++
 		}
 		start := i
-		for i < n && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
+		if i = skipDigits(s, start); i == start {
 			return 0, false
 		}
 	}
@@ -140,6 +131,15 @@ func recParseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// skipDigits returns the index of the first byte of s at or after i that is
+// not an ASCII digit.
+func skipDigits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // recTextValue returns the Value of a text cell: null when empty, a number

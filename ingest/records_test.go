@@ -99,6 +99,27 @@ func recStrs(vals []Value) []string {
 	return out
 }
 
+// checkRecords reads in as format f and checks the records, each shown by
+// show, and the indexes of the record errors.
+func checkRecords(t *testing.T, f Format, in string, show func(Record) string, want []string, errIdx []int) {
+	t.Helper()
+	recs, rerrs := recAll(t, f, []byte(in), RecordOptions{})
+	var got []string
+	for _, r := range recs {
+		got = append(got, show(r))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records:\n got %q\nwant %q", got, want)
+	}
+	var idx []int
+	for _, e := range rerrs {
+		idx = append(idx, e.Index)
+	}
+	if !reflect.DeepEqual(idx, errIdx) {
+		t.Errorf("record errors at %v, want %v", idx, errIdx)
+	}
+}
+
 // recFlat renders a record as "name=v1|v2" lines for table tests; numbers
 // are marked with #, booleans with ?, nulls are <null>.
 func recFlat(rec Record) string {

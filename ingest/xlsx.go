@@ -458,10 +458,25 @@ func xlsxBuiltinFormat(id int) string {
 
 // parseNumFmt classifies a number format code by its first section.
 func parseNumFmt(code string) xlsxStyle {
-	var st xlsxStyle
-	var lit strings.Builder // literal text seen so far
-	digits, afterPoint := false, false
-	var letters []byte
+	if strings.EqualFold(strings.TrimSpace(code), "general") {
+		return xlsxStyle{}
+	}
+	return scanNumFmt(code).style()
+}
+
+// numFmtScan is what scanNumFmt saw in the first section of a format code.
+type numFmtScan struct {
+	st         xlsxStyle       // prefix, decimals, thousands and kind so far
+	lit        strings.Builder // literal text seen since the prefix
+	digits     bool            // a digit placeholder (0 # ?) was seen
+	afterPoint bool            // the decimal point was seen after one
+	letters    []byte          // date and time codes, lower case
+}
+
+// scanNumFmt reads the first section of a number format code: literal
+// text, digit placeholders, and date and time codes.
+func scanNumFmt(code string) *numFmtScan {
+	f := &numFmtScan{}
 	inQuote := false
 	for i := 0; i < len(code); i++ {
 		c := code[i]
@@ -469,14 +484,14 @@ func parseNumFmt(code string) xlsxStyle {
 			if c == '"' {
 				inQuote = false
 			} else {
-				lit.WriteByte(c)
+				f.lit.WriteByte(c)
 			}
 			continue
 		}
 		if c >= utf8.RuneSelf {
 			// Any other script's letter or symbol is literal text ("Kč").
 			r, n := utf8.DecodeRuneInString(code[i:])
-			lit.WriteRune(r)
+			f.lit.WriteRune(r)
 			i += n - 1
 			continue
 		}
@@ -487,68 +502,79 @@ func parseNumFmt(code string) xlsxStyle {
 			i = len(code) // first section only
 		case c == '\\' && i+1 < len(code):
 			i++
-			lit.WriteByte(code[i])
+			f.lit.WriteByte(code[i])
 		case c == '_' || c == '*':
 			i++ // padding: skip the next character
 		case c == '[':
-			j := strings.IndexByte(code[i:], ']')
-			if j < 0 {
-				i = len(code)
-				break
-			}
-			b := code[i+1 : i+j]
-			if strings.HasPrefix(b, "$") {
-				// Currency or locale: [$€-407] shows "€".
-				sym, _, _ := strings.Cut(b[1:], "-")
-				lit.WriteString(sym)
-			} else if l := strings.ToLower(b); l == "h" || l == "hh" || l == "m" || l == "mm" || l == "s" || l == "ss" {
-				letters = append(letters, l[0])
-			}
-			i += j
+			i = f.bracket(code, i)
 		case c == '0' || c == '#' || c == '?':
-			if !digits && lit.Len() > 0 {
-				st.prefix = lit.String()
-				lit.Reset()
+			if !f.digits && f.lit.Len() > 0 {
+				f.st.prefix = f.lit.String()
+				f.lit.Reset()
 			}
-			digits = true
-			if afterPoint {
-				st.decimals++
+			f.digits = true
+			if f.afterPoint {
+				f.st.decimals++
 			}
 		case c == '.':
-			if digits {
-				afterPoint = true
+			if f.digits {
+				f.afterPoint = true
 			}
 		case c == ',':
-			if digits && !afterPoint {
-				st.thousands = true
+			if f.digits && !f.afterPoint {
+				f.st.thousands = true
 			}
 		case c == '%':
-			st.kind = '%'
+			f.st.kind = '%'
 		case c == 'E' || c == 'e':
-			if digits && i+1 < len(code) && (code[i+1] == '+' || code[i+1] == '-') {
-				st.kind = 'e'
+			if f.digits && i+1 < len(code) && (code[i+1] == '+' || code[i+1] == '-') {
+				f.st.kind = 'e'
 				i++
 			} else {
-				letters = append(letters, 'e')
+				f.letters = append(f.letters, 'e')
 			}
 		case c == '@':
-			if st.kind == 0 && !digits {
-				st.kind = '@'
+			if f.st.kind == 0 && !f.digits {
+				f.st.kind = '@'
 			}
 		case strings.IndexByte("yYmMdDhHsSaApP", c) >= 0:
-			letters = append(letters, byte(unicode.ToLower(rune(c))))
+			f.letters = append(f.letters, byte(unicode.ToLower(rune(c))))
 		case unicode.IsLetter(rune(c)):
-			lit.WriteByte(c) // not a date or time code: literal text
+			f.lit.WriteByte(c) // not a date or time code: literal text
 		default:
-			if c != ' ' || digits {
-				lit.WriteByte(c)
+			if c != ' ' || f.digits {
+				f.lit.WriteByte(c)
 			}
 		}
 	}
-	if strings.EqualFold(strings.TrimSpace(code), "general") {
-		return xlsxStyle{}
+	return f
+}
+
+// bracket reads the bracketed part of code starting at code[i] == '[' and
+// returns the index of its ']' (len(code) when there is none): a currency
+// or locale shows its symbol ([$€-407] shows "€"), an elapsed-time code
+// counts as a time letter, anything else (a colour, a condition) is
+// ignored.
+func (f *numFmtScan) bracket(code string, i int) int {
+	j := strings.IndexByte(code[i:], ']')
+	if j < 0 {
+		return len(code)
 	}
-	for _, l := range letters {
+	b := code[i+1 : i+j]
+	if strings.HasPrefix(b, "$") {
+		sym, _, _ := strings.Cut(b[1:], "-")
+		f.lit.WriteString(sym)
+	} else if l := strings.ToLower(b); l == "h" || l == "hh" || l == "m" || l == "mm" || l == "s" || l == "ss" {
+		f.letters = append(f.letters, l[0])
+	}
+	return i + j
+}
+
+// style classifies what the scan saw: a date or time, text, or a number
+// with its prefix, suffix, decimals and thousands separator.
+func (f *numFmtScan) style() xlsxStyle {
+	st := f.st
+	for _, l := range f.letters {
 		switch l {
 		case 'y', 'd':
 			st.date = true
@@ -558,7 +584,7 @@ func parseNumFmt(code string) xlsxStyle {
 			st.clock, st.seconds = true, true
 		}
 	}
-	if !st.date && !st.clock && bytes.IndexByte(letters, 'm') >= 0 && !digits {
+	if !st.date && !st.clock && bytes.IndexByte(f.letters, 'm') >= 0 && !f.digits {
 		st.date = true // "mmm" alone: a month
 	}
 	if st.date || st.clock {
@@ -567,13 +593,13 @@ func parseNumFmt(code string) xlsxStyle {
 	if st.kind == '@' {
 		return xlsxStyle{kind: '@'}
 	}
-	if !digits {
+	if !f.digits {
 		return xlsxStyle{}
 	}
 	if st.kind == 0 {
 		st.kind = 'f'
 	}
-	st.suffix = strings.TrimSpace(strings.ReplaceAll(lit.String(), "%", ""))
+	st.suffix = strings.TrimSpace(strings.ReplaceAll(f.lit.String(), "%", ""))
 	st.prefix = strings.TrimLeft(st.prefix, " ")
 	return st
 }

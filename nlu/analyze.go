@@ -105,6 +105,9 @@ func (s *Service) Analyze(ctx context.Context, owner, id string, text string) (A
 	if n := utf8.RuneCountInString(text); n > s.opts.MaxTextRunes {
 		return Analysis{}, fmt.Errorf("%w: text: %d characters, the limit is %d", ErrInvalid, n, s.opts.MaxTextRunes)
 	}
+	if err := s.sync(ctx); err != nil {
+		return Analysis{}, err
+	}
 	s.mu.RLock()
 	root, err := s.resolveLocked(owner, id, 0)
 	s.mu.RUnlock()

@@ -75,14 +75,14 @@ func parsePhraseSet(body []byte, create bool, id, owner string) (PhraseSet, erro
 			return ps, fmt.Errorf("%w: phrases[%d].text: required", ErrInvalid, i)
 		}
 		if !hasWord(p.Text) {
-			return ps, fmt.Errorf("%w: phrases[%d].text: %q has no word to match (a letter or a digit)", ErrInvalid, i, p.Text)
+			return ps, fmt.Errorf("%w: phrases[%d].text: %q has no word to match (a letter or a number)", ErrInvalid, i, p.Text)
 		}
 		for j, syn := range p.Synonyms {
 			if blank(syn) {
 				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: must be a non-blank string", ErrInvalid, i, j)
 			}
 			if !hasWord(syn) {
-				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: %q has no word to match (a letter or a digit)", ErrInvalid, i, j, syn)
+				return ps, fmt.Errorf("%w: phrases[%d].synonyms[%d]: %q has no word to match (a letter or a number)", ErrInvalid, i, j, syn)
 			}
 		}
 		if len(p.Value) > 0 && !json.Valid(p.Value) {
@@ -117,7 +117,7 @@ func compilePhraseSet(ps PhraseSet) (*compiledSet, error) {
 }
 
 // hasWord reports whether a phrase text holds a token the matcher can
-// match: a word (starting with a letter or a digit) or "&" (matched as
+// match: a word (holding a letter or a number) or "&" (matched as
 // "and"). Punctuation alone compiles to nothing, or to a pattern that
 // never matches.
 func hasWord(s string) bool {

@@ -100,6 +100,8 @@ type Service struct {
 	models map[string]*modelEntry  // by modelKey(owner, id)
 	sets   map[string]*compiledSet // by setKey(owner, id)
 	seq    uint64
+
+	shared sharedState // a SharedStore's version and what was loaded (sync.go)
 }
 
 type modelEntry struct {
@@ -136,6 +138,9 @@ func NewService(store Store, opts Options) (*Service, error) {
 	}
 	policy, _ := outbound.New(opts.AllowOutbound) // checked by Validate
 	s := &Service{store: store, opts: opts.withDefaults(), policy: policy, client: policy.Client(), models: map[string]*modelEntry{}, sets: map[string]*compiledSet{}, embCache: newEmbeddingCache(maxCachedEmbeddings)}
+	if err := s.startShared(); err != nil {
+		return nil, err
+	}
 	err := store.Scan(setPrefix, func(key string, value []byte) error {
 		var ps PhraseSet
 		if err := json.Unmarshal(value, &ps); err != nil {
@@ -146,6 +151,7 @@ func NewService(store Store, opts Options) (*Service, error) {
 			return fmt.Errorf("compile phrase set %s: %w", key, err)
 		}
 		s.sets[setKey(ps.Owner, ps.PhraseSetID)] = cs
+		s.noteLoaded(key, value)
 		return nil
 	})
 	if err != nil {
@@ -160,6 +166,7 @@ func NewService(store Store, opts Options) (*Service, error) {
 		e.ann, e.err = s.buildAnnotator(context.Background(), sm.Model)
 		s.models[modelKey(sm.Model.Owner, sm.Model.ModelID)] = e
 		s.seq = max(s.seq, sm.Seq)
+		s.noteLoaded(key, value)
 		return nil
 	})
 	if err != nil {
@@ -173,6 +180,10 @@ func NewService(store Store, opts Options) (*Service, error) {
 // Inline builtin-ner and closed-ner members of a pipeline become models of
 // their own whose ids replace them in pipeline.models.
 func (s *Service) CreateModel(ctx context.Context, owner string, body []byte) (Model, error) {
+	if err := s.sync(ctx); err != nil {
+		return Model{}, err
+	}
+
 	m, members, err := parseModel(body, true, "", owner)
 	if err != nil {
 		return Model{}, err
@@ -194,6 +205,10 @@ func (s *Service) CreateModel(ctx context.Context, owner string, body []byte) (M
 // UpdateModel replaces the configuration of model id with body. Nothing of
 // the earlier configuration is kept: a field omitted in body is gone.
 func (s *Service) UpdateModel(ctx context.Context, owner, id string, body []byte) (Model, error) {
+	if err := s.sync(ctx); err != nil {
+		return Model{}, err
+	}
+
 	m, members, err := parseModel(body, false, id, owner)
 	if err != nil {
 		return Model{}, err
@@ -281,6 +296,7 @@ func (s *Service) storeModelLocked(m Model, ann annotator, createdBy string) err
 	if err := s.store.Put(k, raw); err != nil {
 		return fmt.Errorf("nlu: store model %s: %w", m.ModelID, err)
 	}
+	s.noteWritten(k, raw)
 	s.models[k] = &modelEntry{m: m, createdBy: createdBy, seq: seq, ann: ann}
 	return nil
 }
@@ -353,23 +369,41 @@ func (s *Service) collectLocked(owner, id string, old Model) error {
 			return fmt.Errorf("nlu: delete model %s: %w", c, err)
 		}
 		delete(s.models, modelKey(owner, c))
+		s.noteWritten(modelKey(owner, c), nil)
 	}
 	return nil
 }
 
 // GetModel returns the owner's model id.
 func (s *Service) GetModel(ctx context.Context, owner, id string) (Model, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e, ok := s.models[modelKey(owner, id)]
-	if !ok {
-		return Model{}, fmt.Errorf("model %q: %w", id, ErrNotFound)
+	if err := s.sync(ctx); err != nil {
+		return Model{}, err
+	}
+	e, err := lookup(s, s.models, modelKey(owner, id), "model", id)
+	if err != nil {
+		return Model{}, err
 	}
 	return e.m, nil
 }
 
+// lookup returns m[k] (m is one of s's maps) under s's read lock, or
+// ErrNotFound naming the kind of entry and its id.
+func lookup[V any](s *Service, m map[string]V, k, kind, id string) (V, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := m[k]
+	if !ok {
+		return v, fmt.Errorf("%s %q: %w", kind, id, ErrNotFound)
+	}
+	return v, nil
+}
+
 // ListModels returns the owner's models in creation order.
 func (s *Service) ListModels(ctx context.Context, owner string) ([]Model, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
+
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var es []*modelEntry
@@ -390,6 +424,10 @@ func (s *Service) ListModels(ctx context.Context, owner string) ([]Model, error)
 // answers ErrConflict naming the pipelines. Deleting a pipeline also deletes
 // the inline members it created that nothing else lists.
 func (s *Service) DeleteModel(ctx context.Context, owner, id string) error {
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.models[modelKey(owner, id)]
@@ -403,12 +441,17 @@ func (s *Service) DeleteModel(ctx context.Context, owner, id string) error {
 		return fmt.Errorf("nlu: delete model %s: %w", id, err)
 	}
 	delete(s.models, modelKey(owner, id))
+	s.noteWritten(modelKey(owner, id), nil)
 	return s.collectLocked(owner, id, e.m)
 }
 
 // CreatePhraseSet validates body (a PhraseSet without phrase_set_id and
 // owner), compiles and stores it.
 func (s *Service) CreatePhraseSet(ctx context.Context, owner string, body []byte) (PhraseSet, error) {
+	if err := s.sync(ctx); err != nil {
+		return PhraseSet{}, err
+	}
+
 	ps, err := parsePhraseSet(body, true, "", owner)
 	if err != nil {
 		return PhraseSet{}, err
@@ -421,6 +464,10 @@ func (s *Service) CreatePhraseSet(ctx context.Context, owner string, body []byte
 // UpdatePhraseSet replaces phrase set id; closed-ner models using it match
 // the new phrases from the next analysis on.
 func (s *Service) UpdatePhraseSet(ctx context.Context, owner, id string, body []byte) (PhraseSet, error) {
+	if err := s.sync(ctx); err != nil {
+		return PhraseSet{}, err
+	}
+
 	ps, err := parsePhraseSet(body, false, id, owner)
 	if err != nil {
 		return PhraseSet{}, err
@@ -449,22 +496,28 @@ func (s *Service) putPhraseSet(ps PhraseSet, mustExist bool) (PhraseSet, error) 
 		return PhraseSet{}, fmt.Errorf("nlu: store phrase set %s: %w", ps.PhraseSetID, err)
 	}
 	s.sets[k] = cs
+	s.noteWritten(k, raw)
 	return ps, nil
 }
 
 // GetPhraseSet returns the owner's phrase set id.
 func (s *Service) GetPhraseSet(ctx context.Context, owner, id string) (PhraseSet, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	cs, ok := s.sets[setKey(owner, id)]
-	if !ok {
-		return PhraseSet{}, fmt.Errorf("phrase set %q: %w", id, ErrNotFound)
+	if err := s.sync(ctx); err != nil {
+		return PhraseSet{}, err
+	}
+	cs, err := lookup(s, s.sets, setKey(owner, id), "phrase set", id)
+	if err != nil {
+		return PhraseSet{}, err
 	}
 	return cs.ps, nil
 }
 
 // ListPhraseSets returns the owner's phrase sets sorted by name, then id.
 func (s *Service) ListPhraseSets(ctx context.Context, owner string) ([]PhraseSet, error) {
+	if err := s.sync(ctx); err != nil {
+		return nil, err
+	}
+
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := []PhraseSet{}
@@ -485,6 +538,10 @@ func (s *Service) ListPhraseSets(ctx context.Context, owner string) ([]PhraseSet
 // DeletePhraseSet deletes the owner's phrase set id; a set that a
 // closed-ner model uses answers ErrConflict naming the models.
 func (s *Service) DeletePhraseSet(ctx context.Context, owner, id string) error {
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := setKey(owner, id)
@@ -510,5 +567,6 @@ func (s *Service) DeletePhraseSet(ctx context.Context, owner, id string) error {
 		return fmt.Errorf("nlu: delete phrase set %s: %w", id, err)
 	}
 	delete(s.sets, k)
+	s.noteWritten(k, nil)
 	return nil
 }

@@ -1,11 +1,10 @@
 package rerank
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,28 +63,13 @@ type Manifest struct {
 // ReadManifest reads dir/manifest.json and fills the defaults.
 func ReadManifest(dir string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("reranker %s: %w", dir, ErrNotInstalled)
+	if err := embed.DecodeManifest(dir, "reranker", &m, ErrNotInstalled, ErrBadModel); err != nil {
+		return m, err
 	}
-	if err != nil {
-		return m, fmt.Errorf("read reranker manifest: %w", err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("reranker manifest %s: %w: %w", dir, ErrBadModel, err)
-	}
-	if m.Name == "" {
-		m.Name = filepath.Base(dir)
-	}
-	if m.Model == "" {
-		m.Model = "model.onnx"
-	}
-	if m.Tokenizer == "" {
-		m.Tokenizer = "tokenizer.json"
-	}
-	if m.MaxTokens == 0 {
-		m.MaxTokens = 512
-	}
+	m.Name = cmp.Or(m.Name, filepath.Base(dir))
+	m.Model = cmp.Or(m.Model, "model.onnx")
+	m.Tokenizer = cmp.Or(m.Tokenizer, "tokenizer.json")
+	m.MaxTokens = cmp.Or(m.MaxTokens, 512)
 	if m.MaxTokens < 8 {
 		return m, fmt.Errorf("reranker manifest %s: max_tokens %d: %w", dir, m.MaxTokens, ErrBadModel)
 	}

@@ -14,22 +14,17 @@ Output: one "class<TAB>name" line per entry, sorted, classes "first",
 import json
 import sys
 
+from nam_dict import name_lines
+
 
 def first_names(path):
     czech_col = 24  # index of czech_republic in gender_guesser's COUNTRIES
     out = set()
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line or line[0] in "#=":
-                continue
-            parts = line.split()
-            if len(parts) < 2 or parts[0] not in ("M", "F", "1M", "1F", "?M", "?F", "?"):
-                continue
-            vals = line[30:-1]
-            if len(vals) > czech_col and vals[czech_col].strip():
-                name = parts[1].replace("+", " ")
-                if name.isalpha() and len(name) > 1:
-                    out.add(name)
+    for name, line in name_lines(path, "utf-8"):
+        vals = line[30:-1]
+        if len(vals) > czech_col and vals[czech_col].strip():
+            if name.isalpha() and len(name) > 1:
+                out.add(name)
     return out
 
 

@@ -16,19 +16,14 @@ import gzip
 import json
 import sys
 
+from nam_dict import name_lines
+
 
 def first_names(path):
     out = set()
-    with open(path, encoding="latin-1") as f:
-        for line in f:
-            if not line or line[0] in "#=":
-                continue
-            parts = line.split()
-            if len(parts) < 2 or parts[0] not in ("M", "F", "1M", "1F", "?M", "?F", "?"):
-                continue
-            name = parts[1].replace("+", " ")
-            if all(w.isalpha() for w in name.split()) and len(name) > 1 and name[0].isupper():
-                out.add(name)
+    for name, _ in name_lines(path, "latin-1"):
+        if all(w.isalpha() for w in name.split()) and len(name) > 1 and name[0].isupper():
+            out.add(name)
     return out
 
 

@@ -4,7 +4,7 @@
 # backend (package cluster). It is not on najdi's run path: a production
 # deployment points `najdi serve --cluster-url` at a cluster it operates.
 #
-# Usage: scripts/cluster.sh up|down|status|url elasticsearch|opensearch
+# Usage: scripts/cluster.sh up|down|status|url|pid|reset elasticsearch|opensearch
 #
 #   up      installs the node (once, cached), starts it unless it already
 #           answers, waits until the cluster is yellow and prints its URL as
@@ -13,6 +13,18 @@
 #   status  exits 0 and prints the URL when the node answers, 1 otherwise.
 #   url     prints the URL the node listens on.
 #   pid     prints the process id of the node started by up.
+#   reset   stops the node and moves its data directory aside
+#           (data.reset-<time>, next to it), so the next up starts empty.
+#
+# A poisoned data directory: an OpenSearch index created with the k-NN
+# faiss engine (the default when a mapping names no engine) makes the node
+# exit, because the Maven zip has no faiss native library; the index stays
+# in the data directory and kills every later start ("UnsatisfiedLinkError:
+# no opensearchknn_faiss..."). up recognizes this in the node's log, says
+# so, moves the data directory aside to data.poisoned-by-faiss-<time> and
+# starts the node once more on an empty one. Only this script's own test
+# data directory is touched; NAJDI_CLUSTER_RECOVER=0 stops instead and
+# leaves the recovery to `scripts/cluster.sh reset opensearch`.
 #
 # Environment:
 #   NAJDI_CACHE          download cache (default $HOME/.cache/najdi); Maven
@@ -23,6 +35,10 @@
 #                        unprivileged user that cannot enter /root)
 #   NAJDI_CLUSTER_PORT   HTTP port (default 9250 elasticsearch, 9251 opensearch)
 #   NAJDI_CLUSTER_HEAP   JVM heap (default 512m)
+#   NAJDI_CLUSTER_RUN    the node's run directory: data, logs, pid file
+#                        (default $NAJDI_CLUSTER_HOME/run/<flavour>), e.g. for a
+#                        second node of a flavour on another port
+#   NAJDI_CLUSTER_RECOVER  0: do not move a poisoned data directory aside
 #
 # What it installs, all from Maven Central with mvn, plus PyPI for one JDK:
 #   elasticsearch  org.elasticsearch.distribution.integ-test-zip:elasticsearch
@@ -58,7 +74,7 @@ die() {
 	exit 1
 }
 
-[[ $# -eq 2 ]] || die "usage: $0 up|down|status|url|pid elasticsearch|opensearch"
+[[ $# -eq 2 ]] || die "usage: $0 up|down|status|url|pid|reset elasticsearch|opensearch"
 ACTION=$1
 FLAVOUR=$2
 
@@ -84,7 +100,7 @@ opensearch)
 esac
 URL="http://127.0.0.1:$PORT"
 DIST="$HOME_DIR/$FLAVOUR-$VERSION"
-RUN="$HOME_DIR/run/$FLAVOUR"
+RUN="${NAJDI_CLUSTER_RUN:-$HOME_DIR/run/$FLAVOUR}"
 PIDFILE="$RUN/node.pid"
 
 # need_tool TOOL PACKAGE installs a missing tool with apt-get when root.
@@ -251,12 +267,58 @@ running() {
 }
 
 up() {
-	local t0 pid i
 	if answers; then
 		echo "$URL"
 		return 0
 	fi
+	if ! start_node; then
+		if ! poisoned; then
+			tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | cut -c1-300 >&2
+			die "$FLAVOUR exited during start; see $RUN/logs"
+		fi
+		echo "cluster: $FLAVOUR exited during start because its data directory holds an index created with the k-NN faiss engine, which this node cannot load (no faiss native library in the Maven zip; najdi's own mappings name the lucene engine)." >&2
+		[[ ${NAJDI_CLUSTER_RECOVER:-1} != 0 ]] ||
+			die "recover with: scripts/cluster.sh reset $FLAVOUR (moves the test data directory $RUN/data aside), then up again"
+		set_aside "poisoned-by-faiss"
+		start_node || {
+			tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | cut -c1-300 >&2
+			die "$FLAVOUR exited during start on an empty data directory too; see $RUN/logs"
+		}
+	fi
+}
+
+# log_lines prints the number of lines of the node's log (0 when none).
+log_lines() {
+	local f="$RUN/logs/$CLUSTER_NAME.log"
+	if [[ -f $f ]]; then wc -l <"$f"; else echo 0; fi
+}
+
+# poisoned reports whether the node's log since the last start shows the
+# faiss native library missing (an index with the faiss engine).
+poisoned() {
+	[[ $FLAVOUR == opensearch ]] || return 1
+	tail -n +"$((LOG_MARK + 1))" "$RUN/logs/$CLUSTER_NAME.log" 2>/dev/null | grep -q 'UnsatisfiedLinkError: no opensearchknn_faiss'
+}
+
+# set_aside WHY moves the node's data directory to data.WHY-<time>.
+set_aside() {
+	local to="$RUN/data.$1-$(date -u +%Y%m%dT%H%M%S)"
+	[[ -d $RUN/data ]] || return 0
+	mv "$RUN/data" "$to" || die "cannot move $RUN/data aside"
+	echo "cluster: moved the test data directory $RUN/data aside to $to (delete it when not needed); starting on an empty one" >&2
+}
+
+reset() {
+	down
+	set_aside "reset"
+}
+
+# start_node starts the node and waits until it answers; it returns 1
+# when the node exits during start (after showing its log's tail).
+start_node() {
+	local t0 pid i
 	t0=$(date +%s)
+	LOG_MARK=$(log_lines)
 	ensure_user
 	install_node
 	mkdir -p "$RUN/data" "$RUN/logs" "$RUN/tmp"
@@ -268,6 +330,7 @@ up() {
 		echo "cluster: $FLAVOUR (pid $(cat "$PIDFILE")) exited; starting a new node" >&2
 	fi
 	rm -f "$PIDFILE"
+	LOG_MARK=$(log_lines)
 	echo "cluster: starting $FLAVOUR $VERSION on $URL (logs in $RUN/logs)" >&2
 	case $FLAVOUR in
 	elasticsearch)
@@ -279,7 +342,7 @@ up() {
 			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
 			-E cluster.routing.allocation.disk.threshold_enabled=false \
 			-E action.destructive_requires_name=false >"$RUN/console.log" 2>&1 ||
-			{ tail -n 20 "$RUN/console.log" >&2; die "elasticsearch did not start; see $RUN/console.log"; }
+			{ tail -n 20 "$RUN/console.log" >&2; echo "cluster: elasticsearch did not start; see $RUN/console.log" >&2; return 1; }
 		;;
 	opensearch)
 		run_as env OPENSEARCH_JAVA_HOME="$(jdk21)" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP" \
@@ -291,7 +354,7 @@ up() {
 			-E path.data="$RUN/data" -E path.logs="$RUN/logs" \
 			-E cluster.routing.allocation.disk.threshold_enabled=false \
 			-E action.destructive_requires_name=false >"$RUN/console.log" 2>&1 ||
-			{ tail -n 20 "$RUN/console.log" >&2; die "opensearch did not start; see $RUN/console.log"; }
+			{ tail -n 20 "$RUN/console.log" >&2; echo "cluster: opensearch did not start; see $RUN/console.log" >&2; return 1; }
 		;;
 	esac
 	wait_up "$t0"
@@ -312,8 +375,8 @@ wait_up() {
 			pid=$(cat "$PIDFILE")
 			if ! kill -0 "$pid" 2>/dev/null; then
 				[[ $mode == existing ]] && return 1
-				tail -n 30 "$RUN/logs/$CLUSTER_NAME.log" >&2 2>/dev/null
-				die "$FLAVOUR exited during start; see $RUN/logs"
+				echo "cluster: $FLAVOUR exited during start" >&2
+				return 1
 			fi
 		fi
 		sleep 1
@@ -367,9 +430,10 @@ down() {
 
 case $ACTION in
 up) up ;;
+reset) reset ;;
 down) down ;;
 status) answers && echo "$URL" ;;
 url) echo "$URL" ;;
 pid) running && cat "$PIDFILE" ;;
-*) die "unknown action $ACTION (up, down, status, url, pid)" ;;
+*) die "unknown action $ACTION (up, down, status, url, pid, reset)" ;;
 esac

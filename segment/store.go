@@ -130,6 +130,14 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
+// MemoryUsage reports the memory Pebble holds outside the Go heap: its
+// block cache (bounded by blockCacheSize) and its memtables (live and
+// queued for flushing), in bytes.
+func (s *Store) MemoryUsage() (cache, memtables int64) {
+	m := s.db.Metrics()
+	return m.BlockCache.Size, int64(m.MemTable.Size)
+}
+
 // NextID returns a new store-wide unique id (collection numbers, segment
 // ids). The counter is persisted by every committed batch, so an id used in
 // durable data is never handed out again after a restart.

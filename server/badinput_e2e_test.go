@@ -430,3 +430,26 @@ func TestBadInputUnknownCollectionFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestBadInputIntegralNumbers: an integer property of a search body takes
+// an integral number written with a fraction (11.0), as JSON Schema counts
+// it an integer, at any depth: rerank.top_k was refused ("must be an
+// integer, got a number 11.0") while max_results was read.
+func TestBadInputIntegralNumbers(t *testing.T) {
+	n := start(t, "", "--no-embeddings")
+	keywordCollection(t, n, "c", "")
+	must(t, n.do("POST", "/v1/collections/c/documents?document_id=d", "text/plain", []byte("alpha beta")), 200)
+	for _, body := range []string{
+		`{"query": "alpha", "max_results": 5.0}`,
+		`{"query": "alpha", "rerank": {"top_k": 11.0}}`,
+		`{"query": "alpha", "offset": 0.0, "rerank": {"top_k": 1e1}}`,
+	} {
+		// Read: searched, or 503 for a rerank on a server without a
+		// reranker (--no-embeddings), never 400.
+		r := n.postJSON("/v1/collections/c/search", body)
+		if r.status != 200 && !(r.status == 503 && strings.Contains(body, "rerank")) {
+			t.Errorf("%s: %d %s", body, r.status, r.body)
+		}
+	}
+	errorIs(t, n.postJSON("/v1/collections/c/search", `{"query": "alpha", "rerank": {"top_k": 11.5}}`), 400, "invalid_request", "rerank.top_k")
+}

@@ -2,8 +2,11 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,4 +122,32 @@ func requestErrorKind(err error) string {
 		msg = msg[:200]
 	}
 	return strings.TrimSpace(msg)
+}
+
+// requestLogger receives fasthttp's log lines ("error when serving
+// connection ...") and writes them to the server's logger without the
+// request bytes fasthttp quotes (after "buffer size=" or "contents:", and
+// the offending value, as in `invalid header value "..."`), which hold
+// headers such as Authorization.
+type requestLogger struct{ log *slog.Logger }
+
+// quoted matches a Go-quoted string of a fasthttp message.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// Printf logs one fasthttp message, cut before the quoted request bytes
+// and with every quoted value after the connection's addresses elided.
+func (l requestLogger) Printf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, cut := range []string{": buffer size=", "contents:"} {
+		if i := strings.Index(msg, cut); i >= 0 {
+			msg = msg[:i]
+		}
+	}
+	if i := strings.Index(msg, "\": "); i >= 0 {
+		msg = msg[:i+3] + quoted.ReplaceAllString(msg[i+3:], `"…"`)
+	}
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	l.log.Warn("http: " + strings.TrimSpace(msg))
 }

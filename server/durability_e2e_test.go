@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func docSections(i int) []map[string]string {
@@ -142,18 +142,7 @@ func checkSections(t *testing.T, d docResp, want []map[string]string) {
 
 // TestAuthIsolation checks Basic authentication and per-owner isolation.
 func TestAuthIsolation(t *testing.T) {
-	users := t.TempDir() + "/users"
-	var lines []string
-	for _, u := range [][3]string{{"alice", "wonderland", "user"}, {"bob", "builder", "user"}, {"root", "toor", "admin"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, u[0]+":"+string(h)+":"+u[2])
-	}
-	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	users := testutil.UsersFile(t, "alice:wonderland:user", "bob:builder:user", "root:toor:admin")
 	n := start(t, "", "--no-embeddings", "--users", users)
 	alice, bob, root := n.as("alice", "wonderland"), n.as("bob", "builder"), n.as("root", "toor")
 

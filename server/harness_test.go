@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,23 +20,7 @@ import (
 // binPath is the najdi binary built once for the end-to-end tests.
 var binPath string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "najdi-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "najdi")
-	cmd := exec.Command("go", "build", "-o", binPath, "../cmd/najdi")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build najdi:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.RunWithNajdi(m, "../cmd/najdi", &binPath) }
 
 // sharedData finds ../shared/data from the package directory upwards.
 func sharedData(t testing.TB) string {
@@ -58,15 +40,6 @@ type node struct {
 	pass string
 }
 
-func freePort(t testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // start runs `najdi serve` with a fresh data dir (or data, when set) and
 // waits for /health.
 func start(t testing.TB, data string, extra ...string) *node {
@@ -81,31 +54,8 @@ func start(t testing.TB, data string, extra ...string) *node {
 }
 
 func (n *node) boot() {
-	t := n.t
-	addr := freePort(t)
-	n.base = "http://" + addr
 	n.log = &bytes.Buffer{}
-	args := append([]string{"serve", "--addr", addr, "--data", n.data}, n.args...)
-	n.cmd = exec.Command(binPath, args...)
-	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(n.base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		if n.cmd.ProcessState != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("najdi did not become healthy: %s", n.log.String())
+	n.cmd, n.base = testutil.Serve(n.t, binPath, n.data, n.log, n.args...)
 }
 
 // kill stops the process with SIGKILL (a crash) if it still runs.
@@ -243,5 +193,3 @@ func keywordCollection(t testing.TB, n *node, id string, extra string) {
 		t.Fatalf("create collection: %d %s", r.status, r.body)
 	}
 }
-
-func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o600) }

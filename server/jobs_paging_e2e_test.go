@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // jobStatus is the part of a job status the tests read.
@@ -34,31 +34,12 @@ func decodeJSON[T any](t *testing.T, r resp) T {
 	return v
 }
 
-// usersFile writes a credentials file of the given name:password pairs.
-func usersFile(t *testing.T, pairs ...string) string {
-	t.Helper()
-	var lines []string
-	for _, p := range pairs {
-		name, pass, _ := strings.Cut(p, ":")
-		h, err := bcrypt.GenerateFromPassword([]byte(pass), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, name+":"+string(h))
-	}
-	path := t.TempDir() + "/users"
-	if err := writeFile(path, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestJobProgressAndList follows an asynchronous CSV ingest: while it runs
 // its status reports processed documents, bytes read, a rate and an ETA;
 // when done, total and every byte. GET /v1/jobs and GET
 // /v1/collections/{id}/jobs list the caller's jobs only.
 func TestJobProgressAndList(t *testing.T) {
-	n := start(t, "", "--no-embeddings", "--users", usersFile(t, "alice:wonderland", "bob:builder"))
+	n := start(t, "", "--no-embeddings", "--users", testutil.UsersFile(t, "alice:wonderland", "bob:builder"))
 	alice, bob := n.as("alice", "wonderland"), n.as("bob", "builder")
 	keywordCollection(t, alice, "prog", "")
 	keywordCollection(t, bob, "prog", "")

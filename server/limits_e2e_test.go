@@ -275,3 +275,59 @@ func TestLimitsUnknownQueryParameters(t *testing.T) {
 	must(t, n.do("DELETE", "/v1/collections/c?x=1", "", nil), 400)
 	must(t, n.getJSON("/v1/collections/c"), 200) // not deleted
 }
+
+// TestLimitsRefusedBodyWrittenFirst (issue 18, item 7): a client that
+// writes a whole 32 MB request before reading gets the server's answer to
+// it — 413 for a body over --max-body, 414 for a request line and 431 for
+// headers over their limit, 400 for a body that is not what the route
+// takes — never a connection reset, also after its connection gave its
+// buffers back (ReduceMemoryUsage) and on the second request of a
+// keep-alive connection.
+func TestLimitsRefusedBodyWrittenFirst(t *testing.T) {
+	n := start(t, "", "--no-embeddings", "--max-body", "16777216")
+	keywordCollection(t, n, "c", "")
+	body := bytes.Repeat([]byte("word "), 32<<20/5)
+	small := []byte(`{"query": "x", "bogus": 1}`)
+	for _, tc := range []struct {
+		name   string
+		req    string
+		body   []byte
+		status int
+	}{
+		{"over --max-body", "POST /v1/collections/c/documents?document_id=big HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", body, 413},
+		{"request line too long", "POST /v1/collections/c/documents?document_id=" + strings.Repeat("x", 70000) + " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", body, 414},
+		{"headers too large", "POST /v1/collections/c/documents HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("y", 70000) + "\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", body, 431},
+		{"bad body after a good request", "POST /v1/collections/c/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"query\": \"word\"}" +
+			"POST /v1/collections/c/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", small, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := append([]byte(fmt.Sprintf(tc.req, len(tc.body))), tc.body...)
+			conn, err := net.Dial("tcp", strings.TrimPrefix(n.base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(60 * time.Second))
+			if _, err := conn.Write(raw); err != nil {
+				t.Fatalf("write the whole request: %v", err)
+			}
+			br := bufio.NewReader(conn)
+			var r *http.Response
+			for {
+				r, err = http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatalf("read the answer after writing the whole request: %v", err)
+				}
+				b, _ := io.ReadAll(r.Body)
+				r.Body.Close()
+				if r.StatusCode == 200 {
+					continue // the good request before the bad one
+				}
+				if r.StatusCode != tc.status || !bytes.Contains(b, []byte(`"error"`)) {
+					t.Fatalf("status %d, want %d with a JSON error: %s", r.StatusCode, tc.status, truncate(b, 300))
+				}
+				break
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	rtmetrics "runtime/metrics"
 	"sort"
 	"strings"
 	"sync"
@@ -109,6 +110,37 @@ func (m *metrics) write(ctx *fasthttp.RequestCtx, eng *engine.Engine) {
 	fmt.Fprintf(&b, "najdi_documents_total %d\n", total)
 	b.WriteString("# HELP najdi_collections Collections stored.\n# TYPE najdi_collections gauge\n")
 	fmt.Fprintf(&b, "najdi_collections %d\n", len(colls))
+	writeMemoryMetrics(&b, eng)
 	ctx.Response.Header.SetContentType("text/plain; version=0.0.4")
 	ctx.SetBodyString(b.String())
+}
+
+// memoryMetrics are the Go runtime's memory figures /metrics reports, by
+// metric name.
+var memoryMetrics = []struct{ name, runtime, help string }{
+	{"najdi_go_heap_live_bytes", "/gc/heap/live:bytes", "Go heap marked live by the last garbage collection."},
+	{"najdi_go_heap_objects_bytes", "/memory/classes/heap/objects:bytes", "Go heap objects, live and not yet collected."},
+	{"najdi_go_memory_bytes", "/memory/classes/total:bytes", "All memory the Go runtime mapped (heap, stacks, metadata), released pages included."},
+	{"najdi_go_memory_released_bytes", "/memory/classes/heap/released:bytes", "Go heap memory returned to the operating system."},
+	{"najdi_go_goroutines", "/sched/goroutines:goroutines", "Goroutines."},
+}
+
+// writeMemoryMetrics renders the process's memory: the Go runtime's
+// figures and the store's memory outside the Go heap (block cache and
+// memtables), so that growth under load can be told apart: live heap
+// (data or a leak), garbage, or the store.
+func writeMemoryMetrics(b *strings.Builder, eng *engine.Engine) {
+	ms := make([]rtmetrics.Sample, len(memoryMetrics))
+	for i, m := range memoryMetrics {
+		ms[i].Name = m.runtime
+	}
+	rtmetrics.Read(ms)
+	for i, m := range memoryMetrics {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", m.name, m.help, m.name, m.name, ms[i].Value.Uint64())
+	}
+	if st := eng.Store(); st != nil {
+		cache, mem := st.MemoryUsage()
+		fmt.Fprintf(b, "# HELP najdi_store_cache_bytes The store's block cache (outside the Go heap).\n# TYPE najdi_store_cache_bytes gauge\nnajdi_store_cache_bytes %d\n", cache)
+		fmt.Fprintf(b, "# HELP najdi_store_memtable_bytes The store's memtables (outside the Go heap).\n# TYPE najdi_store_memtable_bytes gauge\nnajdi_store_memtable_bytes %d\n", mem)
+	}
 }

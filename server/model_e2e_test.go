@@ -1974,38 +1974,6 @@ func (r *modelRun) compareContent(where string, doc *mDoc, got *string, include 
 	}
 }
 
-// mResp is a search, query or answer response.
-type mResp struct {
-	Documents []struct {
-		DocumentID   string         `json:"document_id"`
-		CollectionID string         `json:"collection_id"`
-		Score        float64        `json:"score"`
-		Source       string         `json:"source"`
-		Content      *string        `json:"content"`
-		Sections     []mSection     `json:"sections"`
-		Fields       map[string]any `json:"fields"`
-		Passages     []struct {
-			Text         string  `json:"text"`
-			Offsets      [2]int  `json:"offsets"`
-			SectionIndex int     `json:"section_index"`
-			Score        float64 `json:"score"`
-		} `json:"passages"`
-	} `json:"documents"`
-	Summaries []struct {
-		DocumentID   string `json:"document_id"`
-		CollectionID string `json:"collection_id"`
-		Content      string `json:"content"`
-	} `json:"summaries"`
-	Summary  *string `json:"summary"`
-	Answer   *string `json:"answer"`
-	Metadata struct {
-		Tokens *struct {
-			PromptTokens int `json:"prompt_tokens"`
-		} `json:"tokens"`
-		AnswerSources []string `json:"answer_sources"`
-	} `json:"metadata"`
-}
-
 const modelNoAnswer = "No relevant documents were found to answer the question."
 
 func (r *modelRun) search(o *mop) {
@@ -2040,7 +2008,7 @@ func (r *modelRun) search(o *mop) {
 		r.fail("status", "%s: %d, want 200: %s", where, got.status, truncate(got.body, 500))
 		return
 	}
-	var res mResp
+	var res searchResp
 	if err := json.Unmarshal(got.body, &res); err != nil {
 		r.fail("status", "%s: %v: %s", where, err, truncate(got.body, 300))
 		return

@@ -8,13 +8,14 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // The NLU end-to-end tests drive /models, /models/{id}/analyze and
@@ -62,18 +63,7 @@ type nluAnalysis struct {
 // bob's clients.
 func nluNode(t *testing.T, extra ...string) (alice, bob *node) {
 	t.Helper()
-	users := t.TempDir() + "/users"
-	var lines []string
-	for _, u := range [][2]string{{"alice", "wonderland"}, {"bob", "builder"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, u[0]+":"+string(h))
-	}
-	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	users := testutil.UsersFile(t, "alice:wonderland", "bob:builder")
 	n := start(t, "", append([]string{"--no-embeddings", "--users", users}, extra...)...)
 	return n.as("alice", "wonderland"), n.as("bob", "builder")
 }
@@ -672,6 +662,111 @@ func TestNLUMicroservice(t *testing.T) {
 			pipe := createModel(t, alice, fmt.Sprintf(`{"name": "p", "type": "pipeline", "mode": "parallel", "pipeline": {"models": [%q, %q]}}`, ms.ModelID, m.ModelID))
 			if tc.name != "slow" {
 				errorMentions(t, alice.postJSON("/models/"+pipe.ModelID+"/analyze", `{"text": "hello"}`), tc.status, tc.code, tc.url)
+			}
+		})
+	}
+}
+
+// TestNLUPhraseWordRule: a phrase text or synonym is accepted when it
+// holds a letter or a number (or &), as the OpenAPI document's pattern
+// says ([^\W_]|&: any Unicode letter or number), and then matches the
+// same text in an analysis; one with none is refused with 400 naming it.
+// A word that begins with a combining mark ("\u108dÏHthen", a mark left
+// without its base) and a number that is not a decimal digit ("²", "Ⅻ")
+// were refused as "no word to match" while the schema accepted them.
+func TestNLUPhraseWordRule(t *testing.T) {
+	alice, _ := nluNode(t)
+	for _, tc := range []struct {
+		name, phrase, text string
+	}{
+		{"word after a combining mark", "\u108dÏHthen", "we met \u108dÏHthen at noon"},
+		{"superscript two", "²", "area in m ²"},
+		{"roman numeral twelve", "Ⅻ", "chapter Ⅻ begins"},
+		{"letters", "Brno", "to Brno"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"name": "thing", "phrases": []any{
+				map[string]any{"text": "anchor", "synonyms": []string{tc.phrase}}}})
+			id := createPhraseSet(t, alice, string(body))
+			m := createModel(t, alice, fmt.Sprintf(`{"name": "closed-ner", "type": "annotator", "phrase_set_ids": [%q]}`, id))
+			an := mustAnnotation(t, analyze(t, alice, m.ModelID, tc.text), "thing", tc.phrase)
+			if an.Value != "anchor" {
+				t.Fatalf("synonym %q annotated %+v, want the value of its phrase", tc.phrase, an)
+			}
+		})
+	}
+	for _, bad := range []string{"!?", "\u0301", "_", "- -"} {
+		body, _ := json.Marshal(map[string]any{"name": "thing", "phrases": []any{map[string]any{"text": "anchor", "synonyms": []string{bad}}}})
+		errorMentions(t, alice.postJSON("/phrase-sets", string(body)), 400, "invalid_request", "synonyms[0]")
+	}
+}
+
+// TestModelInputNullsAsSchema: a model body may give any optional property
+// the server knows as null, read as absent (the OpenAPI document says so);
+// each kind's body is accepted with its unused properties null, and the
+// OpenAPI branch of that kind lists each of them (with additionalProperties
+// false, an unlisted property makes the accepted body schema-violating:
+// schemathesis found an annotator with "pipeline": null, accepted).
+func TestModelInputNullsAsSchema(t *testing.T) {
+	alice, _ := nluNode(t)
+	_, doc := loadOpenAPI(t)
+	branch := func(path string) map[string]json.RawMessage {
+		t.Helper()
+		name, idx, _ := strings.Cut(strings.TrimSuffix(path, "]"), "[")
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			OneOf      []struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"oneOf"`
+		}
+		if err := json.Unmarshal(doc.Components.Schemas[name], &s); err != nil {
+			t.Fatal(err)
+		}
+		if idx == "" {
+			return s.Properties
+		}
+		i, _ := strconv.Atoi(idx)
+		return s.OneOf[i].Properties
+	}
+	allowsNull := func(raw json.RawMessage) bool {
+		var p struct {
+			Type any   `json:"type"`
+			Enum []any `json:"enum"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.Type == "null" || slices.Contains(p.Enum, nil) {
+			return true
+		}
+		l, _ := p.Type.([]any)
+		return slices.Contains(l, "null")
+	}
+	for _, tc := range []struct {
+		branch, body string
+		nulls        []string
+	}{
+		{"IntentClassifierInput", `"name": "i", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", "config": {"examples": {"hi": ["hello there", "good morning"], "bye": ["see you", "good night"]}}}`,
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+		{"RegexAnnotatorInput", `"name": "r", "type": "annotator", "annotator": {"service": "builtin", "model": "regex", "config": {"patterns": {"n": "[0-9]+"}}}`,
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+		{"BuiltinNERInput[0]", `"name": "builtin-ner", "type": "annotator", "language": "cs", "annotator": {"service": "builtin", "model": "builtin-ner"}`,
+			[]string{"description", "phrase_set_ids", "pipeline", "mode"}},
+		{"BuiltinNERInput[1]", `"name": "builtin-ner", "language": "en"`,
+			[]string{"description", "type", "phrase_set_ids", "annotator", "pipeline", "mode"}},
+		{"PipelineInput", `"name": "p", "type": "pipeline", "mode": "sequential", "pipeline": {"models": [{"name": "builtin-ner", "language": "en"}]}`,
+			[]string{"description", "language", "phrase_set_ids", "annotator"}},
+	} {
+		t.Run(tc.branch, func(t *testing.T) {
+			body := "{" + tc.body
+			for _, p := range tc.nulls {
+				body += fmt.Sprintf(", %q: null", p)
+			}
+			body += "}"
+			must(t, alice.postJSON("/models", body), 201)
+			props := branch(tc.branch)
+			for _, p := range tc.nulls {
+				if raw, ok := props[p]; !ok || !allowsNull(raw) {
+					t.Errorf("%s: the server accepts %q: null, the schema does not list it as nullable (%s)", tc.branch, p, raw)
+				}
 			}
 		})
 	}

@@ -11,10 +11,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // overloadCSV returns a CSV of rows records, each a few KB of varied words,
@@ -176,18 +177,7 @@ func getAs(t *testing.T, c *http.Client, n *node, user, pass string) resp {
 // credentials were already verified and a user logging in from another
 // client still get in.
 func TestOverloadFailedLogins(t *testing.T) {
-	users := t.TempDir() + "/users"
-	var lines []string
-	for _, u := range [][2]string{{"alice", "wonderland"}, {"bob", "builder"}, {"carol", "singer"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, u[0]+":"+string(h))
-	}
-	if err := writeFile(users, strings.Join(lines, "\n")+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	users := testutil.UsersFile(t, "alice:wonderland", "bob:builder", "carol:singer")
 	n := start(t, "", "--no-embeddings", "--users", users)
 	one, two := clientFrom("127.0.0.1"), clientFrom("127.0.0.2")
 	must(t, getAs(t, one, n, "alice", "wonderland"), 200)
@@ -219,4 +209,106 @@ func TestOverloadFailedLogins(t *testing.T) {
 	must(t, getAs(t, two, n, "carol", "singer"), 200)
 	// The attacked user name is limited from every client.
 	retryAfter(t, getAs(t, two, n, "bob", "guess-again"))
+}
+
+// heapLive reads najdi_go_heap_live_bytes from /metrics.
+func heapLive(t *testing.T, n *node) int64 {
+	t.Helper()
+	r := must(t, n.getJSON("/metrics"), 200)
+	for _, l := range strings.Split(string(r.body), "\n") {
+		if v, ok := strings.CutPrefix(l, "najdi_go_heap_live_bytes "); ok {
+			x, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("najdi_go_heap_live_bytes %q: %v", v, err)
+			}
+			return x
+		}
+	}
+	t.Fatalf("/metrics has no najdi_go_heap_live_bytes:\n%s", truncate(r.body, 2000))
+	return 0
+}
+
+// TestOverloadJobsMemoryFlat ingests the same 150 large CSV records (40 KB
+// each) again and again in asynchronous jobs: the collection keeps its
+// size, and so must the server's live Go heap. Each finished job's status
+// listed its documents by ids cut out of the CSV records, which kept every
+// whole record alive (6 MB a job here; 1.2 MB per 1000 documents of
+// 1.3 KB in najdi-bench overload).
+func TestOverloadJobsMemoryFlat(t *testing.T) {
+	n := start(t, "", "--no-embeddings")
+	keywordCollection(t, n, "mem", "")
+	var b bytes.Buffer
+	b.WriteString("id,title,pad\n")
+	for i := range 150 {
+		fmt.Fprintf(&b, "r%d,record %d,%s\n", i, i, strings.Repeat("z", 40000))
+	}
+	job := func() {
+		t.Helper()
+		r := n.do("POST", "/v1/collections/mem/documents?async=true&id_field=id&format=csv", "text/csv", b.Bytes())
+		if r.status != 202 {
+			t.Fatalf("job: %d %s", r.status, truncate(r.body, 400))
+		}
+		st := waitJob(t, n, "mem", r.json(t)["job_id"].(string), 2*time.Minute)
+		if st["status"] != "done" || st["processed"] != float64(150) {
+			t.Fatalf("job ended %v", st["status"])
+		}
+	}
+	for range 3 {
+		job()
+	}
+	before := heapLive(t, n)
+	const jobs = 16
+	for range jobs {
+		job()
+	}
+	after := heapLive(t, n)
+	t.Logf("live heap after 3 jobs %d MiB, after %d more %d MiB", before>>20, jobs, after>>20)
+	// 16 jobs of 6 MB: a record kept per document would add 96 MB.
+	if grew := after - before; grew > 30<<20 {
+		t.Fatalf("live heap grew %d MiB over %d jobs that replaced the same 150 documents (from %d to %d MiB)", grew>>20, jobs, before>>20, after>>20)
+	}
+}
+
+// TestIdleConnectionsHoldNoBodies uploads a 4 MB body on each of 24
+// keep-alive connections and leaves them open and idle: the server must
+// not keep each connection's request buffer (fasthttp does unless
+// ReduceMemoryUsage: idle connections × --max-body, without bound). The
+// garbage collector runs often (GOGC=25) while more requests go over one
+// other connection, so that the live heap read from /metrics is current.
+func TestIdleConnectionsHoldNoBodies(t *testing.T) {
+	t.Setenv("GOGC", "25")
+	n := start(t, "", "--no-embeddings")
+	keywordCollection(t, n, "idle", "")
+	body := []byte(`{"query": "` + strings.Repeat("a ", 2<<20) + `"}`) // 4 MB: a query over the length limit, refused with 400 once read
+	post := func(c *http.Client) {
+		t.Helper()
+		r, err := c.Post(n.base+"/v1/collections/idle/search", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		if r.StatusCode != 400 {
+			t.Fatalf("a 4 MB query: status %d, want 400", r.StatusCode)
+		}
+	}
+	const conns = 24
+	idle := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
+	defer idle.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); post(idle) }()
+	}
+	wg.Wait()
+	other := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	defer other.CloseIdleConnections()
+	for range 20 {
+		post(other)
+	}
+	live := heapLive(t, n)
+	t.Logf("live heap with %d idle connections that each uploaded 4 MB: %d MiB", conns, live>>20)
+	if live > 48<<20 {
+		t.Fatalf("live heap %d MiB with %d idle connections: their 4 MB request buffers are kept (%d MiB)", live>>20, conns, conns*4)
+	}
 }

@@ -1,12 +1,11 @@
 package server_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // TestIdentifierRanksFirstHTTP is issue 18's relevance item over HTTP with
@@ -14,23 +13,8 @@ import (
 // for a query of that code, and for a short query around it, in a hybrid
 // collection of real SciFact abstracts (before: #37–#157).
 func TestIdentifierRanksFirstHTTP(t *testing.T) {
-	f, err := os.Open(filepath.Join(sharedData(t), "beir", "scifact", "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var docs []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() && len(docs) < 150 {
-		var d struct {
-			ID    string `json:"_id"`
-			Title string `json:"title"`
-			Text  string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range testutil.SciFactDocs(t, 150) {
 		docs = append(docs, map[string]any{"document_id": "s" + d.ID, "sections": []map[string]string{
 			{"type": "title", "content": d.Title}, {"type": "p", "content": d.Text}}})
 	}

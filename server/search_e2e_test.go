@@ -10,16 +10,17 @@ import (
 	"unicode/utf8"
 )
 
+// searchResp is a search, query or answer response as the tests decode it.
 type searchResp struct {
 	SearchID  string `json:"search_id"`
 	Documents []struct {
-		DocumentID   string                           `json:"document_id"`
-		CollectionID string                           `json:"collection_id"`
-		Score        float64                          `json:"score"`
-		Source       string                           `json:"source"`
-		Content      *string                          `json:"content"`
-		Sections     []struct{ Type, Content string } `json:"sections"`
-		Fields       map[string]any                   `json:"fields"`
+		DocumentID   string         `json:"document_id"`
+		CollectionID string         `json:"collection_id"`
+		Score        float64        `json:"score"`
+		Source       string         `json:"source"`
+		Content      *string        `json:"content"`
+		Sections     []mSection     `json:"sections"`
+		Fields       map[string]any `json:"fields"`
 		Passages     []struct {
 			Text         string  `json:"text"`
 			Offsets      [2]int  `json:"offsets"`
@@ -28,8 +29,9 @@ type searchResp struct {
 		} `json:"passages"`
 	} `json:"documents"`
 	Summaries []struct {
-		DocumentID string `json:"document_id"`
-		Content    string `json:"content"`
+		DocumentID   string `json:"document_id"`
+		CollectionID string `json:"collection_id"`
+		Content      string `json:"content"`
 	} `json:"summaries"`
 	Summary  *string `json:"summary"`
 	Answer   *string `json:"answer"`
@@ -42,6 +44,7 @@ type searchResp struct {
 		SummaryMethod          string   `json:"summary_method"`
 		Message                string   `json:"message"`
 		EffectiveQueries       []string `json:"effective_queries"`
+		AnswerSources          []string `json:"answer_sources"`
 	} `json:"metadata"`
 }
 

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // Security tests of issue 18, items 1 and 2: secrets and outbound calls.
@@ -403,7 +407,7 @@ func TestSecurityUpstreamErrors(t *testing.T) {
 			c.Close()
 		}
 	}()
-	closed := freePort(t) // nothing listens there any more
+	closed := testutil.FreeAddr(t) // nothing listens there any more
 
 	t.Setenv("NAJDI_ALLOW_OUTBOUND", "127.0.0.1")
 	n := start(t, "")
@@ -452,5 +456,37 @@ func TestSecurityUpstreamErrors(t *testing.T) {
 				t.Errorf("%s errors differ between %s and %s:\n%s\n%s", what, targets[0].name, targets[i].name, msgs[0], msgs[i])
 			}
 		}
+	}
+}
+
+// TestSecurityLogQuotesNoRequest: a request fasthttp cannot parse is
+// logged without its bytes: its Authorization header (Basic credentials)
+// was written into the server's log with the rest of the request.
+func TestSecurityLogQuotesNoRequest(t *testing.T) {
+	n := start(t, "", "--no-embeddings")
+	secret := base64.StdEncoding.EncodeToString([]byte("alice:s3cret-password"))
+	for _, raw := range []string{
+		"GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " + secret + "\r\nX-Bad: a\x00b\r\n\r\n",
+		"POST /v1/collections HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " + secret + "\r\nContent-Length: zz\r\n\r\n",
+		"GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " + secret + "\x00\r\n\r\n",
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(n.base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		conn.Write([]byte(raw))
+		r, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil {
+			t.Fatalf("no answer to a malformed request: %v", err)
+		}
+		if r.StatusCode != 400 {
+			t.Errorf("malformed request answered %d, want 400", r.StatusCode)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the log is written after the answer
+	if log := n.log.String(); strings.Contains(log, secret) || strings.Contains(log, "s3cret") {
+		t.Fatalf("the server log quotes the credentials of a malformed request:\n%s", log)
 	}
 }

@@ -84,6 +84,15 @@ func New(eng *engine.Engine, nluSvc *nlu.Service, cfg Config) *Server {
 		WriteTimeout:       cfg.WriteTimeout,
 		StreamRequestBody:  false,
 		ReadBufferSize:     maxHeaderBytes,
+		// A connection gives its buffers back between requests: without
+		// it, every keep-alive connection kept the request body buffer of
+		// its largest upload (up to --max-body) and its 64 KiB read
+		// buffer while idle, memory bounded only by the number of open
+		// connections (TestIdleConnectionsHoldNoBodies).
+		ReduceMemoryUsage: true,
+		// fasthttp's own log lines name what failed, never the request's
+		// bytes (its messages quote them, credentials included: conn.go).
+		Logger: requestLogger{cfg.Logger},
 		// Requests fasthttp cannot read are answered in JSON, without
 		// echoing them (conn.go).
 		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {

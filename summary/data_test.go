@@ -1,10 +1,6 @@
 package summary
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,34 +16,13 @@ func sharedData(t testing.TB) string {
 	return testutil.SharedData(t)
 }
 
-// scifactDoc is one line of the SciFact corpus.
-type scifactDoc struct {
-	ID    string `json:"_id"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
-}
-
 // loadSciFact reads the first n documents of the SciFact corpus (all if
 // n <= 0) as Docs with a title and a text section.
 func loadSciFact(t testing.TB, n int) []Doc {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedData(t), "beir", "scifact", "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []Doc
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() && (n <= 0 || len(out) < n) {
-		var d scifactDoc
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range testutil.SciFactDocs(t, n) {
 		out = append(out, Doc{ID: d.ID, Score: 1, Sections: []Section{{Type: "title", Content: d.Title}, {Type: "text", Content: d.Text}}})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -96,6 +96,58 @@ func (a *Analyzer) Analyze(s string, fn func(Token)) {
 	}
 }
 
+// termStarts is a set of first bytes of index terms (see matchTerms).
+type termStarts [256]bool
+
+// add records the first byte of term t.
+func (f *termStarts) add(t string) {
+	if t != "" {
+		f[t[0]] = true
+	}
+}
+
+// matchTerms is Analyze for callers that look the terms up in a small set
+// whose first bytes are first: it calls fn(term, start, end) for the terms
+// of s that Analyze yields and whose first byte is in first, skipping the
+// stopword lookup and stemming of every other word. term aliases a scratch
+// buffer valid only during the call. It relies on the stemmers changing
+// only the ends of words: the stem of a folded word of more than two bytes
+// starts with the word's first byte (TestStemKeepsFirstByte; English
+// stemming drops a leading apostrophe, and Czech stemming changes words of
+// one or two bytes, so such words always take the full path).
+func (a *Analyzer) matchTerms(s string, first *termStarts, fn func(term []byte, start, end int)) {
+	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
+	for i := 0; i < len(s); {
+		start, end := nextWord(s, i)
+		if start < 0 {
+			return
+		}
+		i = end
+		w := s[start:end]
+		if len(w) > MaxTokenBytes {
+			continue
+		}
+		b := appendFold(buf[:0], w)
+		if len(b) == 0 || len(b) > MaxTokenBytes || (len(b) > 2 && b[0] != '\'' && !first[b[0]]) {
+			continue
+		}
+		if _, ok := a.stop[string(b)]; ok {
+			continue
+		}
+		if isASCIIWord(b) {
+			if a.lang == Czech {
+				b = stemCzech(b, CzechIndex)
+			} else {
+				b = stemEnglish(b)
+			}
+		}
+		if len(b) == 0 {
+			continue
+		}
+		fn(b, start, end)
+	}
+}
+
 // AppendTerms appends the terms of s (see Analyze) to dst and returns it.
 func (a *Analyzer) AppendTerms(dst []string, s string) []string {
 	a.Analyze(s, func(t Token) { dst = append(dst, t.Term) })

@@ -1,29 +1,16 @@
 package text
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // englishSentences returns up to n sentences from BEIR SciFact abstracts.
 func englishSentences(t testing.TB, n int) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedData(t), "beir", "scifact", "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() && len(out) < n {
-		var doc struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
-			t.Fatal(err)
-		}
+	for _, doc := range testutil.SciFactDocs(t, n) { // at least a sentence each
 		for _, sp := range Sentences(doc.Text) {
 			if len(out) < n {
 				out = append(out, doc.Text[sp.Start:sp.End])

@@ -65,6 +65,7 @@ func Passages(a *Analyzer, queryTerms map[string]float64, sections []string, opt
 	for t, w := range queryTerms {
 		if w > 0 {
 			p.termIdx[t] = len(p.weights)
+			p.first.add(t)
 			p.weights = append(p.weights, w)
 			p.total += w
 		}
@@ -137,7 +138,8 @@ type passageScorer struct {
 	termIdx  map[string]int
 	weights  []float64
 	total    float64
-	seen     []int // epoch per term for distinct counting
+	first    termStarts // first bytes of the terms
+	seen     []int      // epoch per term for distinct counting
 	epoch    int
 }
 
@@ -145,10 +147,10 @@ type passageScorer struct {
 func (p *passageScorer) section(a *Analyzer, si int, sec string, cands []passageCand) []passageCand {
 	var matches []passageMatch
 	rc := runeCounter{s: sec}
-	a.Analyze(sec, func(t Token) {
-		if k, ok := p.termIdx[t.Term]; ok {
-			rs := rc.at(t.Start)
-			matches = append(matches, passageMatch{t.Start, t.End, rs, rc.at(t.End), k})
+	a.matchTerms(sec, &p.first, func(term []byte, start, end int) {
+		if k, ok := p.termIdx[string(term)]; ok {
+			rs := rc.at(start)
+			matches = append(matches, passageMatch{start, end, rs, rc.at(end), k})
 		}
 	})
 	if len(matches) == 0 {

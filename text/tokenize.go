@@ -17,10 +17,16 @@ type Piece struct {
 	ByteEnd   int
 }
 
-// Word reports whether the piece starts with a letter or a digit.
+// Word reports whether the piece holds a letter or a number: a word (also
+// one that begins with a combining mark left without its base), or a
+// number rune that is a piece of its own ("²", "Ⅻ", "½").
 func (p Piece) Word() bool {
-	r, _ := utf8.DecodeRuneInString(p.Text)
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
+	for _, r := range p.Text {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Tokenize splits s into pieces with code-point offsets, in order. Words are

@@ -36,6 +36,13 @@ func Words(s string) []Span {
 // there is none. It does not allocate.
 func nextWord(s string, i int) (start, end int) {
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiClass[c] == 0 {
+				i++
+				continue
+			}
+			return i, wordEnd(s, i, rune(c), 1, false)
+		}
 		r, n := decodeRune(s, i)
 		if isIdeograph(r) {
 			return i, i + n
@@ -57,6 +64,11 @@ func wordEnd(s string, start int, r rune, n int, hyphens bool) int {
 	prevLetter := unicode.IsLetter(r)
 	prevDigit := isDigit(r)
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf && asciiClass[c] != 0 {
+			prevLetter, prevDigit = asciiClass[c] == asciiLetter, asciiClass[c] == asciiDigit
+			i++
+			continue
+		}
 		r, n = decodeRune(s, i)
 		if isIdeograph(r) {
 			return i
@@ -84,6 +96,27 @@ func wordEnd(s string, start int, r rune, n int, hyphens bool) int {
 	}
 	return i
 }
+
+// Classes of ASCII bytes in asciiClass.
+const (
+	asciiOther = iota
+	asciiLetter
+	asciiDigit
+)
+
+// asciiClass classifies the ASCII bytes for the fast paths of nextWord and
+// wordEnd: letters and digits are word runes (isWordRune), the rest not.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			t[c] = asciiLetter
+		case '0' <= c && c <= '9':
+			t[c] = asciiDigit
+		}
+	}
+	return t
+}()
 
 func decodeRune(s string, i int) (rune, int) {
 	if c := s[i]; c < utf8.RuneSelf {

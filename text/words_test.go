@@ -64,6 +64,16 @@ func TestSentences(t *testing.T) {
 		{"Ends (like this.) Next one.", []string{"Ends (like this.)", "Next one."}},
 		{"  \n ", nil},
 		{"No terminator", []string{"No terminator"}},
+		// Embedding chunks are cut at these sentences (embed.ChunkText).
+		{"", nil},
+		{"First one. Second one! Third? Fourth…", []string{"First one.", "Second one!", "Third?", "Fourth…"}},
+		{"He said \"stop.\" Then left.", []string{"He said \"stop.\"", "Then left."}},
+		{"See e.g. the results. Dr. Smith agreed.", []string{"See e.g. the results.", "Dr. Smith agreed."}},
+		{"J. R. R. Tolkien wrote it. It sold well.", []string{"J. R. R. Tolkien wrote it.", "It sold well."}},
+		{"Version 3.5 is out. Download v2.0.1 now.", []string{"Version 3.5 is out.", "Download v2.0.1 now."}},
+		{"Heading without period\n\nBody text here.", []string{"Heading without period", "Body text here."}},
+		{"Praha je město. Např. Brno je jiné. Tj. tak.", []string{"Praha je město.", "Např. Brno je jiné.", "Tj. tak."}},
+		{"Wow!! Really?! Yes.", []string{"Wow!!", "Really?!", "Yes."}},
 	}
 	for _, tc := range tests {
 		if got := spansText(tc.in, Sentences(tc.in)); !reflect.DeepEqual(got, tc.want) {

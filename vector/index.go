@@ -32,6 +32,9 @@ const (
 	// vectors (NList 648, NProbe 40) it gives recall@10 0.98 against exact
 	// search for real queries (see doc.go).
 	DefaultProbeDivisor = 16
+	// KScaleFrom is the k beyond which a search with the default nprobe
+	// scans more lists (DefaultProbes).
+	KScaleFrom = 100
 	// DefaultMinProbe is the least default NProbe: small indexes have few
 	// lists, and need a larger share of them probed.
 	DefaultMinProbe = 16

@@ -382,3 +382,42 @@ func TestSearchReusesNoResults(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultProbes(t *testing.T) {
+	for _, c := range []struct{ nprobe, k, want int }{
+		{40, 1, 40}, {40, 10, 40}, {40, 100, 40}, {40, 101, 41}, {40, 300, 60}, {40, 900, 80}, {16, 300, 24},
+	} {
+		if got := DefaultProbes(c.nprobe, c.k); got != c.want {
+			t.Errorf("DefaultProbes(%d, %d) = %d, want %d", c.nprobe, c.k, got, c.want)
+		}
+	}
+}
+
+// TestSearchLargeKScalesProbes checks that a search for many results with
+// the default nprobe scans the lists DefaultProbes names: it returns what an
+// explicit nprobe of that many lists returns, and recall@300 beats the
+// unscaled default's.
+func TestSearchLargeKScalesProbes(t *testing.T) {
+	vs := clustered(21, 12_000, 32, 150, 0.08)
+	x := buildIndex(t, vs, Options{Seed: 1})
+	queries := clustered(22, 40, 32, 150, 0.08)
+	const k = 300
+	np := DefaultProbes(x.Options().NProbe, k)
+	if np <= x.Options().NProbe || np > x.NList() {
+		t.Fatalf("DefaultProbes(%d, %d) = %d with %d lists", x.Options().NProbe, k, np, x.NList())
+	}
+	var scaled, unscaled float64
+	for _, q := range queries {
+		got := x.Search(q, k, 0, nil, nil)
+		if want := x.Search(q, k, np, nil, nil); !slices.Equal(got, want) {
+			t.Fatalf("default nprobe at k %d differs from nprobe %d", k, np)
+		}
+		truth := exact(vs, q, k, nil)
+		scaled += recall(got, truth)
+		unscaled += recall(x.Search(q, k, x.Options().NProbe, nil, nil), truth)
+	}
+	if scaled <= unscaled {
+		t.Fatalf("recall@%d with scaled probes %.3f, unscaled %.3f", k, scaled/40, unscaled/40)
+	}
+	t.Logf("recall@%d: scaled nprobe %d %.3f, unscaled %d %.3f", k, np, scaled/40, x.Options().NProbe, unscaled/40)
+}

@@ -142,13 +142,13 @@ func BenchmarkSearch(b *testing.B) {
 	vs := clustered(10, 50_000, benchDims, 500, 0.05)
 	x := buildIndex(b, vs, Options{Seed: 1})
 	queries := clustered(11, 256, benchDims, 500, 0.05)
-	for _, np := range []int{0, x.NList() / 4} {
-		b.Run(fmt.Sprintf("n=50000/nprobe=%d", np), func(b *testing.B) {
-			dst := make([]Result, 0, 10)
+	for _, c := range []struct{ np, k int }{{0, 10}, {x.NList() / 4, 10}, {0, 300}} {
+		b.Run(fmt.Sprintf("n=50000/nprobe=%d/k=%d", c.np, c.k), func(b *testing.B) {
+			dst := make([]Result, 0, c.k)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				dst = x.Search(queries[i%len(queries)], 10, np, nil, dst)
+				dst = x.Search(queries[i%len(queries)], c.k, c.np, nil, dst)
 				i++
 			}
 		})

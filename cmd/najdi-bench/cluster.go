@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/bench/peers"
 	"github.com/najdi/najdi/embed"
 )
 
@@ -26,8 +29,34 @@ func runCluster(args []string) error {
 	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
 	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
 	fs.StringVar(&cfg.Cache, "cache", filepath.Join(cache, "bench", "cluster-vectors.bin"), "passage vector cache (reruns skip embedding)")
+	vectors := fs.String("vectors", "static", "static: static bge-small-en-v1.5 vectors (bench/peers: the mean of the model's input-token embedding rows, no transformer layers), so that ingest and search measure the backends; model: the real default model (slow on a loaded machine)")
+	large := fs.Int("large", 0, "also measure a corpus of this many one-chunk documents (two random SciFact abstract sentences each, bench/peers.LargeTexts seed 1); needs -vectors static")
+	largeColls := fs.String("large-colls", "hyb", "collections of the -large corpus: comma-separated kw (keyword only), vec (vectors only), hyb (both)")
+	fs.IntVar(&cfg.LargeQueries, "large-queries", 0, "timed queries per kind on the -large corpus (0: -queries)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	cfg.LargeColls = strings.Split(*largeColls, ",")
+	switch *vectors {
+	case "model":
+		if *large > 0 {
+			return fmt.Errorf("-large needs -vectors static")
+		}
+	case "static":
+		st, err := peers.LoadStatic(filepath.Join(models, "bge-small-en-v1.5"))
+		if err != nil {
+			return err
+		}
+		cfg.Embedder = staticEmbedder{st}
+		if *large > 0 {
+			b, err := bench.LoadBEIR(cfg.BEIRDir)
+			if err != nil {
+				return err
+			}
+			cfg.Large = peers.LargeTexts(b, *large, 1)
+		}
+	default:
+		return fmt.Errorf("-vectors %q: want static or model", *vectors)
 	}
 	for _, u := range strings.Split(clusters, ",") {
 		if u = strings.TrimSpace(u); u != "" {
@@ -35,4 +64,22 @@ func runCluster(args []string) error {
 		}
 	}
 	return bench.RunCluster(cfg, os.Stdout)
+}
+
+// staticEmbedder gives bench/peers' static vectors as an engine embedder.
+type staticEmbedder struct{ st *peers.Static }
+
+func (s staticEmbedder) Name() string { return "static-bge-small-en-v1.5" }
+func (s staticEmbedder) Dims() int    { return s.st.Dims() }
+
+func (s staticEmbedder) EmbedQueries(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = s.st.Embed(t)
+	}
+	return out, nil
+}
+
+func (s staticEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return s.EmbedQueries(ctx, texts)
 }

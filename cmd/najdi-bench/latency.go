@@ -14,13 +14,11 @@ import (
 func runLatency(args []string) error {
 	fs := flag.NewFlagSet("latency", flag.ContinueOnError)
 	cache := embed.DefaultCacheDir()
-	models, lib := embed.CachePaths(cache)
 	var cfg bench.LatencyConfig
-	fs.StringVar(&cfg.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR SciFact directory")
+	fs.StringVar(&cfg.BEIRDir, "beir", scifactDir, "BEIR SciFact directory")
 	fs.IntVar(&cfg.Chunks, "chunks", 100000, "collection size in chunks")
 	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (reused when it holds the collection)")
-	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
-	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
+	modelFlags(fs, &cfg.Models, &cfg.ORTLib)
 	fs.StringVar(&cfg.Cache, "cache", filepath.Join(cache, "bench", "latency-vectors.bin"), "passage vector cache (reruns skip embedding)")
 	fs.IntVar(&cfg.Queries, "queries", 300, "timed queries")
 	if err := fs.Parse(args); err != nil {

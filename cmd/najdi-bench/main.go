@@ -17,6 +17,7 @@ var commands = map[string]func(args []string) error{
 	"ingest":     runIngest,
 	"keyword":    runKeyword,
 	"vector":     runVector,
+	"vecscale":   runVectorScale,
 	"nlu":        runNLU,
 	"diacritics": runDiacritics,
 	"summary":    runSummary,

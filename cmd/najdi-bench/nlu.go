@@ -26,34 +26,24 @@ func runNLU(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *csModel != "" {
-		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
-		l, err := reg.Local(*csModel)
-		if err != nil {
-			return fmt.Errorf("Czech embedding model: %w", err)
+	reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
+	defer reg.Close()
+	for _, m := range []struct {
+		name, what string
+		use        func(*embed.Local)
+	}{
+		{*csModel, "Czech embedding model", func(l *embed.Local) { cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel }},
+		{*model, "embedding model", func(l *embed.Local) { cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model }},
+		{*nerModel, "word-vector model", func(l *embed.Local) { cfg.WordStates = l.WordStates }},
+	} {
+		if m.name == "" {
+			continue
 		}
-		defer l.Close()
-		cfg.CzechEmbedder = engine.IntentEmbedderOf(oneModel{l}, *csModel)
-		cfg.CzechEmbedderName = *csModel
-	}
-	if *model != "" {
-		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
-		l, err := reg.Local(*model)
+		l, err := reg.Local(m.name)
 		if err != nil {
-			return fmt.Errorf("embedding model: %w", err)
+			return fmt.Errorf("%s: %w", m.what, err)
 		}
-		defer l.Close()
-		cfg.Embedder = engine.IntentEmbedderOf(oneModel{l}, *model)
-		cfg.EmbedderName = *model
-	}
-	if *nerModel != "" {
-		reg := embed.NewRegistry(embed.CachePaths(embed.DefaultCacheDir()))
-		l, err := reg.Local(*nerModel)
-		if err != nil {
-			return fmt.Errorf("word-vector model: %w", err)
-		}
-		defer l.Close()
-		cfg.WordStates = l.WordStates
+		m.use(l)
 	}
 	return bench.RunNLU(cfg, os.Stdout)
 }

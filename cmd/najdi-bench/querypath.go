@@ -14,12 +14,10 @@ import (
 func runQueryPath(args []string) error {
 	fs := flag.NewFlagSet("querypath", flag.ContinueOnError)
 	cache := embed.DefaultCacheDir()
-	models, lib := embed.CachePaths(cache)
 	var cfg bench.QueryPathConfig
-	fs.StringVar(&cfg.BEIRDir, "beir", "../shared/data/beir/scifact", "BEIR SciFact directory")
+	fs.StringVar(&cfg.BEIRDir, "beir", scifactDir, "BEIR SciFact directory")
 	fs.StringVar(&cfg.Dir, "dir", "", "engine data directory (reused when it holds the collections; a `search -dir` directory holds \"all\")")
-	fs.StringVar(&cfg.Models, "models", models, "embedding models directory")
-	fs.StringVar(&cfg.ORTLib, "ort-lib", lib, "ONNX Runtime library")
+	modelFlags(fs, &cfg.Models, &cfg.ORTLib)
 	fs.StringVar(&cfg.Cache, "cache", filepath.Join(cache, "bench", "querypath-vectors.bin"), "passage vector cache (reruns skip embedding)")
 	fs.IntVar(&cfg.Queries, "queries", 300, "SciFact queries per pass")
 	fs.IntVar(&cfg.Passes, "passes", 3, "passes over the queries per series")

@@ -4,10 +4,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/najdi/najdi/bench"
+	"github.com/najdi/najdi/embed"
 )
 
 // runVector runs the vector workload (recall@k, QPS and latency of the IVF
@@ -15,11 +14,7 @@ import (
 // real-vector fixture from SciFact with the local embedding model.
 func runVector(args []string) error {
 	fs := flag.NewFlagSet("vector", flag.ContinueOnError)
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
+	cache := embed.DefaultCacheDir()
 	vecDir := filepath.Join(cache, "vectors")
 	var cfg bench.VectorConfig
 	fs.StringVar(&cfg.Vectors, "vectors", filepath.Join(vecDir, bench.VectorCorpusFile), "corpus vectors (raw little-endian float32 rows)")
@@ -28,8 +23,8 @@ func runVector(args []string) error {
 	fs.IntVar(&cfg.Limit, "limit", 0, "most corpus vectors read; 0 = all")
 	fs.IntVar(&cfg.MaxQueries, "max-queries", 0, "most queries run; 0 = all")
 	fs.IntVar(&cfg.K, "k", bench.DefaultVectorK, "k of recall@k")
-	nprobes := fs.String("nprobe", "4,8,16,32,64,128", "nprobe values swept besides the default")
-	filters := fs.String("filters", "0.5,0.1,0.02", "allowed fractions of the filtered runs")
+	listFlag(fs, &cfg.NProbes, "nprobe", "4,8,16,32,64,128", "nprobe values swept besides the default")
+	listFlag(fs, &cfg.Filters, "filters", "0.5,0.1,0.02", "allowed fractions of the filtered runs")
 	fs.IntVar(&cfg.Options.NList, "nlist", 0, "IVF lists; 0 = auto")
 	fs.IntVar(&cfg.Options.NProbe, "default-nprobe", 0, "the index's default nprobe; 0 = auto")
 	fs.IntVar(&cfg.Options.Rerank, "rerank", 0, "candidates re-ranked in float32; 0 = default")
@@ -38,7 +33,7 @@ func runVector(args []string) error {
 
 	doEmbed := fs.Bool("embed", false, "embed SciFact texts into -out instead of benchmarking")
 	var ec bench.EmbedConfig
-	fs.StringVar(&ec.Dir, "dir", "../shared/data/beir/scifact", "BEIR SciFact directory (with -embed)")
+	fs.StringVar(&ec.Dir, "dir", scifactDir, "BEIR SciFact directory (with -embed)")
 	fs.StringVar(&ec.ModelDir, "model", filepath.Join(cache, "models", "bge-small-en-v1.5"), "embedding model directory (with -embed)")
 	fs.StringVar(&ec.LibraryPath, "ort", filepath.Join(cache, "onnxruntime", "libonnxruntime.so"), "libonnxruntime.so (with -embed)")
 	fs.StringVar(&ec.OutDir, "out", vecDir, "output directory (with -embed)")
@@ -50,30 +45,5 @@ func runVector(args []string) error {
 	if *doEmbed {
 		return bench.EmbedVectors(ec, os.Stdout)
 	}
-	for _, f := range vectorList(*nprobes) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return err
-		}
-		cfg.NProbes = append(cfg.NProbes, n)
-	}
-	for _, f := range vectorList(*filters) {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return err
-		}
-		cfg.Filters = append(cfg.Filters, v)
-	}
 	return bench.RunVector(cfg, os.Stdout)
-}
-
-// vectorList splits a comma-separated flag value, dropping empty items.
-func vectorList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

@@ -68,10 +68,9 @@ func (e exitErr) Error() string { return e.msg }
 
 // conn holds the flags every client command takes.
 type conn struct {
-	server   string
-	user     string
-	jsonOut  bool
-	password string
+	server  string
+	user    string
+	jsonOut bool
 }
 
 func (c *conn) flags(fs *flag.FlagSet) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/nlu"
 )
@@ -16,7 +18,42 @@ import (
 // of the search cluster (--cluster-url), beside the collection records, so
 // that a replica started with an empty data directory has them. Values are
 // stored as base64 JSON strings (the cluster stores JSON).
+//
+// It is an nlu.SharedStore: every put and delete then writes a new random
+// token under versionKey, which every replica reads before each NLU call
+// to see whether another replica changed a model or phrase set.
 type backendNLUStore struct{ b engine.Backend }
+
+var _ nlu.SharedStore = backendNLUStore{}
+
+// versionKey is the record of the NLU records' version token (not under
+// the model or phrase set prefixes).
+const versionKey = nluRecordPrefix + ".version"
+
+// Version returns the current version token ("" before the first write).
+func (s backendNLUStore) Version() (string, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	raw, err := s.b.GetRecord(ctx, versionKey)
+	if errors.Is(err, engine.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("nlu store: version: %w", err)
+	}
+	return string(raw), nil
+}
+
+// bump writes a new version token after a write.
+func (s backendNLUStore) bump() error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	raw, _ := json.Marshal(uuid.NewString())
+	if err := s.b.PutRecord(ctx, versionKey, raw); err != nil {
+		return fmt.Errorf("nlu store: version: %w", err)
+	}
+	return nil
+}
 
 const nluRecordPrefix = "nlu/"
 
@@ -54,7 +91,7 @@ func (s backendNLUStore) Put(key string, value []byte) error {
 	if err := s.b.PutRecord(ctx, nluRecordPrefix+key, raw); err != nil {
 		return fmt.Errorf("nlu store: put %q: %w", key, err)
 	}
-	return nil
+	return s.bump()
 }
 
 func (s backendNLUStore) Delete(key string) error {
@@ -63,7 +100,7 @@ func (s backendNLUStore) Delete(key string) error {
 	if err := s.b.DeleteRecord(ctx, nluRecordPrefix+key); err != nil {
 		return fmt.Errorf("nlu store: delete %q: %w", key, err)
 	}
-	return nil
+	return s.bump()
 }
 
 func (s backendNLUStore) Scan(prefix string, fn func(key string, value []byte) error) error {

@@ -230,12 +230,8 @@ func cmdModels(args []string) error {
 		fetch: func(ctx context.Context, cl *client.Client) ([]client.Model, error) { return cl.Models(ctx) },
 		row: func(m client.Model) string {
 			typ := m.Type
-			var a struct {
-				Service string `json:"service"`
-				Model   string `json:"model"`
-			}
-			if json.Unmarshal(m.Annotator, &a) == nil && a.Model != "" {
-				typ += " " + a.Model
+			if m.Annotator != nil && m.Annotator.Model != "" {
+				typ += " " + m.Annotator.Model
 			} else if m.Mode != "" {
 				typ += " " + m.Mode
 			}

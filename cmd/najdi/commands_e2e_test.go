@@ -10,13 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // TestCLICommands checks the client commands' JSON output and exit codes
 // against a real server with authentication: collections, models, jobs,
 // search with paging and the cut-off, and each documented exit code.
 func TestCLICommands(t *testing.T) {
-	s := startServer(t, "--no-embeddings", "--users", usersFile(t, "alice:wonderland"))
+	s := startServer(t, "--no-embeddings", "--users", testutil.UsersFile(t, "alice:wonderland"))
 	api := apiClient(s, "alice", "wonderland")
 	ctx := context.Background()
 	if _, _, err := api.PutCollection(ctx, "kw", map[string]any{"embedding_config": map[string]any{"model": "none"}}); err != nil {

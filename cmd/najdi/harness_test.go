@@ -3,43 +3,22 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/najdi/najdi/client"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // bin is the najdi binary built once for these end-to-end tests: the
 // server and the CLI are the same binary.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "najdi-cli")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "najdi")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build najdi:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.RunWithNajdi(m, ".", &bin) }
 
 // server is a running `najdi serve`.
 type server struct {
@@ -52,53 +31,13 @@ type server struct {
 // directory and waits until it is healthy.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	s := &server{url: "http://" + addr, log: &bytes.Buffer{}}
-	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", addr, "--data", t.TempDir()}, args...)...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s := &server{log: &bytes.Buffer{}}
+	s.cmd, s.url = testutil.Serve(t, bin, t.TempDir(), s.log, args...)
 	t.Cleanup(func() {
 		_ = s.cmd.Process.Signal(syscall.SIGKILL)
 		_, _ = s.cmd.Process.Wait()
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if r, err := http.Get(s.url + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == 200 {
-				return s
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("najdi serve did not become healthy: %s", s.log)
-	return nil
-}
-
-// usersFile writes a credentials file with user:password pairs.
-func usersFile(t *testing.T, pairs ...string) string {
-	t.Helper()
-	var lines []string
-	for _, p := range pairs {
-		name, pass, _ := strings.Cut(p, ":")
-		h, err := bcrypt.GenerateFromPassword([]byte(pass), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, name+":"+string(h))
-	}
-	path := filepath.Join(t.TempDir(), "users")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return s
 }
 
 // run is one finished CLI invocation.

@@ -103,6 +103,46 @@ type recordReport struct {
 
 // cmdIngest runs `najdi ingest PATH... --collection C`.
 func cmdIngest(args []string) error {
+	f, pos, err := parseIngestFlags(args)
+	if err != nil {
+		return err
+	}
+	tasks, err := collectFiles(pos, f.hidden)
+	if err != nil {
+		return err
+	}
+	cl, err := f.conn.client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	coll, err := ingestCollection(ctx, cl, f)
+	if err != nil {
+		return err
+	}
+	statePath, done, sf, err := openIngestState(f, cl.User, coll)
+	if err != nil {
+		return err
+	}
+	defer sf.Close()
+
+	rep := ingestReport{Collection: f.collection, Files: len(tasks), StateFile: statePath, Unsupported: []fileProblem{}, Failed: []fileProblem{}, RecordErrors: []recordReport{}}
+	todo := rep.pending(tasks, done)
+	pr := newProgress(f.progress, f.interval, f.collection, len(tasks), rep.AlreadyIngested, todo)
+	start := time.Now()
+	results := runIngest(ctx, cl, *f, todo, done, pr)
+	state := &stateWriter{w: bufio.NewWriter(sf), path: statePath}
+	fatal := rep.collect(results, state, pr, cancel)
+	state.w.Flush()
+	pr.stop()
+	rep.finish(time.Since(start), ctx.Err() != nil && fatal == nil)
+	return rep.print(f, fatal)
+}
+
+// parseIngestFlags reads the flags of `najdi ingest` and returns them with
+// the files and directories to ingest.
+func parseIngestFlags(args []string) (*ingestFlags, []string, error) {
 	fs := newFlagSet("ingest", "ingest [flags] PATH... --collection C")
 	var f ingestFlags
 	f.conn.flags(fs)
@@ -118,42 +158,28 @@ func cmdIngest(args []string) error {
 	fs.DurationVar(&f.interval, "progress-interval", 2*time.Second, "time between progress lines when they are not a bar")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	switch {
 	case f.collection == "":
-		return usagef("name the collection with --collection")
+		return nil, nil, usagef("name the collection with --collection")
 	case len(pos) == 0:
-		return usagef("name at least one file or directory")
+		return nil, nil, usagef("name at least one file or directory")
 	case f.concurrency < 1:
-		return usagef("--concurrency must be at least 1")
+		return nil, nil, usagef("--concurrency must be at least 1")
 	}
 	switch f.progress {
 	case "auto", "bar", "lines", "none":
 	default:
-		return usagef("--progress %q: use auto, bar, lines or none", f.progress)
+		return nil, nil, usagef("--progress %q: use auto, bar, lines or none", f.progress)
 	}
-	tasks, err := collectFiles(pos, f.hidden)
-	if err != nil {
-		return err
-	}
-	cl, err := f.conn.client()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	coll, err := ingestCollection(ctx, cl, &f)
-	if err != nil {
-		return err
-	}
-	statePath, done, sf, err := openIngestState(&f, cl.User, coll)
-	if err != nil {
-		return err
-	}
-	defer sf.Close()
+	return &f, pos, nil
+}
 
-	rep := ingestReport{Collection: f.collection, Files: len(tasks), StateFile: statePath, Unsupported: []fileProblem{}, Failed: []fileProblem{}, RecordErrors: []recordReport{}}
+// pending returns the tasks the state file does not record as ingested
+// with their current size and modification time, counting the others as
+// already ingested.
+func (rep *ingestReport) pending(tasks []fileTask, done map[string]stateEntry) []fileTask {
 	var todo []fileTask
 	for _, t := range tasks {
 		if e, ok := done[t.abs]; ok && e.Size == t.size && e.MTime == t.mtime {
@@ -162,26 +188,30 @@ func cmdIngest(args []string) error {
 		}
 		todo = append(todo, t)
 	}
-	pr := newProgress(f.progress, f.interval, f.collection, len(tasks), rep.AlreadyIngested, todo)
-	start := time.Now()
-	results := runIngest(ctx, cl, f, todo, done, pr)
-	state := &stateWriter{w: bufio.NewWriter(sf), path: statePath}
-	fatal := rep.collect(results, state, pr, cancel)
-	state.w.Flush()
-	pr.stop()
+	return todo
+}
+
+// finish fills the totals of a run that took took.
+func (rep *ingestReport) finish(took time.Duration, interrupted bool) {
 	rep.Documents = rep.Created + rep.Replaced
-	rep.Seconds = time.Since(start).Seconds()
+	rep.Seconds = took.Seconds()
 	if rep.Seconds > 0 {
 		rep.DocumentsPerSecond = float64(rep.Documents) / rep.Seconds
 	}
-	rep.Interrupted = ctx.Err() != nil && fatal == nil
-	rep.Remaining = len(tasks) - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
+	rep.Interrupted = interrupted
+	rep.Remaining = rep.Files - rep.Ingested - rep.AlreadyIngested - len(rep.Unsupported) - len(rep.Failed)
+}
+
+// print writes the report (as JSON on stdout with --json, as text on
+// stderr) and returns the command's outcome: the fatal error, an
+// interruption, or partial failure.
+func (rep *ingestReport) print(f *ingestFlags, fatal error) error {
 	if f.jsonOut {
 		out := stdoutWriter()
-		printJSON(out, rep)
+		printJSON(out, *rep)
 		out.Flush()
 	}
-	printReport(os.Stderr, rep)
+	printReport(os.Stderr, *rep)
 	if fatal != nil {
 		return describe(fatal, f.server)
 	}
@@ -432,86 +462,105 @@ func ingestJob(ctx context.Context, cl *client.Client, coll string, data []byte,
 // hidden), sorted, each once. Two files that would get the same document
 // name are an error.
 func collectFiles(paths []string, hidden bool) ([]fileTask, error) {
-	var out []fileTask
-	seen := map[string]bool{}
-	names := map[string]string{}
-	stems := map[string]string{} // record files: records without ids are named STEM-1, STEM-2, ...
-	add := func(p, name string, fi fs.FileInfo) error {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
-		if seen[abs] {
-			return nil
-		}
-		seen[abs] = true
-		key := strings.ToLower(sanitizeName(name))
-		if other, ok := names[key]; ok {
-			return usagef("%s and %s would both be named %q in the collection: ingest their directories instead of the files, or one at a time into different collections", other, p, sanitizeName(name))
-		}
-		names[key] = p
-		if f, err := ingest.DetectFormat("", name, nil); err == nil && f.RecordOriented() {
-			stem := strings.ToLower(sanitizeName(strings.TrimSuffix(name, filepath.Ext(name))))
-			if other, ok := stems[stem]; ok {
-				return usagef("%s and %s are record files of the same name: records without an id would get the same ids (%s-1, %s-2, ...) and replace each other; rename one", other, p, stem, stem)
-			}
-			stems[stem] = p
-		}
-		out = append(out, fileTask{path: p, abs: abs, name: name, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
-		return nil
-	}
+	set := fileSet{seen: map[string]bool{}, names: map[string]string{}, stems: map[string]string{}}
 	for _, root := range paths {
 		fi, err := os.Stat(root)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
 		if !fi.IsDir() {
-			if err := add(root, filepath.Base(root), fi); err != nil {
+			if err := set.add(root, filepath.Base(root), fi); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		walkRoot := root
-		if resolved, err := filepath.EvalSymlinks(root); err == nil {
-			walkRoot = resolved // WalkDir does not follow a symbolic link it starts at
-		}
-		before := len(out)
-		err = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if p != walkRoot && !hidden && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				return nil
-			}
-			fi, err := os.Stat(p) // follows symbolic links
-			if err != nil || !fi.Mode().IsRegular() {
-				return nil
-			}
-			rel, err := filepath.Rel(walkRoot, p)
-			if err != nil {
-				return err
-			}
-			return add(p, strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), fi)
-		})
-		if err != nil {
-			var ue usageError
-			if errors.As(err, &ue) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("list %s: %w", root, err)
-		}
-		if len(out) == before {
-			return nil, usagef("%s holds no files to ingest (hidden ones are left out without --hidden)", root)
+		if err := set.addDir(root, hidden); err != nil {
+			return nil, err
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
+	sort.SliceStable(set.tasks, func(i, j int) bool { return set.tasks[i].name < set.tasks[j].name })
+	return set.tasks, nil
+}
+
+// fileSet collects the files of an ingest, refusing two that would get the
+// same document id or whose records would get the same generated ids.
+type fileSet struct {
+	tasks []fileTask
+	seen  map[string]bool   // absolute paths added
+	names map[string]string // lower-case document id → path
+	stems map[string]string // record files: records without ids are named STEM-1, STEM-2, ...
+}
+
+// add adds the file p, named name in the collection.
+func (s *fileSet) add(p, name string, fi fs.FileInfo) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	if s.seen[abs] {
+		return nil
+	}
+	s.seen[abs] = true
+	key := strings.ToLower(sanitizeName(name))
+	if other, ok := s.names[key]; ok {
+		return usagef("%s and %s would both be named %q in the collection: ingest their directories instead of the files, or one at a time into different collections", other, p, sanitizeName(name))
+	}
+	s.names[key] = p
+	if f, err := ingest.DetectFormat("", name, nil); err == nil && f.RecordOriented() {
+		stem := strings.ToLower(sanitizeName(strings.TrimSuffix(name, filepath.Ext(name))))
+		if other, ok := s.stems[stem]; ok {
+			return usagef("%s and %s are record files of the same name: records without an id would get the same ids (%s-1, %s-2, ...) and replace each other; rename one", other, p, stem, stem)
+		}
+		s.stems[stem] = p
+	}
+	s.tasks = append(s.tasks, fileTask{path: p, abs: abs, name: name, size: fi.Size(), mtime: fi.ModTime().UnixNano()})
+	return nil
+}
+
+// addDir adds the regular files below the directory root (following
+// symbolic links; hidden ones only with hidden), each named by its path
+// relative to root with '/' as ':'. A directory without such files is a
+// usage error.
+func (s *fileSet) addDir(root string, hidden bool) error {
+	walkRoot := root
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		walkRoot = resolved // WalkDir does not follow a symbolic link it starts at
+	}
+	before := len(s.tasks)
+	err := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != walkRoot && !hidden && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := os.Stat(p) // follows symbolic links
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(walkRoot, p)
+		if err != nil {
+			return err
+		}
+		return s.add(p, strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), fi)
+	})
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return fmt.Errorf("list %s: %w", root, err)
+	}
+	if len(s.tasks) == before {
+		return usagef("%s holds no files to ingest (hidden ones are left out without --hidden)", root)
+	}
+	return nil
 }
 
 // sanitizeName is the document id the server derives from a file name:

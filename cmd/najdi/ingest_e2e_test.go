@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // genTree writes n small files of several formats into dir (in ten
@@ -107,7 +109,7 @@ var progressLine = regexp.MustCompile(`^ingest tree: (\d+)/(\d+) files (\d+) rec
 // give, none twice. Later runs skip everything, also touched files, and
 // send a changed file again (replacing its document).
 func TestCLIIngestResume(t *testing.T) {
-	s := startServer(t, "--no-embeddings", "--users", usersFile(t, "alice:wonderland"))
+	s := startServer(t, "--no-embeddings", "--users", testutil.UsersFile(t, "alice:wonderland"))
 	api := apiClient(s, "alice", "wonderland")
 	ctx := context.Background()
 	if _, _, err := api.PutCollection(ctx, "tree", map[string]any{"embedding_config": map[string]any{"model": "none"}}); err != nil {

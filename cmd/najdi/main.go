@@ -95,107 +95,28 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 some files or records failed, 4 authentica
 `)
 }
 
+// serve runs `najdi serve`: flags → checks → engine options (embedders,
+// reranker, answerer, backend) → engine → NLU service → HTTP server until
+// SIGINT or SIGTERM.
 func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	modelsDir, libPath := embed.CachePaths(embed.DefaultCacheDir())
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	data := fs.String("data", "./data", "data directory")
-	users := fs.String("users", "", "credentials file: lines name:bcrypt-hash[:role]; NAJDI_USERS may hold the same lines")
-	models := fs.String("models", modelsDir, "directory of installed embedding models")
-	ortLib := fs.String("ort-lib", libPath, "path of the ONNX Runtime shared library")
-	maxBody := fs.Int("max-body", 100<<20, "maximum request body in bytes")
-	ingestWorkers := fs.Int("ingest-workers", 0, "ingests that parse, analyze and embed at once (0: max(1, CPUs-1), leaving a CPU to searches)")
-	embedThreads := fs.Int("embed-threads", 0, "ONNX Runtime threads with which ingests embed passages (0: max(1, CPUs-1), leaving a CPU to searches)")
-	queryEmbedThreads := fs.Int("query-embed-threads", 0, "ONNX Runtime threads with which searches embed queries, in a session of their own (0: CPUs)")
-	memLimit := fs.String("memory-limit", "", "soft limit of the Go heap and runtime memory (e.g. 1GiB): the garbage collector works harder near it, so resident memory stays under it while the data fits (empty: the GOMEMLIMIT environment variable, else none)")
-	maxIngests := fs.Int("max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
-	maxJobs := fs.Int("max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
-	maxJobsOwner := fs.Int("max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
-	loginFailures := fs.Int("login-failures-per-minute", 10, "failed logins allowed per client address and per user name in a burst, regained at this rate per minute; beyond it 429")
-	llmURL := fs.String("llm-url", "", "OpenAI-compatible chat API base URL for generated answers (default: extractive answers)")
-	llmModel := fs.String("llm-model", "", "model name for --llm-url")
-	llmKeyEnv := fs.String("llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
-	llmTimeout := fs.Duration("llm-timeout", 60*time.Second, "timeout of one LLM call")
-	reranker := fs.String("reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "directory of the cross-encoder that searches with \"rerank\" use (loaded on first use; \"\" refuses them)")
-	noEmbed := fs.Bool("no-embeddings", false, "serve without embedding models (keyword-only collections)")
-	nluTimeout := fs.Duration("nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
-	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
-	clusterURL := fs.String("cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory, which then keeps only NLU models and ingest jobs (docs/cluster.md)")
-	clusterUser := fs.String("cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
-	clusterPassword := fs.String("cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
-	clusterAPIKeyEnv := fs.String("cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
-	clusterCA := fs.String("cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
-	clusterPrefix := fs.String("cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
-	var secrets secretFlag
-	fs.Var(&secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
-	fs.VisitAll(func(f *flag.Flag) {
-		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))); ok && f.Name != "users" {
-			_ = f.Value.Set(v)
-		}
-	})
-	if err := fs.Parse(args); err != nil {
+	f, err := parseServeFlags(args)
+	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-
-	us, err := loadUsers(*users, *addr, log)
+	us, err := loadUsers(f.users, f.addr, log)
 	if err != nil {
 		return err
 	}
-
-	allow := strings.Split(*allowOutbound, ",")
-	if _, err := outbound.New(allow); err != nil {
-		return fmt.Errorf("--allow-outbound: %w", err)
+	if err := f.check(); err != nil {
+		return err
 	}
-	keys, err := secrets.keys()
+	opts, release, err := f.engineOptions(log)
 	if err != nil {
 		return err
 	}
-	if err := setMemoryLimit(*memLimit); err != nil {
-		return err
-	}
-	if *embedThreads < 0 || *queryEmbedThreads < 0 {
-		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
-	}
-	if *ingestWorkers < 0 || *maxIngests < 1 || *maxJobs < 1 || *maxJobsOwner < 1 || *loginFailures < 1 {
-		return errors.New("--ingest-workers must be 0 or more; --max-ingests, --max-ingest-jobs, --max-ingest-jobs-per-owner and --login-failures-per-minute at least 1")
-	}
-	opts := engine.Options{Dir: *data, Logger: log, IngestWorkers: *ingestWorkers, MaxIngests: *maxIngests, MaxIngestJobs: *maxJobs, MaxIngestJobsPerOwner: *maxJobsOwner}
-	if !*noEmbed {
-		prov, err := engine.NewModelProviderOptions(*models, *ortLib, engine.ProviderOptions{AllowOutbound: allow, APIKeys: keys, Logger: log, EmbedThreads: *embedThreads, QueryEmbedThreads: *queryEmbedThreads})
-		if err != nil {
-			return err
-		}
-		opts.Embedders = prov
-		defer prov.Close()
-		if *reranker != "" {
-			rr := rerank.NewLazy(*reranker, rerank.Options{LibraryPath: *ortLib})
-			opts.Reranker = rr
-			defer rr.Close()
-		}
-	}
-	if *llmURL != "" {
-		if opts.Answerer, err = llmAnswerer(*llmURL, *llmModel, *llmKeyEnv, *llmTimeout, log); err != nil {
-			return err
-		}
-	}
-	if *clusterURL != "" {
-		r := engine.DefaultRanker()
-		ccfg := cluster.Config{URL: *clusterURL, Username: *clusterUser, Password: *clusterPassword,
-			APIKey: os.Getenv(*clusterAPIKeyEnv), CAFile: *clusterCA, Prefix: *clusterPrefix, K1: float64(r.K1), B: float64(r.B)}
-		if ccfg.APIKey != "" {
-			ccfg.Username, ccfg.Password = "", ""
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cl, err := cluster.New(ctx, ccfg)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("--cluster-url: %w", err)
-		}
-		opts.Backend = cluster.EngineBackend{C: cl}
-		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", *clusterURL, "prefix", *clusterPrefix)
-	}
-	if err := os.MkdirAll(*data, 0o755); err != nil {
+	defer release()
+	if err := os.MkdirAll(f.data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
 	eng, err := engine.Open(opts)
@@ -203,10 +124,190 @@ func serve(args []string) error {
 		return err
 	}
 	defer eng.Close()
-	if *nluTimeout <= 0 {
-		return fmt.Errorf("--nlu-timeout %v: want a positive duration", *nluTimeout)
+	nluSvc, err := f.nluService(eng, opts, log)
+	if err != nil {
+		return err
 	}
-	nopts := nlu.Options{MicroserviceTimeout: *nluTimeout, AllowOutbound: allow, Logger: log}
+	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: f.maxBody, Users: us, Logger: log, LoginFailuresPerMinute: f.loginFailures})
+	return listenAndServe(srv, f.addr, f.data, log)
+}
+
+// serveFlags are the flags of `najdi serve`.
+type serveFlags struct {
+	addr, data, users     string
+	models, ortLib        string
+	maxBody               int
+	ingestWorkers         int
+	embedThreads          int
+	queryEmbedThreads     int
+	memLimit              string
+	maxIngests            int
+	maxJobs, maxJobsOwner int
+	loginFailures         int
+	llmURL, llmModel      string
+	llmKeyEnv             string
+	llmTimeout            time.Duration
+	reranker              string
+	noEmbed               bool
+	nluTimeout            time.Duration
+	allowOutbound         []string
+	clusterURL            string
+	clusterUser           string
+	clusterPassword       string
+	clusterAPIKeyEnv      string
+	clusterCA             string
+	clusterPrefix         string
+	clusterJobLease       time.Duration
+	secrets               secretFlag
+	apiKeys               []engine.APIKey // from secrets, by check
+}
+
+// parseServeFlags reads the flags of `najdi serve` from the environment
+// (NAJDI_<FLAG>, except --users) and then from args.
+func parseServeFlags(args []string) (*serveFlags, error) {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	modelsDir, libPath := embed.CachePaths(embed.DefaultCacheDir())
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&f.data, "data", "./data", "data directory")
+	fs.StringVar(&f.users, "users", "", "credentials file: lines name:bcrypt-hash[:role]; NAJDI_USERS may hold the same lines")
+	fs.StringVar(&f.models, "models", modelsDir, "directory of installed embedding models")
+	fs.StringVar(&f.ortLib, "ort-lib", libPath, "path of the ONNX Runtime shared library")
+	fs.IntVar(&f.maxBody, "max-body", 100<<20, "maximum request body in bytes")
+	fs.IntVar(&f.ingestWorkers, "ingest-workers", 0, "ingests that parse, analyze and embed at once (0: max(1, CPUs-1), leaving a CPU to searches)")
+	fs.IntVar(&f.embedThreads, "embed-threads", 0, "ONNX Runtime threads with which ingests embed passages (0: max(1, CPUs-1), leaving a CPU to searches)")
+	fs.IntVar(&f.queryEmbedThreads, "query-embed-threads", 0, "ONNX Runtime threads with which searches embed queries, in a session of their own (0: CPUs)")
+	fs.StringVar(&f.memLimit, "memory-limit", "", "soft limit of the Go heap and runtime memory (e.g. 1GiB): the garbage collector works harder near it, so resident memory stays under it while the data fits (empty: the GOMEMLIMIT environment variable, else none)")
+	fs.IntVar(&f.maxIngests, "max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
+	fs.IntVar(&f.maxJobs, "max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
+	fs.IntVar(&f.maxJobsOwner, "max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
+	fs.IntVar(&f.loginFailures, "login-failures-per-minute", 10, "failed logins allowed per client address and per user name in a burst, regained at this rate per minute; beyond it 429")
+	fs.StringVar(&f.llmURL, "llm-url", "", "OpenAI-compatible chat API base URL for generated answers (default: extractive answers)")
+	fs.StringVar(&f.llmModel, "llm-model", "", "model name for --llm-url")
+	fs.StringVar(&f.llmKeyEnv, "llm-key-env", "NAJDI_LLM_API_KEY", "environment variable holding the LLM API key")
+	fs.DurationVar(&f.llmTimeout, "llm-timeout", 60*time.Second, "timeout of one LLM call")
+	fs.StringVar(&f.reranker, "reranker", rerank.DefaultDir(embed.DefaultCacheDir()), "directory of the cross-encoder that searches with \"rerank\" use (loaded on first use; \"\" refuses them)")
+	fs.BoolVar(&f.noEmbed, "no-embeddings", false, "serve without embedding models (keyword-only collections)")
+	fs.DurationVar(&f.nluTimeout, "nlu-timeout", 10*time.Second, "timeout of one call to an annotation microservice (NLU annotator models)")
+	allowOutbound := fs.String("allow-outbound", "", "hosts that remote embedding endpoints and annotation microservices named by clients may be on: host[:port], *.domain or * (public addresses only), comma-separated; empty: none")
+	fs.StringVar(&f.clusterURL, "cluster-url", "", "serve every collection from this Elasticsearch 8.x or OpenSearch 2.x/3.x cluster (http(s)://host:port) instead of the data directory; collection records, NLU models, phrase sets and ingest jobs live on the cluster too (docs/cluster.md)")
+	fs.StringVar(&f.clusterUser, "cluster-user", "", "HTTP Basic user name for --cluster-url (NAJDI_CLUSTER_USER)")
+	fs.StringVar(&f.clusterPassword, "cluster-password", "", "HTTP Basic password for --cluster-url; prefer the environment variable NAJDI_CLUSTER_PASSWORD")
+	fs.StringVar(&f.clusterAPIKeyEnv, "cluster-api-key-env", cluster.EnvAPIKey, "environment variable holding an API key for --cluster-url (the base64 id:key form, sent as Authorization: ApiKey); used instead of --cluster-user when set")
+	fs.StringVar(&f.clusterCA, "cluster-tls-ca", "", "PEM file of certificate authorities trusted for an https --cluster-url, besides the system's")
+	fs.StringVar(&f.clusterPrefix, "cluster-prefix", "najdi-", "prefix of every index and alias najdi creates on --cluster-url, so several deployments can share a cluster")
+	fs.DurationVar(&f.clusterJobLease, "cluster-job-lease", engine.DefaultJobLease, "with --cluster-url: how long an ingest job stays with the replica running it without a renewal; after it any replica resumes the job (docs/cluster.md)")
+	fs.Var(&f.secrets, "secret", "declare an API key that collections may name (api_key_name): NAME=ENVVAR, the key read from the environment variable ENVVAR at start; repeatable or comma-separated")
+	fs.VisitAll(func(fl *flag.Flag) {
+		if v, ok := os.LookupEnv("NAJDI_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))); ok && fl.Name != "users" {
+			_ = fl.Value.Set(v)
+		}
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	f.allowOutbound = strings.Split(*allowOutbound, ",")
+	return &f, nil
+}
+
+// check validates the flags that need no model or network, and applies
+// --memory-limit.
+func (f *serveFlags) check() error {
+	if _, err := outbound.New(f.allowOutbound); err != nil {
+		return fmt.Errorf("--allow-outbound: %w", err)
+	}
+	var err error
+	if f.apiKeys, err = f.secrets.keys(); err != nil {
+		return err
+	}
+	if err := setMemoryLimit(f.memLimit); err != nil {
+		return err
+	}
+	if f.embedThreads < 0 || f.queryEmbedThreads < 0 {
+		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
+	}
+	if f.ingestWorkers < 0 || f.maxIngests < 1 || f.maxJobs < 1 || f.maxJobsOwner < 1 || f.loginFailures < 1 {
+		return errors.New("--ingest-workers must be 0 or more; --max-ingests, --max-ingest-jobs, --max-ingest-jobs-per-owner and --login-failures-per-minute at least 1")
+	}
+	if f.nluTimeout <= 0 {
+		return fmt.Errorf("--nlu-timeout %v: want a positive duration", f.nluTimeout)
+	}
+	if f.clusterJobLease <= 0 {
+		return fmt.Errorf("--cluster-job-lease %v: want a positive duration", f.clusterJobLease)
+	}
+	return nil
+}
+
+// engineOptions builds the engine's options: limits, the embedding models
+// and the reranker (unless --no-embeddings), the LLM answerer and the
+// cluster backend. release closes the models.
+func (f *serveFlags) engineOptions(log *slog.Logger) (opts engine.Options, release func(), err error) {
+	opts = engine.Options{Dir: f.data, Logger: log, IngestWorkers: f.ingestWorkers, MaxIngests: f.maxIngests, MaxIngestJobs: f.maxJobs, MaxIngestJobsPerOwner: f.maxJobsOwner}
+	var closers []func() error
+	release = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			_ = closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	if !f.noEmbed {
+		prov, err := engine.NewModelProviderOptions(f.models, f.ortLib, engine.ProviderOptions{AllowOutbound: f.allowOutbound, APIKeys: f.apiKeys, Logger: log, EmbedThreads: f.embedThreads, QueryEmbedThreads: f.queryEmbedThreads})
+		if err != nil {
+			return opts, release, err
+		}
+		opts.Embedders = prov
+		closers = append(closers, prov.Close)
+		if f.reranker != "" {
+			rr := rerank.NewLazy(f.reranker, rerank.Options{LibraryPath: f.ortLib})
+			opts.Reranker = rr
+			closers = append(closers, rr.Close)
+		}
+	}
+	if f.llmURL != "" {
+		if opts.Answerer, err = llmAnswerer(f.llmURL, f.llmModel, f.llmKeyEnv, f.llmTimeout, log); err != nil {
+			return opts, release, err
+		}
+	}
+	if f.clusterURL != "" {
+		cl, err := f.clusterClient()
+		if err != nil {
+			return opts, release, err
+		}
+		opts.Backend = cluster.EngineBackend{C: cl}
+		// Ingest jobs live on the cluster too: any replica reads them and
+		// resumes one whose replica is gone.
+		opts.Jobs, opts.JobLease = cluster.NewJobStore(cl), f.clusterJobLease
+		log.Info("serving collections from the search cluster", "cluster", opts.Backend.Describe(), "url", f.clusterURL, "prefix", f.clusterPrefix)
+	}
+	return opts, release, nil
+}
+
+// clusterClient connects to --cluster-url (waiting at most 2 minutes) with
+// the ranker's BM25 constants.
+func (f *serveFlags) clusterClient() (*cluster.Client, error) {
+	r := engine.DefaultRanker()
+	ccfg := cluster.Config{URL: f.clusterURL, Username: f.clusterUser, Password: f.clusterPassword,
+		APIKey: os.Getenv(f.clusterAPIKeyEnv), CAFile: f.clusterCA, Prefix: f.clusterPrefix, K1: float64(r.K1), B: float64(r.B)}
+	if ccfg.APIKey != "" {
+		ccfg.Username, ccfg.Password = "", ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := cluster.New(ctx, ccfg)
+	if err != nil {
+		return nil, fmt.Errorf("--cluster-url: %w", err)
+	}
+	return cl, nil
+}
+
+// nluService opens the NLU service with the engine's embedding models, its
+// models stored in the engine's store (or on the cluster backend).
+func (f *serveFlags) nluService(eng *engine.Engine, opts engine.Options, log *slog.Logger) (*nlu.Service, error) {
+	nopts := nlu.Options{MicroserviceTimeout: f.nluTimeout, AllowOutbound: f.allowOutbound, Logger: log}
 	nluEmbedders(&nopts, opts.Embedders)
 	nluStore := server.NLUStore(eng.Store())
 	if opts.Backend != nil {
@@ -215,10 +316,9 @@ func serve(args []string) error {
 	}
 	nluSvc, err := nlu.NewService(nluStore, nopts)
 	if err != nil {
-		return fmt.Errorf("nlu: %w", err)
+		return nil, fmt.Errorf("nlu: %w", err)
 	}
-	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: *maxBody, Users: us, Logger: log, LoginFailuresPerMinute: *loginFailures})
-	return listenAndServe(srv, *addr, *data, log)
+	return nluSvc, nil
 }
 
 // llmAnswerer returns the answerer of --llm-url. The LLM endpoint and its

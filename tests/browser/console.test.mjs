@@ -91,6 +91,14 @@ before(async () => {
   // none of it.
   page.setDefaultTimeout(120000);
   page.on('dialog', (d) => d.accept());
+  // File choosers are intercepted from the start: the interception that
+  // page.waitForEvent('filechooser') turns on is sent to the browser
+  // concurrently with the key press that follows it, and when the press
+  // wins, Chromium cancels the chooser and the event never comes (seen
+  // in CI with Chromium 156). A listener held for the whole run keeps the
+  // interception on; the round trip after it makes sure it is applied.
+  page.on('filechooser', () => {});
+  await page.evaluate(() => 1);
   page.on('pageerror', (e) => { log += '\npage error: ' + e.message; });
   // English first; the language test switches to Czech.
   await page.addInitScript(() => { if (!sessionStorage.getItem('init')) { localStorage.setItem('najdi.lang', 'en'); sessionStorage.setItem('init', '1'); } });

@@ -10,13 +10,6 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// sharedData returns the shared/data directory found by walking up from the
-// package directory.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 // cacSentences returns the sentences of UD Czech-CAC dev and test.
 func cacSentences(t testing.TB) []string { return testutil.CzechSentences(t) }
 

@@ -1,4 +1,4 @@
-package engine
+package api
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/najdi/najdi/ingest"
 )
 
 func stdJSON(t testing.TB, v any) []byte {
@@ -42,8 +40,8 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 			{DocumentID: "d2", CollectionID: "c2", Score: 0, Source: "key", Content: str(""), Fields: map[string]any{}, Passages: []Passage{}, Truncated: true},
 		}, Metadata: Metadata{TookMS: 12.4, BelowMinScore: 3, NextOffset: num(10), Timings: &Timings{EmbedMS: 1.234, EmbedCached: true, RetrieveMS: 0.001, FuseMS: 1e-7, LoadMS: 100, RenderMS: 3}}}},
 		{"sections", SearchResponse{SearchID: "x", Documents: []ResultDoc{
-			{DocumentID: weird, Score: 1, Source: "sem", Sections: []ingest.Section{{Type: "title", Content: weird}, {Type: "p", Content: "b"}}},
-			{DocumentID: "e", Score: 0.5, Source: "sem", Sections: []ingest.Section{}},
+			{DocumentID: weird, Score: 1, Source: "sem", Sections: []Section{{Type: "title", Content: weird}, {Type: "p", Content: "b"}}},
+			{DocumentID: "e", Score: 0.5, Source: "sem", Sections: []Section{}},
 		}, Metadata: Metadata{Timings: &Timings{EncodeMS: &enc}}}},
 		{"summaries", SearchResponse{SearchID: "y", Summaries: []Summary{{DocumentID: "a", Content: weird}, {DocumentID: "b", CollectionID: "c", Content: ""}},
 			Summary: str(weird), Answer: str("42"),
@@ -69,10 +67,10 @@ func TestAppendJSONCoversEveryMember(t *testing.T) {
 		want int
 	}{
 		{SearchResponse{}, 6}, {ResultDoc{}, 9}, {Passage{}, 4}, {Summary{}, 3}, {Metadata{}, 11},
-		{Timings{}, 7}, {Tokens{}, 1}, {ingest.Section{}, 2},
+		{Timings{}, 7}, {Tokens{}, 1}, {Section{}, 2},
 	} {
 		if n := reflect.TypeOf(tc.v).NumField(); n != tc.want {
-			t.Errorf("%T has %d fields, AppendJSON encodes %d: update engine/json.go", tc.v, n, tc.want)
+			t.Errorf("%T has %d fields, AppendJSON encodes %d: update api/json.go", tc.v, n, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package api
 
 import (
 	"bytes"
@@ -346,3 +346,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// ms is d in milliseconds with microsecond precision, as the timings report
+// it (the engine's search clock rounds the same way).
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
