@@ -2,11 +2,11 @@ package engine_test
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
+	"github.com/viterin/vek/vek32"
 )
 
 // TestIntentEmbedderOf: intent texts are embedded in the model's symmetric
@@ -57,12 +57,4 @@ func TestIntentEmbedderOf(t *testing.T) {
 	}
 }
 
-func cos(a, b []float32) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return d / math.Sqrt(na*nb)
-}
+func cos(a, b []float32) float64 { return float64(vek32.CosineSimilarity(a, b)) }
