@@ -20,6 +20,8 @@ func runNLU(args []string) error {
 	fs.IntVar(&cfg.Phrases, "phrases", bench.DefaultNLUPhrases, "size of the synthetic phrase set")
 	fs.IntVar(&cfg.FewShotPerIntent, "few-shot", bench.DefaultNLUFewShot, "training utterances per intent of the few-shot workload")
 	fs.IntVar(&cfg.FewShotDraws, "few-shot-draws", bench.DefaultNLUFewShotDraws, "random few-shot training sets")
+	fs.BoolVar(&cfg.TrainTimeOnly, "train-time-only", false, "time only the training of 150 intents × 10 examples")
+	fs.IntVar(&cfg.TrainTimeRuns, "train-time-runs", 1, "timed trainings with -train-time-only")
 	model := fs.String("embed", "bge-small-en-v1.5", "installed embedding model of the intent classifier (the server's default model; empty: none)")
 	nerModel := fs.String("ner-states", "bge-small-en-v1.5", "installed embedding model whose word vectors the contextual English name tagger reads (empty: lexical tagger only)")
 	csModel := fs.String("embed-cs", "multilingual-e5-small", "installed embedding model of the Czech few-shot workload (empty: none)")
