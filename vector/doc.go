@@ -47,7 +47,7 @@
 // different ranges, and one global scale would waste most codes.
 //
 // Search. The nprobe lists whose centroids have the largest dot product
-// with q are scanned with the int8 kernel; the best max(Rerank, 2k) allowed
+// with q are scanned with the int8 kernel; the best max(Rerank, 4k) allowed
 // candidates (64 by default) are re-scored exactly with float32 vectors (a
 // spilled vector once) and the best k returned, score descending, ties by ascending id. The default
 // nprobe is max(16, NList/16). A filter (allowed ids as a roaring bitmap:
