@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -39,12 +40,8 @@ type LatencyConfig struct {
 // embedding throughput against the engine's ingest throughput on the same
 // texts.
 func RunLatency(cfg LatencyConfig, w io.Writer) error {
-	if cfg.Chunks == 0 {
-		cfg.Chunks = 100000
-	}
-	if cfg.Queries == 0 {
-		cfg.Queries = 300
-	}
+	cfg.Chunks = cmp.Or(cfg.Chunks, 100000)
+	cfg.Queries = cmp.Or(cfg.Queries, 300)
 	b, err := LoadBEIR(cfg.BEIRDir)
 	if err != nil {
 		return err

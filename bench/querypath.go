@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,12 +52,8 @@ type QueryPathConfig struct {
 // passages). It reports the client's p50/p99, the server's took_ms p50 and
 // the p50 of each metadata.timings stage when the server reports them.
 func RunQueryPath(cfg QueryPathConfig, w io.Writer) error {
-	if cfg.Queries == 0 {
-		cfg.Queries = 300
-	}
-	if cfg.Passes == 0 {
-		cfg.Passes = 3
-	}
+	cfg.Queries = cmp.Or(cfg.Queries, 300)
+	cfg.Passes = cmp.Or(cfg.Passes, 3)
 	b, err := LoadBEIR(cfg.BEIRDir)
 	if err != nil {
 		return err
