@@ -289,11 +289,7 @@ func truncRunes(s string, n int) string {
 	return s
 }
 
-// rerankDoc loads the body of a hit to rerank, from the cluster when the
-// engine runs on a Backend.
+// rerankDoc loads the body of a hit to rerank.
 func (e *Engine) rerankDoc(ctx context.Context, h *hit) (Document, error) {
-	if e.remote() {
-		return e.loadRemoteDoc(ctx, h.c, h.docID)
-	}
-	return e.loadDoc(h.c, h.docID)
+	return e.be.document(ctx, h.c, h.docID)
 }
