@@ -341,14 +341,15 @@ func CountriesCollection(ctx context.Context, e *engine.Engine, dir, name, lang 
 
 // AskCountries asks every question of qs through engine.Answer on
 // collection coll (the top k documents) and counts right answers; scored
-// false asks with "rerank": false (sentences picked by term weights).
+// asks with "rerank": true (sentences picked by the reranker's scorer),
+// else with the default (term weights).
 func AskCountries(ctx context.Context, e *engine.Engine, coll string, qs []AnswerQuestion, k int, scored bool) (AnswersResult, error) {
 	r := AnswersResult{ByKind: map[string][2]int{}}
 	var lat []time.Duration
 	for _, q := range qs {
 		req := engine.SearchRequest{Query: q.Question, MaxResults: &k}
-		if !scored {
-			req.Rerank = &engine.RerankRequest{Off: true}
+		if scored {
+			req.Rerank = &engine.RerankRequest{}
 		}
 		t := time.Now()
 		res, err := e.Answer(ctx, "", []string{coll}, req)

@@ -108,10 +108,12 @@ func newID() string { return uuid.NewString() }
 // extractive answer: the reranker's (the cross-encoder for an English
 // collection when the server has one, the similarity of sentence windows
 // under the collection's embedding model otherwise), or nil for the
-// question-term weights alone: when the request says "rerank": false, or
-// the collection has neither.
+// question-term weights alone: unless the request says "rerank": true (or
+// an object), or when the collection has neither. The scorer reads up to
+// 72 sentences, each a cross-encoder pass, which costs seconds of CPU on
+// a small machine: like reranking a search, it is asked for, not default.
 func (e *Engine) answerScorer(p *plan, req SearchRequest) summary.Scorer {
-	if req.Rerank != nil && req.Rerank.Off {
+	if req.Rerank == nil || req.Rerank.Off {
 		return nil
 	}
 	cfg := p.colls[0].config()

@@ -44,7 +44,7 @@ func TestAnswerScoredCountries(t *testing.T) {
 		{"What is the capital of the country with code CZ?", "Prague"},
 		{"Which currency is used in Czechia?", "koruna"},
 	} {
-		res, err := e.Answer(ctx, "", []string{"countries"}, engine.SearchRequest{Query: tc.q, MaxResults: &k})
+		res, err := e.Answer(ctx, "", []string{"countries"}, engine.SearchRequest{Query: tc.q, MaxResults: &k, Rerank: &engine.RerankRequest{}})
 		if err != nil {
 			t.Fatal(err)
 		}
