@@ -12,6 +12,7 @@ import (
 	"github.com/najdi/najdi/internal/errs"
 	"github.com/najdi/najdi/internal/strictjson"
 	"github.com/najdi/najdi/rerank"
+	"github.com/najdi/najdi/text"
 )
 
 // Reranker scores how relevant texts are to a query, in 0..1, each text
@@ -259,7 +260,7 @@ func rerankText(d *Document, h *hit) string {
 				break
 			}
 		}
-		return truncRunes(b.String(), rerankMaxRunes)
+		return text.TruncateRunes(b.String(), rerankMaxRunes)
 	}
 	for _, s := range d.Sections {
 		if strings.EqualFold(s.Type, "title") {
@@ -274,19 +275,7 @@ func rerankText(d *Document, h *hit) string {
 			b.WriteString(string(runes[st:en]))
 		}
 	}
-	return truncRunes(b.String(), rerankMaxRunes)
-}
-
-// truncRunes cuts s to at most n runes.
-func truncRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
+	return text.TruncateRunes(b.String(), rerankMaxRunes)
 }
 
 // rerankDoc loads the body of a hit to rerank.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/najdi/najdi/text"
 )
@@ -54,28 +53,13 @@ func Windows(s string, span int) []string {
 	var out []string
 	for i := range sents {
 		for n := 1; n <= span && i+n <= len(sents); n++ {
-			out = append(out, truncRunes(strings.Join(sents[i:i+n], " "), windowMaxRunes))
+			out = append(out, text.TruncateRunes(strings.Join(sents[i:i+n], " "), windowMaxRunes))
 			if len(out) == MaxWindows {
 				return out
 			}
 		}
 	}
 	return out
-}
-
-// truncRunes cuts s to at most n runes.
-func truncRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
 
 // Similarity scores a passage by the best cosine between the query's

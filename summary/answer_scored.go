@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/najdi/najdi/text"
 )
 
 // Scorer scores how relevant each passage is to a question, in 0..1, each
@@ -92,22 +94,22 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 		anchor := -1
 		for _, st := range p.sents {
 			sec := d.Sections[st.sec]
-			text := strings.TrimSpace(sec.Content[st.a:st.b])
+			sent := strings.TrimSpace(sec.Content[st.a:st.b])
 			// A record repeats values (a name in twenty translations):
 			// the scorer reads each once, in its first field.
-			if key := strings.ToLower(text); seen[key] {
+			if key := strings.ToLower(sent); seen[key] {
 				continue
 			} else {
 				seen[key] = true
 			}
-			c := cand{summary: si, pre: st.score, value: w.termScore(text)}
+			c := cand{summary: si, pre: st.score, value: w.termScore(sent)}
 			if !proseTypes[strings.ToLower(sec.Type)] {
 				c.pre += w.termScore(sec.Type)
 				c.field = true
-				text = sec.Type + ": " + text
+				sent = sec.Type + ": " + sent
 			}
-			c.text = truncRunes(text, scoredMaxRunes)
-			c.terms = w.termScore(text)
+			c.text = text.TruncateRunes(sent, scoredMaxRunes)
+			c.terms = w.termScore(sent)
 			if c.terms > 0 {
 				anyTerm = true
 			}
@@ -181,16 +183,4 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 	}
 	out.Answer = b.String()
 	return out, nil
-}
-
-// truncRunes cuts s to at most n runes.
-func truncRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
