@@ -4,18 +4,119 @@ import (
 	"context"
 
 	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/segment"
 )
 
-// Backend is where a cluster-backed engine keeps collections and
-// documents and how it retrieves them: the storage and retrieval
-// primitives beneath the engine's search pipeline. Package cluster
-// implements it for Elasticsearch 8.x and OpenSearch 2.x/3.x
-// (cluster.EngineBackend); Options.Backend selects it. Without one, the
-// engine keeps everything in its own store (segments in Pebble, invindex,
-// vector), which offers the same primitives on segment snapshots
-// (retrieve.go).
+// backend is the seam between the engine's pipeline and where collections
+// and documents live. The embedded store (localBackend, local.go and
+// local_retrieve.go: segments in Pebble, invindex, vector) and a search
+// cluster (clusterBackend, remote.go, over the primitives of Backend)
+// implement it; Engine.be is one of them, chosen by Options.Backend.
 //
-// Everything above it is the engine's and shared by both: request
+// Everything else is the engine's and runs the same on both: request
+// validation and filter parsing, the write path's parsing, field typing,
+// analysis, chunking and embedding (writer*.go), query analysis,
+// diacritics restoration and embedding, the order of the retrieval steps
+// and their candidate budgets (retrieve.go), BM25 term weights, score
+// calibration and fusion (rank.go), reranking, paging, passages,
+// rendering, summaries and answers.
+type backend interface {
+	// collection returns a collection of an owner (ErrNotFound when none).
+	collection(ctx context.Context, owner, id string) (*collection, error)
+	// putCollection creates a collection (true) or replaces the
+	// configuration of an existing one, keeping its documents; cfg is
+	// validated and normalized.
+	putCollection(ctx context.Context, owner, id string, cfg CollectionConfig) (Collection, bool, error)
+	// deleteCollection removes a collection and its documents.
+	deleteCollection(ctx context.Context, owner, id string) error
+	// collections describes the owner's collections (every owner's with
+	// all), in any order.
+	collections(ctx context.Context, owner string, all bool) ([]Collection, error)
+	// info describes a collection with its document count.
+	info(ctx context.Context, c *collection) (Collection, error)
+
+	// prepare turns analyzed documents into what commit stores, outside
+	// the collection's write lock: the documents' chunk locations always
+	// (batch.seg.Chunks), and the backend's indexes or terms and vectors.
+	prepare(w *writer, docs []pendingDoc) (*batch, error)
+	// commit types the fields of docs (writer.fields) and stores them,
+	// replacing documents of the same ids, durably and visibly when it
+	// returns; it returns the status of each input id (ids, in input
+	// order; a document a backend refused is in w.res.Errors instead).
+	commit(w *writer, b *batch, docs []pendingDoc, ids []string) ([]DocStatus, error)
+	// document returns a stored document (ErrNotFound when none).
+	document(ctx context.Context, c *collection, id string) (Document, error)
+	// deleteDocument deletes a document (ErrNotFound when none).
+	deleteDocument(ctx context.Context, c *collection, id string) error
+	// listDocuments returns up to n document ids greater than after, in
+	// ascending byte order.
+	listDocuments(ctx context.Context, c *collection, after string, n int) ([]string, error)
+
+	// vocabularySample returns the ids of up to n live documents of a
+	// collection whose words make its diacritics vocabulary (restore.go),
+	// the same ids for the same collection state.
+	vocabularySample(c *collection, n int) []string
+
+	// search starts the retrieval of a planned search (retrieve.go drives
+	// it); an embedded store evaluates the filter here.
+	search(p *plan) (searcher, error)
+	// load returns the body parts bp of a hit's document, or ErrNotFound
+	// when it was deleted or replaced after the search matched it.
+	load(p *plan, h *hit, bp bodyParts) (Document, error)
+}
+
+// searcher is a backend's retrieval for one search: the primitives whose
+// order, budgets and flags retrieve.go decides. Calls name a group of
+// collections analyzed alike; candidates of a group are one hit per
+// document, accumulated across calls and returned by hits.
+type searcher interface {
+	// filterOnly returns every document of the searched collections the
+	// filter allows, with score 1: a search without a query.
+	filterOnly() ([]*hit, error)
+	// weigh returns the group's query terms weighed with the keyword
+	// statistics of the searched collections (weighQuery). A backend may
+	// fetch the keyword top-k (cand per collection) in the same request,
+	// as the cluster does.
+	weigh(g *group, cand int) (queryTerms, error)
+	// keyword adds the BM25 top-k of the group's keyword collections
+	// (g.keyOn) with their calibrated keyword scores.
+	keyword(g *group, qt queryTerms, cand int) error
+	// semantic adds the documents of the chunks nearest to qvec (3·cand
+	// per collection or segment), each chunk as semantic evidence.
+	semantic(g *group, qvec []float32, cand int) error
+	// exact marks the candidates of keyword collections that hold every
+	// term of every identifier of ids; with add it also adds such
+	// documents when there are at most cand of them.
+	exact(g *group, ids [][]string, add bool, cand int) error
+	// hits returns the group's candidates, in no particular order.
+	hits(g *group) []*hit
+	// complete gives the candidates found by one retriever the other's
+	// evidence: every chunk's similarity for those with needsChunks, the
+	// BM25 score for those with needsKeyword.
+	complete(g *group, hs []*hit, qt queryTerms, qvec []float32, keyword bool) error
+}
+
+// batch is a flush's documents prepared for commit: seg holds their ids
+// and chunk locations, and on the embedded store the text and vector
+// indexes; terms and vecs are what a cluster stores instead of indexes
+// (each document's weighted terms, each chunk's vector).
+type batch struct {
+	seg   *segment.Segment
+	terms []remoteDoc
+	vecs  [][]float32
+}
+
+// Backend is what a search cluster implements to hold an engine's
+// collections and documents: the storage and retrieval primitives, in
+// plain ids and index names, that the engine's clusterBackend (remote.go)
+// turns into its backend seam. Package cluster implements it for
+// Elasticsearch 8.x and OpenSearch 2.x/3.x (cluster.EngineBackend);
+// Options.Backend selects it. Without one, the engine keeps everything in
+// its own store (localBackend: segments in Pebble, invindex, vector),
+// which implements the same seam on segment snapshots and local document
+// numbers.
+//
+// Everything above the seam is the engine's and shared by both: request
 // validation and filter parsing, query analysis and diacritics
 // restoration, embedding, field typing, BM25 term weights and score
 // calibration, fusion, passages, summaries and answers. So scores,

@@ -165,11 +165,17 @@ func segByID(segs []*segment.Segment, id uint64) *segment.Segment {
 
 // analyzerFor returns the analyzer of a collection language for a text.
 func analyzerFor(lang string, sample string) *text.Analyzer {
+	return text.NewAnalyzer(queryLanguage(lang, sample))
+}
+
+// queryLanguage resolves a collection language (search_config.language)
+// for a text: "auto" detects it.
+func queryLanguage(lang string, sample string) text.Language {
 	switch lang {
 	case "cs":
-		return text.NewAnalyzer(text.Czech)
+		return text.Czech
 	case "auto":
-		return text.NewAnalyzer(text.DetectLanguage(sample))
+		return text.DetectLanguage(sample)
 	}
-	return text.NewAnalyzer(text.English)
+	return text.English
 }

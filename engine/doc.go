@@ -37,7 +37,9 @@
 // (validation), restore.go, retrieve.go (candidates), rank.go (calibration,
 // fusion, order), passages.go, render.go, answer.go; and an ingest:
 // writer.go (Ingest, flush), writer_parse.go, writer_check.go,
-// writer_build.go.
+// writer_build.go. Below them is the backend seam (backend.go): the
+// embedded store (local.go, local_retrieve.go) or a search cluster
+// (remote.go).
 //
 // # Errors
 //

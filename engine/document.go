@@ -2,12 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sort"
 
 	"github.com/najdi/najdi/ingest"
-	"github.com/najdi/najdi/segment"
 )
 
 // storedDoc is the body stored for each document (then zstd-compressed).
@@ -22,36 +18,7 @@ func (e *Engine) GetDocument(ctx context.Context, owner, coll, id string) (Docum
 	if err != nil {
 		return Document{}, err
 	}
-	if e.remote() {
-		return e.loadRemoteDoc(ctx, c, id)
-	}
-	c.mu.RLock()
-	_, ok := c.mu.loc[id]
-	c.mu.RUnlock()
-	if !ok {
-		return Document{}, notFoundf("document %q not found in collection %q", id, coll)
-	}
-	return e.loadDoc(c, id)
-}
-
-func (e *Engine) loadDoc(c *collection, id string) (Document, error) {
-	return e.loadDocParts(c, id, bodyParts{})
-}
-
-// loadDocParts loads a document with the parts of its body bp asks for.
-func (e *Engine) loadDocParts(c *collection, id string, bp bodyParts) (Document, error) {
-	raw, err := e.store.Document(c.num, id)
-	if errors.Is(err, segment.ErrNotFound) {
-		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
-	}
-	if err != nil {
-		return Document{}, err
-	}
-	sd, err := decodeStoredDoc(raw, bp)
-	if err != nil {
-		return Document{}, fmt.Errorf("decode document %q: %w", id, err)
-	}
-	return Document{DocumentID: id, Sections: sd.Sections, Fields: sd.Fields}, nil
+	return e.be.document(ctx, c, id)
 }
 
 // DeleteDocument deletes a document.
@@ -60,32 +27,7 @@ func (e *Engine) DeleteDocument(ctx context.Context, owner, coll, id string) err
 	if err != nil {
 		return err
 	}
-	if e.remote() {
-		return e.deleteRemoteDocument(ctx, c, id)
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.mu.RLock()
-	l, ok := c.mu.loc[id]
-	segs := c.mu.segs
-	c.mu.RUnlock()
-	if !ok {
-		return notFoundf("document %q not found in collection %q", id, coll)
-	}
-	s := segByID(segs, l.seg)
-	ns := withDeleted(s, []uint32{l.local})
-	b := e.store.NewBatch()
-	b.DeleteDocument(c.num, id)
-	ns.WriteDeleted(b, c.num)
-	if err := b.Commit(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.mu.segs = replaceSegs(c.mu.segs, []*segment.Segment{ns})
-	delete(c.mu.loc, id)
-	c.invalidateVocabulary()
-	c.mu.Unlock()
-	return nil
+	return e.be.deleteDocument(ctx, c, id)
 }
 
 // ListDocuments returns up to limit document ids after cursor in id order,
@@ -101,22 +43,17 @@ func (e *Engine) ListDocuments(ctx context.Context, owner, coll string, limit in
 	if limit > 10000 {
 		return nil, "", invalidField("limit", "must be at most 10000, got %d", limit)
 	}
-	if e.remote() {
-		return e.listRemoteDocuments(ctx, c, limit, cursor)
+	ids, err := e.be.listDocuments(ctx, c, cursor, limit+1)
+	if err != nil {
+		return nil, "", err
 	}
-	c.mu.RLock()
-	ids := make([]string, 0, len(c.mu.loc))
-	for id := range c.mu.loc {
-		if id > cursor {
-			ids = append(ids, id)
-		}
-	}
-	c.mu.RUnlock()
-	sort.Strings(ids)
 	next := ""
 	if len(ids) > limit {
 		ids = ids[:limit]
 		next = ids[limit-1]
+	}
+	if ids == nil {
+		ids = []string{}
 	}
 	return ids, next, nil
 }

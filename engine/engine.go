@@ -134,7 +134,13 @@ type Engine struct {
 	opts  Options
 	store *segment.Store
 	log   *slog.Logger
+	// be holds the collections and documents: the embedded store
+	// (localBackend) or a search cluster (clusterBackend over
+	// Options.Backend).
+	be backend
 
+	// mu guards colls, the embedded store's collections (empty on a
+	// cluster).
 	mu    sync.RWMutex
 	colls map[collKey]*collection
 
@@ -179,6 +185,11 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, store: st, log: opts.Logger, colls: map[collKey]*collection{}, jobs: newJobTable(), slots: newIngestSlots(opts.IngestWorkers), kick: make(chan struct{}, 1), done: make(chan struct{}), queries: newQueryCache(opts.QueryCacheSize)}
+	if opts.Backend != nil {
+		e.be = &clusterBackend{e: e, b: opts.Backend}
+	} else {
+		e.be = &localBackend{e: e}
+	}
 	err = st.Collections(func(owner, id string, raw []byte) error {
 		var rec collRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -243,64 +254,16 @@ func (e *Engine) PutCollection(ctx context.Context, owner, id string, cfg Collec
 	if err := cfg.Normalize(); err != nil {
 		return Collection{}, false, err
 	}
-	if e.remote() {
-		if e.closed() {
-			return Collection{}, false, ErrClosed
-		}
-		return e.putRemoteCollection(ctx, owner, id, cfg)
-	}
-	if cfg.modelDefaulted {
-		// A configuration that names no model keeps an existing
-		// collection's model: its vectors were made with it.
-		e.mu.RLock()
-		if c, ok := e.colls[collKey{owner, id}]; ok {
-			cfg.EmbeddingConfig = c.config().EmbeddingConfig
-		}
-		e.mu.RUnlock()
-	}
-	if err := e.checkEmbedding(cfg.EmbeddingConfig); err != nil {
-		return Collection{}, false, err
-	}
 	if e.closed() {
 		return Collection{}, false, ErrClosed
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := collKey{owner, id}
-	now := e.opts.Now().UTC()
-	if c, ok := e.colls[k]; ok {
-		c.wmu.Lock()
-		defer c.wmu.Unlock()
-		old := c.config()
-		if old.EmbeddingConfig.Key() != cfg.EmbeddingConfig.Key() && c.docCount() > 0 {
-			return Collection{}, false, &Error{Kind: ErrConflict, Message: fmt.Sprintf("collection %q holds documents embedded with %q; changing embedding_config.model to %q would make them unsearchable: create a new collection instead", id, old.EmbeddingConfig.Key(), cfg.EmbeddingConfig.Key())}
-		}
-		rec := c.record()
-		rec.Config = cfg
-		rec.Updated = now
-		if err := e.saveCollection(owner, id, rec); err != nil {
-			return Collection{}, false, err
-		}
-		c.setRecord(rec)
-		return c.info(), false, nil
-	}
-	rec := collRecord{Num: uint32(e.store.NextID()), Config: cfg, Created: now, Updated: now}
-	if err := e.saveCollection(owner, id, rec); err != nil {
-		return Collection{}, false, err
-	}
-	c := newCollection(e, owner, id, rec)
-	e.colls[k] = c
-	return c.info(), true, nil
+	return e.be.putCollection(ctx, owner, id, cfg)
 }
 
-func (e *Engine) saveCollection(owner, id string, rec collRecord) error {
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("encode collection: %w", err)
-	}
-	b := e.store.NewBatch()
-	b.PutCollection(owner, id, raw)
-	return b.Commit()
+// modelConflict is the error of a configuration that changes the
+// embedding model of a collection holding documents.
+func modelConflict(id, old, cfg string) error {
+	return &Error{Kind: ErrConflict, Message: fmt.Sprintf("collection %q holds documents embedded with %q; changing embedding_config.model to %q would make them unsearchable: create a new collection instead", id, old, cfg)}
 }
 
 // GetCollection returns a collection with its document count.
@@ -309,93 +272,50 @@ func (e *Engine) GetCollection(ctx context.Context, owner, id string) (Collectio
 	if err != nil {
 		return Collection{}, err
 	}
-	if e.remote() {
-		return e.remoteInfo(ctx, c)
-	}
-	return c.info(), nil
+	return e.be.info(ctx, c)
 }
 
 // ListCollections returns the owner's collections sorted by id. An admin
-// passes all=true to see every owner's collections.
+// passes all=true to see every owner's collections. A backend that cannot
+// list them is logged (Collections returns its error).
 func (e *Engine) ListCollections(ctx context.Context, owner string, all bool) []Collection {
-	if e.remote() {
-		out, err := e.listRemoteCollections(ctx, owner, all)
-		if err != nil {
-			e.log.Warn("list collections", "err", err)
-		}
-		return out
+	out, err := e.Collections(ctx, owner, all)
+	if err != nil {
+		e.log.Warn("list collections", "err", err)
 	}
-	e.mu.RLock()
-	out := make([]Collection, 0, len(e.colls))
-	for k, c := range e.colls {
-		if all || k.owner == owner {
-			out = append(out, c.info())
-		}
-	}
-	e.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ID != out[j].ID {
-			return out[i].ID < out[j].ID
-		}
-		return out[i].Owner < out[j].Owner
-	})
 	return out
 }
 
 // Collections is ListCollections with the error of a Backend that cannot
 // list them (the embedded store always can).
 func (e *Engine) Collections(ctx context.Context, owner string, all bool) ([]Collection, error) {
-	if e.remote() {
-		if e.closed() {
-			return nil, ErrClosed
-		}
-		return e.listRemoteCollections(ctx, owner, all)
+	if e.closed() {
+		return nil, ErrClosed
 	}
-	return e.ListCollections(ctx, owner, all), nil
+	out, err := e.be.collections(ctx, owner, all)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Owner < out[j].Owner
+	})
+	return out, nil
 }
 
 // DeleteCollection removes a collection and all its documents.
 func (e *Engine) DeleteCollection(ctx context.Context, owner, id string) error {
-	if e.remote() {
-		if e.closed() {
-			return ErrClosed
-		}
-		return e.deleteRemoteCollection(ctx, owner, id)
+	if e.closed() {
+		return ErrClosed
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := collKey{owner, id}
-	c, ok := e.colls[k]
-	if !ok {
-		return notFoundf("collection %q not found", id)
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	b := e.store.NewBatch()
-	b.DeleteCollection(owner, id, c.num)
-	if err := b.Commit(); err != nil {
-		return err
-	}
-	c.dropped = true
-	delete(e.colls, k)
-	return nil
+	return e.be.deleteCollection(ctx, owner, id)
 }
 
 func (e *Engine) collection(owner, id string) (*collection, error) {
 	if e.closed() {
 		return nil, ErrClosed
 	}
-	if e.remote() {
-		return e.remoteCollection(context.Background(), owner, id)
-	}
-	e.mu.RLock()
-	c, ok := e.colls[collKey{owner, id}]
-	e.mu.RUnlock()
-	if !ok {
-		if !ValidCollectionID(id) {
-			return nil, invalidField("collection_id", "%q is not a valid collection id", id)
-		}
-		return nil, notFoundf("collection %q not found", id)
-	}
-	return c, nil
+	return e.be.collection(context.Background(), owner, id)
 }

@@ -15,17 +15,9 @@ const defaultPassages = 3
 // deleted or replaced since the search took its snapshot is dropped, not
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
-	if e.remote() {
-		return e.cutHits(p, hits, func(h *hit) (Document, error) {
-			return e.loadRemoteDoc(p.ctx, h.c, h.docID)
-		})
-	}
 	bp := p.bodyParts()
-	if bp.sections != nil && len(bp.sections) == 0 && bp.noFields {
-		return e.liveHits(p, hits), nil
-	}
 	return e.cutHits(p, hits, func(h *hit) (Document, error) {
-		return e.loadMatched(p, h, bp)
+		return e.be.load(p, h, bp)
 	})
 }
 
@@ -64,20 +56,6 @@ func (p *plan) bodyParts() bodyParts {
 		bp.sections = map[string]bool{}
 	}
 	return bp
-}
-
-// liveHits drops the hits whose documents were deleted since the search
-// took its snapshot, without loading any: the response uses no part of
-// their bodies.
-func (e *Engine) liveHits(p *plan, hits []*hit) []*hit {
-	keep := hits[:0]
-	for _, h := range hits {
-		if h.c.matched(h, p.visible[h.c]) {
-			h.doc = &Document{DocumentID: h.docID}
-			keep = append(keep, h)
-		}
-	}
-	return keep
 }
 
 // passages merges keyword passages and the best semantic chunks.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/najdi/najdi/filter"
 	"github.com/najdi/najdi/internal/strictjson"
-	"github.com/najdi/najdi/segment"
 )
 
 // plan is a validated search request.
@@ -35,14 +34,15 @@ type plan struct {
 	flt        filter.Query
 	colls      []*collection
 	// visible is each collection's installed commit generation when the
-	// search started, before its snapshot (version.go).
+	// embedded store took its snapshot, read before it (localBackend.search,
+	// version.go).
 	visible map[*collection]uint64
-	// stats are the segments whose statistics (N, document frequencies,
-	// average length) weigh keyword terms: those of every searched
-	// collection, so that scores are comparable across collections.
-	stats []*segment.Segment
-	// terms caches each collection's analyzed, weighted query terms.
-	terms map[*collection]queryTerms
+	// grps are the groups of collections searched alike, with their
+	// weighed query terms (plan.groups, candidates); group0 and groupsBuf
+	// hold them without allocating in the common case of one.
+	grps      []*group
+	group0    group
+	groupsBuf [1]*group
 	// returned counts the content bytes rendered so far (see
 	// MaxResponseContentBytes).
 	returned int
@@ -65,10 +65,6 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 		return nil, err
 	}
 	p.colls = colls
-	p.visible = make(map[*collection]uint64, len(colls))
-	for _, c := range colls {
-		p.visible[c] = c.visibleGen()
-	}
 	if err := p.planOutput(req); err != nil {
 		return nil, err
 	}

@@ -6,22 +6,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/najdi/najdi/filter"
 	"github.com/najdi/najdi/ingest"
 	"github.com/najdi/najdi/internal/errs"
 	"github.com/najdi/najdi/segment"
-	"github.com/najdi/najdi/text"
 )
 
-// This file is the engine over a Backend (Options.Backend): collections,
-// documents and retrieval on a search cluster. The engine process keeps
-// no collection state: every call reads the collection's record from the
-// backend, so several engines can serve one cluster. The stages above
-// retrieval (plan, restore, rank, passages, render, answer) are the same
-// code as for the embedded store.
+// This file is clusterBackend, the engine's backend over a search
+// cluster's primitives (Options.Backend): collections, documents and
+// retrieval on the cluster. The engine process keeps no collection state:
+// every call reads the collection's record from the cluster, so several
+// engines can serve one cluster. The stages above retrieval (plan,
+// restore, the retrieval steps in retrieve.go, rank, passages, render,
+// answer) are the same code as for the embedded store (localBackend).
+
+// clusterBackend is the backend of an engine on a search cluster: b holds
+// the collection records, the documents and the indexes.
+type clusterBackend struct {
+	e *Engine
+	b Backend
+}
 
 // recordPrefix starts the backend keys of collection records.
 const recordPrefix = "collection/"
@@ -56,12 +64,9 @@ func backendErr(err error, format string, args ...any) error {
 	return &Error{Kind: kind, Message: msg, Cause: err}
 }
 
-// remote reports whether the engine serves its collections from a Backend.
-func (e *Engine) remote() bool { return e.opts.Backend != nil }
-
-// remoteCollection reads a collection's record from the backend.
-func (e *Engine) remoteCollection(ctx context.Context, owner, id string) (*collection, error) {
-	raw, err := e.opts.Backend.GetRecord(ctx, recordKey(owner, id))
+// collection reads a collection's record from the cluster.
+func (cb *clusterBackend) collection(ctx context.Context, owner, id string) (*collection, error) {
+	raw, err := cb.b.GetRecord(ctx, recordKey(owner, id))
 	if errors.Is(err, ErrNotFound) {
 		if !ValidCollectionID(id) {
 			return nil, invalidField("collection_id", "%q is not a valid collection id", id)
@@ -75,18 +80,18 @@ func (e *Engine) remoteCollection(ctx context.Context, owner, id string) (*colle
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fmt.Errorf("collection %q: decode record: %w", id, err)
 	}
-	c := newCollection(e, owner, id, rec)
+	c := newCollection(cb.e, owner, id, rec)
 	c.index = backendIndex(owner, id)
 	return c, nil
 }
 
-// saveRemoteRecord writes a collection's record.
-func (e *Engine) saveRemoteRecord(ctx context.Context, c *collection, rec collRecord) error {
+// saveRecord writes a collection's record.
+func (cb *clusterBackend) saveRecord(ctx context.Context, c *collection, rec collRecord) error {
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode collection: %w", err)
 	}
-	return backendErr(e.opts.Backend.PutRecord(ctx, recordKey(c.owner, c.id), raw), "save collection %q", c.id)
+	return backendErr(cb.b.PutRecord(ctx, recordKey(c.owner, c.id), raw), "save collection %q", c.id)
 }
 
 // filterFields returns the filter fields of a record: declared or inferred
@@ -107,14 +112,14 @@ func filterFields(rec *collRecord) map[string]filter.FieldType {
 	return out
 }
 
-// remoteInfo returns a collection's description with its document count.
-func (e *Engine) remoteInfo(ctx context.Context, c *collection) (Collection, error) {
-	n, err := e.opts.Backend.Count(ctx, []string{c.index}, BackendFilter{})
+// info returns a collection's description with its document count.
+func (cb *clusterBackend) info(ctx context.Context, c *collection) (Collection, error) {
+	n, err := cb.b.Count(ctx, []string{c.index}, BackendFilter{})
 	if err != nil {
 		return Collection{}, backendErr(err, "count documents of collection %q", c.id)
 	}
 	var size int64
-	if sz, ok := e.opts.Backend.(BackendSizer); ok {
+	if sz, ok := cb.b.(BackendSizer); ok {
 		if size, err = sz.IndexBytes(ctx, c.index); err != nil {
 			return Collection{}, backendErr(err, "size of collection %q", c.id)
 		}
@@ -129,10 +134,11 @@ type BackendSizer interface {
 	IndexBytes(ctx context.Context, index string) (int64, error)
 }
 
-// putRemoteCollection is PutCollection on a backend: the index first, then
-// the record, which makes the collection exist.
-func (e *Engine) putRemoteCollection(ctx context.Context, owner, id string, cfg CollectionConfig) (Collection, bool, error) {
-	old, err := e.remoteCollection(ctx, owner, id)
+// putCollection creates the index first, then the record, which makes the
+// collection exist.
+func (cb *clusterBackend) putCollection(ctx context.Context, owner, id string, cfg CollectionConfig) (Collection, bool, error) {
+	e := cb.e
+	old, err := cb.collection(ctx, owner, id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Collection{}, false, err
 	}
@@ -144,20 +150,20 @@ func (e *Engine) putRemoteCollection(ctx context.Context, owner, id string, cfg 
 	}
 	now := e.opts.Now().UTC()
 	if old != nil {
-		info, err := e.remoteInfo(ctx, old)
+		info, err := cb.info(ctx, old)
 		if err != nil {
 			return Collection{}, false, err
 		}
 		prev := old.config()
 		if prev.EmbeddingConfig.Key() != cfg.EmbeddingConfig.Key() && info.DocumentCount > 0 {
-			return Collection{}, false, &Error{Kind: ErrConflict, Message: fmt.Sprintf("collection %q holds documents embedded with %q; changing embedding_config.model to %q would make them unsearchable: create a new collection instead", id, prev.EmbeddingConfig.Key(), cfg.EmbeddingConfig.Key())}
+			return Collection{}, false, modelConflict(id, prev.EmbeddingConfig.Key(), cfg.EmbeddingConfig.Key())
 		}
 		rec := old.record()
 		rec.Config, rec.Updated = cfg, now
-		if err := e.opts.Backend.AddFields(ctx, old.index, filterFields(&rec)); err != nil {
+		if err := cb.b.AddFields(ctx, old.index, filterFields(&rec)); err != nil {
 			return Collection{}, false, backendErr(err, "map the fields of collection %q", id)
 		}
-		if err := e.saveRemoteRecord(ctx, old, rec); err != nil {
+		if err := cb.saveRecord(ctx, old, rec); err != nil {
 			return Collection{}, false, err
 		}
 		old.setRecord(rec)
@@ -173,36 +179,35 @@ func (e *Engine) putRemoteCollection(ctx context.Context, owner, id string, cfg 
 	} else if emb != nil {
 		dims = emb.Dims()
 	}
-	if err := e.opts.Backend.CreateIndex(ctx, c.index, filterFields(&rec), dims); err != nil {
+	if err := cb.b.CreateIndex(ctx, c.index, filterFields(&rec), dims); err != nil {
 		return Collection{}, false, backendErr(err, "create collection %q", id)
 	}
-	if err := e.saveRemoteRecord(ctx, c, rec); err != nil {
+	if err := cb.saveRecord(ctx, c, rec); err != nil {
 		return Collection{}, false, err
 	}
 	return Collection{ID: id, Owner: owner, Config: cfg, CreatedAt: now, UpdatedAt: now}, true, nil
 }
 
-// deleteRemoteCollection removes the record (the collection is gone),
-// then the index.
-func (e *Engine) deleteRemoteCollection(ctx context.Context, owner, id string) error {
-	c, err := e.remoteCollection(ctx, owner, id)
+// deleteCollection removes the record (the collection is gone), then the
+// index.
+func (cb *clusterBackend) deleteCollection(ctx context.Context, owner, id string) error {
+	c, err := cb.collection(ctx, owner, id)
 	if err != nil {
 		return err
 	}
-	if err := e.opts.Backend.DeleteRecord(ctx, recordKey(owner, id)); err != nil {
+	if err := cb.b.DeleteRecord(ctx, recordKey(owner, id)); err != nil {
 		return backendErr(err, "delete collection %q", id)
 	}
-	return backendErr(e.opts.Backend.DropIndex(ctx, c.index), "delete the documents of collection %q", id)
+	return backendErr(cb.b.DropIndex(ctx, c.index), "delete the documents of collection %q", id)
 }
 
-// listRemoteCollections lists the owner's collections (every owner's with
-// all).
-func (e *Engine) listRemoteCollections(ctx context.Context, owner string, all bool) ([]Collection, error) {
+// collections lists the owner's collections (every owner's with all).
+func (cb *clusterBackend) collections(ctx context.Context, owner string, all bool) ([]Collection, error) {
 	prefix := recordPrefix
 	if !all {
 		prefix = recordKey(owner, "")
 	}
-	keys, err := e.opts.Backend.ListRecords(ctx, prefix)
+	keys, err := cb.b.ListRecords(ctx, prefix)
 	if err != nil {
 		return nil, backendErr(err, "list collections")
 	}
@@ -213,47 +218,64 @@ func (e *Engine) listRemoteCollections(ctx context.Context, owner string, all bo
 		if !ok || herr != nil {
 			continue
 		}
-		c, err := e.remoteCollection(ctx, string(ob), id)
+		c, err := cb.collection(ctx, string(ob), id)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted meanwhile
 		}
 		if err != nil {
 			return nil, err
 		}
-		info, err := e.remoteInfo(ctx, c)
+		info, err := cb.info(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ID != out[j].ID {
-			return out[i].ID < out[j].ID
-		}
-		return out[i].Owner < out[j].Owner
-	})
 	return out, nil
 }
 
-// remoteDoc is what prepare keeps of a document for a backend: its
+// remoteDoc is what prepare keeps of a document for a cluster: its
 // weighted terms and length.
 type remoteDoc struct {
 	terms  map[string]float32
 	length float32
 }
 
-// commitRemote types the fields of docs, maps new filter fields, and
-// writes the documents with their terms, chunks (seg.Chunks with
-// w.remoteVecs) and bodies to the backend. Documents the backend did not
+// prepare is the embedded store's analysis and chunking, with the terms
+// of each document and the chunks' vectors kept in the batch instead of
+// text and vector indexes; the segment holds only the documents and
+// chunk locations.
+func (cb *clusterBackend) prepare(w *writer, docs []pendingDoc) (*batch, error) {
+	rec := w.c.record()
+	b := &batch{seg: &segment.Segment{Docs: make([]string, len(docs)), Deleted: roaring.New()}}
+	p := docPrep{tf: map[string]float32{}}
+	for i, d := range docs {
+		b.seg.Docs[i] = d.id
+		_, length := w.analyzeDoc(&rec, b.seg, uint32(i), d, &p)
+		b.terms = append(b.terms, remoteDoc{terms: maps.Clone(p.tf), length: length})
+	}
+	if w.emb != nil && len(p.chunkTexts) > 0 {
+		vecs, err := w.e.embedPassages(w.ctx, w.emb, p.chunkTexts)
+		if err != nil {
+			return nil, err
+		}
+		b.vecs = vecs
+	}
+	return b, nil
+}
+
+// commit types the fields of docs, maps new filter fields, and writes the
+// documents with their terms, chunks (seg.Chunks with bt.vecs) and bodies
+// to the cluster. Documents the backend did not
 // store are reported in w.res.Errors; when the backend fails part-way the
 // error names the documents not stored (details failed_documents) and
 // those stored (stored_documents), which stay stored.
-func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []string) ([]DocStatus, error) {
-	c, ctx, b := w.c, w.ctx, w.e.opts.Backend
+func (cb *clusterBackend) commit(w *writer, bt *batch, docs []pendingDoc, ids []string) ([]DocStatus, error) {
+	c, ctx, b, seg := w.c, w.ctx, cb.b, bt.seg
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	// Another engine may have inferred field types meanwhile.
-	if fresh, err := w.e.remoteCollection(ctx, c.owner, c.id); err != nil {
+	if fresh, err := cb.collection(ctx, c.owner, c.id); err != nil {
 		return nil, w.partialFailure(err, nil, ids)
 	} else {
 		c.setRecord(fresh.record())
@@ -270,7 +292,7 @@ func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []str
 				return nil, backendErr(err, "map the fields of collection %q", c.id)
 			}
 		}
-		if err := w.e.saveRemoteRecord(ctx, c, w.rec); err != nil {
+		if err := cb.saveRecord(ctx, c, w.rec); err != nil {
 			return nil, err
 		}
 		c.setRecord(w.rec)
@@ -278,16 +300,15 @@ func (w *writer) commitRemote(seg *segment.Segment, docs []pendingDoc, ids []str
 	}
 	out := make([]BackendDoc, len(docs))
 	for i, d := range docs {
-		out[i] = BackendDoc{ID: d.id, Terms: w.remoteDocs[i].terms, Length: w.remoteDocs[i].length, Body: bodies[i], Fields: w.filterValues(d)}
+		out[i] = BackendDoc{ID: d.id, Terms: bt.terms[i].terms, Length: bt.terms[i].length, Body: bodies[i], Fields: w.filterValues(d)}
 	}
 	for i, ref := range seg.Chunks {
 		var vec []float32
-		if i < len(w.remoteVecs) {
-			vec = w.remoteVecs[i]
+		if i < len(bt.vecs) {
+			vec = bt.vecs[i]
 		}
 		out[ref.Doc].Chunks = append(out[ref.Doc].Chunks, BackendChunk{Vector: vec, Section: int(ref.Section), Start: int(ref.Start), End: int(ref.End)})
 	}
-	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
 	existed, err := b.Exists(ctx, c.index, uniqueIDs(docs))
 	if err != nil {
 		return nil, w.partialFailure(err, nil, ids)
@@ -390,9 +411,9 @@ func (w *writer) filterValues(d pendingDoc) map[string][]any {
 	return out
 }
 
-// getRemoteDocument reads a stored document.
-func (e *Engine) loadRemoteDoc(ctx context.Context, c *collection, id string) (Document, error) {
-	raw, err := e.opts.Backend.Get(ctx, c.index, id)
+// document reads a stored document.
+func (cb *clusterBackend) document(ctx context.Context, c *collection, id string) (Document, error) {
+	raw, err := cb.b.Get(ctx, c.index, id)
 	if errors.Is(err, ErrNotFound) {
 		return Document{}, notFoundf("document %q not found in collection %q", id, c.id)
 	}
@@ -406,9 +427,9 @@ func (e *Engine) loadRemoteDoc(ctx context.Context, c *collection, id string) (D
 	return Document{DocumentID: id, Sections: sd.Sections, Fields: sd.Fields}, nil
 }
 
-// deleteRemoteDocument deletes a document.
-func (e *Engine) deleteRemoteDocument(ctx context.Context, c *collection, id string) error {
-	found, err := e.opts.Backend.Delete(ctx, c.index, []string{id})
+// deleteDocument deletes a document.
+func (cb *clusterBackend) deleteDocument(ctx context.Context, c *collection, id string) error {
+	found, err := cb.b.Delete(ctx, c.index, []string{id})
 	if err != nil {
 		return backendErr(err, "delete document %q", id)
 	}
@@ -418,21 +439,24 @@ func (e *Engine) deleteRemoteDocument(ctx context.Context, c *collection, id str
 	return nil
 }
 
-// listRemoteDocuments pages through document ids as ListDocuments does.
-func (e *Engine) listRemoteDocuments(ctx context.Context, c *collection, limit int, cursor string) ([]string, string, error) {
-	ids, _, err := e.opts.Backend.List(ctx, c.index, cursor, limit+1)
+// listDocuments returns a page of document ids.
+func (cb *clusterBackend) listDocuments(ctx context.Context, c *collection, after string, n int) ([]string, error) {
+	ids, _, err := cb.b.List(ctx, c.index, after, n)
 	if err != nil {
-		return nil, "", backendErr(err, "list documents of collection %q", c.id)
+		return nil, backendErr(err, "list documents of collection %q", c.id)
 	}
-	next := ""
-	if len(ids) > limit {
-		ids = ids[:limit]
-		next = ids[limit-1]
-	}
-	if ids == nil {
-		ids = []string{}
-	}
-	return ids, next, nil
+	return ids, nil
+}
+
+// vocabularySample returns no documents: the engine reads a cluster
+// collection's record on every call and keeps nothing between them, so a
+// vocabulary would be read anew (n documents) for every search that
+// restores diacritics. The dictionary alone restores them.
+func (cb *clusterBackend) vocabularySample(*collection, int) []string { return nil }
+
+// load reads a hit's document (a cluster returns whole bodies).
+func (cb *clusterBackend) load(p *plan, h *hit, _ bodyParts) (Document, error) {
+	return cb.document(p.ctx, h.c, h.docID)
 }
 
 // remoteSchema is the field types a filter is validated against on the
@@ -449,182 +473,160 @@ func (s remoteSchema) FieldType(name string) (filter.FieldType, bool) {
 	return "", false
 }
 
-// retrieveRemote is retrieve's candidate stage on a backend: one
-// multi-index request per retriever for the collections that analyze the
-// query alike (all of them unless their languages differ), then the same
-// calibration and fusion as the embedded engine.
-func (e *Engine) retrieveRemote(ctx context.Context, p *plan, qvec []float32) ([]*hit, error) {
-	b := e.opts.Backend
-	byIndex := map[string]*collection{}
-	for _, c := range p.colls {
-		byIndex[c.index] = c
-	}
-	flt := BackendFilter{Query: p.flt, Schema: remoteSchema(p.colls)}
-	if p.query == "" {
-		var out []*hit
-		for _, c := range p.colls {
-			ids, err := b.FilterIDs(ctx, c.index, flt)
-			if err != nil {
-				return nil, backendErr(err, "filter collection %q", c.id)
-			}
-			for _, id := range ids {
-				out = append(out, &hit{c: c, docID: id, score: 1, key: 1, byKey: true})
-			}
-		}
-		return out, nil
-	}
-	// Collections whose analyzers give the same query terms search together.
-	type group struct {
-		colls []*collection
-		an    *text.Analyzer
-		order []string
-		count map[string]int
-	}
-	var groups []*group
-	for _, c := range p.colls {
-		an := analyzerFor(c.config().SearchConfig.Language, p.query)
-		counts := map[string]int{}
-		var order []string
-		an.Analyze(p.query, func(t text.Token) {
-			if counts[t.Term] == 0 {
-				order = append(order, t.Term)
-			}
-			counts[t.Term]++
-		})
-		var g *group
-		for _, o := range groups {
-			if strings.Join(o.order, " ") == strings.Join(order, " ") && fmt.Sprint(o.count) == fmt.Sprint(counts) {
-				g = o
-			}
-		}
-		if g == nil {
-			g = &group{an: an, order: order, count: counts}
-			groups = append(groups, g)
-		}
-		g.colls = append(g.colls, c)
-	}
-	rk := e.opts.Ranker
-	cand := max(rk.Candidates, p.offset+p.max)
-	var all []*hit
-	for _, g := range groups {
-		indices := make([]string, len(g.colls))
-		for i, c := range g.colls {
-			indices[i] = c.index
-		}
-		terms := make([]BackendTerm, len(g.order))
-		for i, t := range g.order {
-			terms[i] = BackendTerm{Term: t, Count: g.count[t]}
-		}
-		// Hits per collection, as the embedded engine takes them.
-		anyKeyword := false
-		for _, c := range g.colls {
-			anyKeyword = anyKeyword || c.config().FulltextConfig.On() || qvec == nil
-		}
-		k := 0
-		if anyKeyword && len(terms) > 0 {
-			k = cand * len(g.colls)
-		}
-		kw, err := b.Keyword(ctx, indices, terms, flt, k)
-		if err != nil {
-			return nil, backendErr(err, "keyword search")
-		}
-		qt := weighQuery(rk, g.an, p.query, g.order, g.count, uint64(kw.Docs), kw.AvgLength, func(t string) uint64 { return uint64(kw.DocFreq[t]) })
-		if p.terms == nil {
-			p.terms = map[*collection]queryTerms{}
-		}
-		cs := map[string]*hit{}
-		get := func(index, id string) *hit {
-			key := index + "\x00" + id
-			h := cs[key]
-			if h == nil {
-				h = &hit{c: byIndex[index], docID: id}
-				cs[key] = h
-			}
-			return h
-		}
-		keywordOn := func(c *collection) bool { return c.config().FulltextConfig.On() || qvec == nil }
-		keyword := len(qt.terms) > 0 && qt.max > 0
-		if keyword {
-			for _, kh := range kw.Hits {
-				if c := byIndex[kh.Index]; c != nil && keywordOn(c) {
-					h := get(kh.Index, kh.ID)
-					h.key = rk.keywordScore(kh.Score / qt.max)
-					h.byKey = true
-				}
-			}
-		}
-		if qvec != nil {
-			// The 3·cand nearest chunks per collection, as the embedded
-			// engine takes per segment: every one is evidence and a
-			// semantic passage of its document.
-			vh, err := b.Vector(ctx, indices, qvec, flt, 3*cand*len(g.colls))
-			if err != nil {
-				return nil, backendErr(err, "semantic search")
-			}
-			for _, v := range vh {
-				if byIndex[v.Index] == nil {
-					continue
-				}
-				h := get(v.Index, v.ID)
-				h.bySem = true
-				h.refs = append(h.refs, segment.ChunkRef{Section: uint32(v.Chunk.Section), Start: uint32(v.Chunk.Start), End: uint32(v.Chunk.End)})
-				h.bestCh = append(h.bestCh, chunkHit{id: uint32(len(h.refs) - 1), cos: v.Similarity})
-			}
-		}
-		if len(qt.ids) > 0 {
-			var idTerms []string
-			for _, ts := range qt.ids {
-				idTerms = append(idTerms, ts...)
-			}
-			mh, err := b.Match(ctx, indices, idTerms, flt, cand*len(g.colls)+1)
-			if err != nil {
-				return nil, backendErr(err, "identifier search")
-			}
-			add := qvec != nil && len(mh) <= cand*len(g.colls)
-			for _, m := range mh {
-				c := byIndex[m.Index]
-				if c == nil || !keywordOn(c) {
-					continue
-				}
-				if h := cs[m.Index+"\x00"+m.ID]; h != nil {
-					h.exact = true
-				} else if add {
-					get(m.Index, m.ID).exact = true
-				}
-			}
-		}
-		hs := make([]*hit, 0, len(cs))
-		for _, h := range cs {
-			hs = append(hs, h)
-		}
-		if qvec != nil {
-			if err := e.completeRemote(ctx, hs, qt, qvec, indices, flt, keyword); err != nil {
-				return nil, err
-			}
-		}
-		for _, c := range g.colls {
-			p.terms[c] = qt
-			var mine []*hit
-			for _, h := range hs {
-				if h.c == c {
-					mine = append(mine, h)
-				}
-			}
-			all = append(all, rk.scoreHits(mine, keywordOn(c), qvec != nil)...)
-		}
-	}
-	return all, nil
+// clusterSearch is one search on a cluster: per group of collections, one
+// multi-index request per retriever.
+type clusterSearch struct {
+	cb      *clusterBackend
+	p       *plan
+	flt     BackendFilter
+	byIndex map[string]*collection
+	// kw is the keyword request of the current group (weigh): its hits
+	// and statistics.
+	kw BackendKeyword
+	// cs holds the current group's candidates by index and document id.
+	cs map[string]*hit
 }
 
-// completeRemote gives every candidate both evidences, as complete does:
-// the exact similarity of every chunk of keyword-only candidates, and the
-// BM25 score of semantic-only ones.
-func (e *Engine) completeRemote(ctx context.Context, hs []*hit, qt queryTerms, qvec []float32, indices []string, flt BackendFilter, keyword bool) error {
-	b := e.opts.Backend
-	rk := e.opts.Ranker
+func (cb *clusterBackend) search(p *plan) (searcher, error) {
+	s := &clusterSearch{cb: cb, p: p, flt: BackendFilter{Query: p.flt, Schema: remoteSchema(p.colls)}, byIndex: map[string]*collection{}, cs: map[string]*hit{}}
+	for _, c := range p.colls {
+		s.byIndex[c.index] = c
+	}
+	return s, nil
+}
+
+// indices returns the index names of a group's collections.
+func (g *group) indices() []string {
+	out := make([]string, len(g.colls))
+	for i, c := range g.colls {
+		out[i] = c.index
+	}
+	return out
+}
+
+// get returns the candidate of a document of an index, added on first
+// sight.
+func (s *clusterSearch) get(index, id string) *hit {
+	key := index + "\x00" + id
+	h := s.cs[key]
+	if h == nil {
+		h = &hit{c: s.byIndex[index], docID: id}
+		s.cs[key] = h
+	}
+	return h
+}
+
+func (s *clusterSearch) filterOnly() ([]*hit, error) {
+	var out []*hit
+	for _, c := range s.p.colls {
+		ids, err := s.cb.b.FilterIDs(s.p.ctx, c.index, s.flt)
+		if err != nil {
+			return nil, backendErr(err, "filter collection %q", c.id)
+		}
+		for _, id := range ids {
+			out = append(out, &hit{c: c, docID: id, score: 1, key: 1, byKey: true})
+		}
+	}
+	return out, nil
+}
+
+// weigh sends the group's keyword request (the top cand documents per
+// collection when keyword retrieval runs on one of them) and weighs the
+// query terms with the statistics it returns.
+func (s *clusterSearch) weigh(g *group, cand int) (queryTerms, error) {
+	terms := make([]BackendTerm, len(g.order))
+	for i, t := range g.order {
+		terms[i] = BackendTerm{Term: t, Count: g.counts[t]}
+	}
+	k := 0
+	if g.anyKeyword() && len(terms) > 0 {
+		k = cand * len(g.colls)
+	}
+	kw, err := s.cb.b.Keyword(s.p.ctx, g.indices(), terms, s.flt, k)
+	if err != nil {
+		return queryTerms{}, backendErr(err, "keyword search")
+	}
+	s.kw = kw
+	return weighQuery(s.cb.e.opts.Ranker, g.an, s.p.query, g.order, g.counts, uint64(kw.Docs), kw.AvgLength, func(t string) uint64 { return uint64(kw.DocFreq[t]) }), nil
+}
+
+func (s *clusterSearch) keyword(g *group, qt queryTerms, cand int) error {
+	rk := s.cb.e.opts.Ranker
+	for _, kh := range s.kw.Hits {
+		if c := s.byIndex[kh.Index]; c != nil && g.keywordOn(c) {
+			h := s.get(kh.Index, kh.ID)
+			h.key = rk.keywordScore(kh.Score / qt.max)
+			h.byKey = true
+		}
+	}
+	return nil
+}
+
+// semantic takes the 3·cand nearest chunks per collection, as the
+// embedded store takes per segment: every one is evidence and a semantic
+// passage of its document.
+func (s *clusterSearch) semantic(g *group, qvec []float32, cand int) error {
+	vh, err := s.cb.b.Vector(s.p.ctx, g.indices(), qvec, s.flt, 3*cand*len(g.colls))
+	if err != nil {
+		return backendErr(err, "semantic search")
+	}
+	for _, v := range vh {
+		if s.byIndex[v.Index] == nil {
+			continue
+		}
+		h := s.get(v.Index, v.ID)
+		h.bySem = true
+		h.refs = append(h.refs, segment.ChunkRef{Section: uint32(v.Chunk.Section), Start: uint32(v.Chunk.Start), End: uint32(v.Chunk.End)})
+		h.bestCh = append(h.bestCh, chunkHit{id: uint32(len(h.refs) - 1), cos: v.Similarity})
+	}
+	return nil
+}
+
+// exact asks for cand documents per collection holding every identifier
+// term (one more, to know whether there are more).
+func (s *clusterSearch) exact(g *group, ids [][]string, add bool, cand int) error {
+	var idTerms []string
+	for _, ts := range ids {
+		idTerms = append(idTerms, ts...)
+	}
+	n := cand * len(g.colls)
+	mh, err := s.cb.b.Match(s.p.ctx, g.indices(), idTerms, s.flt, n+1)
+	if err != nil {
+		return backendErr(err, "identifier search")
+	}
+	add = add && len(mh) <= n
+	for _, m := range mh {
+		c := s.byIndex[m.Index]
+		if c == nil || !g.keywordOn(c) {
+			continue
+		}
+		if h := s.cs[m.Index+"\x00"+m.ID]; h != nil {
+			h.exact = true
+		} else if add {
+			s.get(m.Index, m.ID).exact = true
+		}
+	}
+	return nil
+}
+
+func (s *clusterSearch) hits(g *group) []*hit {
+	out := make([]*hit, 0, len(s.cs))
+	for _, h := range s.cs {
+		out = append(out, h)
+	}
+	clear(s.cs)
+	return out
+}
+
+// complete reads the stored chunks (with vectors) of the candidates that
+// need them and scores each exactly, and asks for the BM25 scores of the
+// candidates that need them, restricted to their ids.
+func (s *clusterSearch) complete(g *group, hs []*hit, qt queryTerms, qvec []float32, keyword bool) error {
+	b, ctx := s.cb.b, s.p.ctx
+	rk := s.cb.e.opts.Ranker
 	byColl := map[*collection][]*hit{}
 	for _, h := range hs {
-		if !h.bySem {
+		if needsChunks(h) {
 			byColl[h.c] = append(byColl[h.c], h)
 		}
 	}
@@ -647,24 +649,24 @@ func (e *Engine) completeRemote(ctx context.Context, hs []*hit, qt queryTerms, q
 	if !keyword {
 		return nil
 	}
-	var semOnly []string
+	var ids []string
 	byKey := map[string]*hit{}
 	for _, h := range hs {
-		if !h.byKey {
-			semOnly = append(semOnly, h.docID)
+		if g.needsKeyword(h) {
+			ids = append(ids, h.docID)
 			byKey[h.c.index+"\x00"+h.docID] = h
 		}
 	}
-	if len(semOnly) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
 	terms := make([]BackendTerm, len(qt.terms))
 	for i, t := range qt.terms {
 		terms[i] = BackendTerm{Term: t.Term, Count: qt.counts[t.Term]}
 	}
-	f := flt
-	f.IDs = semOnly
-	kw, err := b.Keyword(ctx, indices, terms, f, len(semOnly)*len(indices))
+	f := s.flt
+	f.IDs = ids
+	kw, err := b.Keyword(ctx, g.indices(), terms, f, len(ids)*len(g.colls))
 	if err != nil {
 		return backendErr(err, "keyword scores")
 	}

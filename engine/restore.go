@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"sync"
 
@@ -104,25 +105,13 @@ func (e *Engine) vocabulary(colls []*collection) map[string]int {
 	return out
 }
 
-// buildVocabulary counts the word forms of the first vocabSampleDocs live
-// documents in segment order (oldest segment first, then by position): the
-// same sample for the same collection state, whatever the map order.
+// buildVocabulary counts the word forms of a sample of up to
+// vocabSampleDocs live documents (backend.vocabularySample): the same
+// sample for the same collection state, whatever the map order.
 func (e *Engine) buildVocabulary(c *collection) map[string]int {
-	ids := make([]string, 0, vocabSampleDocs)
-sample:
-	for _, s := range c.snapshot() {
-		for local, id := range s.Docs {
-			if len(ids) == vocabSampleDocs {
-				break sample
-			}
-			if !s.Deleted.Contains(uint32(local)) {
-				ids = append(ids, id)
-			}
-		}
-	}
 	words := map[string]int{}
-	for _, id := range ids {
-		d, err := e.loadDoc(c, id)
+	for _, id := range e.be.vocabularySample(c, vocabSampleDocs) {
+		d, err := e.be.document(context.Background(), c, id)
 		if err != nil {
 			continue
 		}

@@ -3,20 +3,17 @@ package engine
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/najdi/najdi/filter"
 	"github.com/najdi/najdi/invindex"
 	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/vector"
 )
 
-// retrieve finds, scores and sorts the top documents.
+// retrieve finds, scores and sorts the top documents: the same steps on
+// every backend (candidates), then reranking and the page.
 func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err := e.restoreQuery(p); err != nil {
 		return nil, err
@@ -25,32 +22,162 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.remote() {
-		all, err := e.retrieveRemote(ctx, p, qvec)
-		if err != nil {
-			return nil, err
-		}
-		if err := e.rerank(ctx, p, all); err != nil {
-			return nil, err
-		}
-		return p.page(all), nil
-	}
-	p.stats = nil
-	for _, c := range p.colls {
-		p.stats = append(p.stats, c.snapshot()...)
-	}
-	var all []*hit
-	for _, c := range p.colls {
-		hs, err := e.retrieveCollection(p, c, qvec)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, hs...)
+	all, err := e.candidates(p, qvec)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.rerank(ctx, p, all); err != nil {
 		return nil, err
 	}
 	return p.page(all), nil
+}
+
+// candidates finds the candidates of the searched collections, in stage
+// order, through the backend's searcher: per group of collections
+// analyzed alike, the query terms weighed by the backend's keyword
+// statistics, keyword candidates (BM25 top-k), semantic
+// candidates (the nearest chunks), exact identifier matches, then the
+// evidence of the retriever that missed a candidate. It returns them
+// scored (rank.go).
+func (e *Engine) candidates(p *plan, qvec []float32) ([]*hit, error) {
+	s, err := e.be.search(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.query == "" {
+		return s.filterOnly()
+	}
+	rk := e.opts.Ranker
+	// Enough candidates for the page; on the first page exactly as many as
+	// without paging, so rankings do not change.
+	cand := max(rk.Candidates, p.offset+p.max)
+	var all []*hit
+	for _, g := range p.groups(qvec) {
+		qt, err := s.weigh(g, cand)
+		if err != nil {
+			return nil, err
+		}
+		g.qt = qt
+		keyword := len(qt.terms) > 0 && qt.max > 0
+		if keyword && g.anyKeyword() {
+			if err := s.keyword(g, qt, cand); err != nil {
+				return nil, err
+			}
+		}
+		if qvec != nil {
+			if err := s.semantic(g, qvec, cand); err != nil {
+				return nil, err
+			}
+		}
+		if len(qt.ids) > 0 && g.anyKeyword() {
+			if err := s.exact(g, qt.ids, qvec != nil, cand); err != nil {
+				return nil, err
+			}
+		}
+		hs := s.hits(g)
+		if qvec != nil {
+			if err := s.complete(g, hs, qt, qvec, keyword && g.anyKeyword()); err != nil {
+				return nil, err
+			}
+		}
+		p.timeFuse(func() {
+			for i, h := range hs {
+				rk.scoreHits(hs[i:i+1], g.keywordOn(h.c), qvec != nil)
+			}
+		})
+		all = append(all, hs...)
+	}
+	return all, nil
+}
+
+// group is collections a search analyzes alike (their analyzers have the
+// query's language), so that one weighing and one request per retriever
+// serve them all. A single-collection search makes one group without
+// allocating its lists.
+type group struct {
+	colls []*collection
+	// keyOn[i] tells whether keyword retrieval runs on colls[i]: its
+	// fulltext is on, or the search is keyword-only (no query vector).
+	keyOn []bool
+	lang  text.Language
+	an    *text.Analyzer
+	// order holds the distinct query terms in query order, counts their
+	// occurrences.
+	order  []string
+	counts map[string]int
+	// qt are the weighed query terms (set by candidates).
+	qt queryTerms
+
+	collsBuf [1]*collection
+	keyOnBuf [1]bool
+}
+
+// keywordOn tells whether keyword retrieval runs on c, a collection of g.
+func (g *group) keywordOn(c *collection) bool {
+	for i, x := range g.colls {
+		if x == c {
+			return g.keyOn[i]
+		}
+	}
+	return false
+}
+
+// anyKeyword tells whether keyword retrieval runs on a collection of g.
+func (g *group) anyKeyword() bool {
+	for _, on := range g.keyOn {
+		if on {
+			return true
+		}
+	}
+	return false
+}
+
+// needsChunks tells whether complete must score a candidate's chunks:
+// semantic search did not find it.
+func needsChunks(h *hit) bool { return !h.bySem }
+
+// needsKeyword tells whether complete must score a candidate by BM25 (when
+// keyword search ran): keyword search did not find it, and keyword
+// retrieval runs on its collection.
+func (g *group) needsKeyword(h *hit) bool { return !h.byKey && g.keywordOn(h.c) }
+
+// groups splits the searched collections into groups by the language of
+// their query analyzer, analyzing the query once per group; p.grps keeps
+// them.
+func (p *plan) groups(qvec []float32) []*group {
+	out := p.groupsBuf[:0]
+	for _, c := range p.colls {
+		cfg := c.config()
+		lang := queryLanguage(cfg.SearchConfig.Language, p.query)
+		var g *group
+		for _, o := range out {
+			if o.lang == lang {
+				g = o
+				break
+			}
+		}
+		if g == nil {
+			if len(out) == 0 {
+				g = &p.group0
+			} else {
+				g = &group{}
+			}
+			g.colls, g.keyOn = g.collsBuf[:0], g.keyOnBuf[:0]
+			g.lang, g.an = lang, text.NewAnalyzer(lang)
+			g.counts = map[string]int{}
+			g.an.Analyze(p.query, func(t text.Token) {
+				if g.counts[t.Term] == 0 {
+					g.order = append(g.order, t.Term)
+				}
+				g.counts[t.Term]++
+			})
+			out = append(out, g)
+		}
+		g.colls = append(g.colls, c)
+		g.keyOn = append(g.keyOn, cfg.FulltextConfig.On() || qvec == nil)
+	}
+	p.grps = out
+	return out
 }
 
 // page ranks the candidates, cuts them at min_score and returns the
@@ -132,179 +259,8 @@ type chunkHit struct {
 	cos float64
 }
 
-// docKey identifies a document of a segment during a search.
-type docKey struct {
-	seg   *segment.Segment
-	local uint32
-}
-
-// retrieveCollection finds the candidates of one collection, in stage
-// order: the allowed documents, keyword candidates, semantic candidates,
-// exact identifier matches, then the evidence of the retriever that missed
-// a candidate. It returns them scored (rank.go), without those scoring 0.
-func (e *Engine) retrieveCollection(p *plan, c *collection, qvec []float32) ([]*hit, error) {
-	segs := c.snapshot()
-	allow := make([]*roaring.Bitmap, len(segs))
-	if err := allowed(p.flt, segs, allow); err != nil {
-		return nil, err
-	}
-	cs := newCandidates()
-	if p.query == "" {
-		return cs.filterOnly(c, segs, allow), nil
-	}
-	rk := e.opts.Ranker
-	// Enough candidates for the page; on the first page exactly as many as
-	// without paging, so rankings do not change.
-	cand := max(rk.Candidates, p.offset+p.max)
-	qt := e.queryTermsFor(p, c)
-	keywordOn := c.config().FulltextConfig.On() || qvec == nil
-	keyword := keywordOn && len(qt.terms) > 0 && qt.max > 0
-	if keyword {
-		e.keywordCandidates(cs, segs, allow, qt, cand)
-	}
-	if qvec != nil {
-		e.semanticCandidates(cs, segs, allow, qvec, cand)
-	}
-	if keywordOn && len(qt.ids) > 0 {
-		e.markExact(cs, segs, allow, qt, qvec != nil, cand)
-	}
-	out := cs.list(c)
-	if qvec != nil {
-		e.complete(out, qt, qvec, keyword)
-	}
-	p.timeFuse(func() { rk.scoreHits(out, keywordOn, qvec != nil) })
-	return out, nil
-}
-
-// candidates collects the candidate documents of one collection, one hit
-// per document of a segment; list and filterOnly set each hit's
-// collection. Hits are allocated in slabs (candidateSet), not one by one.
-type candidates = *candidateSet
-
-// candidateSet holds the candidates by document and the slab their hits
-// are cut from: a full slab is replaced, never grown, so hits keep their
-// addresses.
-type candidateSet struct {
-	m    map[docKey]*hit
-	slab []hit
-}
-
-// hitSlab is the number of hits allocated at once: a search of 100
-// candidates makes 2 allocations instead of 100, and wastes at most
-// hitSlab-1 hits.
-const hitSlab = 64
-
-// newCandidates returns an empty set.
-func newCandidates() candidates { return &candidateSet{m: make(map[docKey]*hit, 64)} }
-
-// get returns the hit of a document, added on first sight.
-func (cs *candidateSet) get(s *segment.Segment, local uint32) *hit {
-	k := docKey{s, local}
-	h := cs.m[k]
-	if h == nil {
-		if len(cs.slab) == cap(cs.slab) {
-			cs.slab = make([]hit, 0, hitSlab)
-		}
-		cs.slab = append(cs.slab, hit{seg: s, local: local, docID: s.Docs[local]})
-		h = &cs.slab[len(cs.slab)-1]
-		cs.m[k] = h
-	}
-	return h
-}
-
-// list returns the candidates of collection c in no particular order.
-func (cs *candidateSet) list(c *collection) []*hit {
-	out := make([]*hit, 0, len(cs.m))
-	for _, h := range cs.m {
-		h.c = c
-		out = append(out, h)
-	}
-	return out
-}
-
-// allowed sets allow[i] to the documents segment i may return: the
-// filter's matches minus deletes; nil (every live document) without a
-// filter.
-func allowed(flt filter.Query, segs []*segment.Segment, allow []*roaring.Bitmap) error {
-	for i, s := range segs {
-		if flt == nil {
-			continue
-		}
-		bm := roaring.New()
-		if err := filter.Eval(flt, s.Fields, bm); err != nil {
-			return kindError(ErrInvalid, err, "filter")
-		}
-		bm.AndNot(s.Deleted)
-		allow[i] = bm
-	}
-	return nil
-}
-
-// filterOnly returns every allowed document, in id order, with score 1:
-// the result of a search with a filter and no query.
-func (cs *candidateSet) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
-	var out []*hit
-	for i, s := range segs {
-		it := allow[i].Iterator()
-		for it.HasNext() {
-			h := cs.get(s, it.Next())
-			h.c = c
-			h.score, h.key, h.byKey = 1, 1, true
-			out = append(out, h)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
-	return out
-}
-
-// keywordCandidates adds the cand best BM25 matches of each segment with
-// their calibrated keyword scores.
-func (e *Engine) keywordCandidates(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, cand int) {
-	rk := e.opts.Ranker
-	var buf []invindex.Hit
-	for i, s := range segs {
-		buf = s.Text.Search(qt.terms, qt.bm25, cand, allow[i], s.Deleted, 0, buf[:0])
-		for _, kh := range buf {
-			h := cs.get(s, kh.Doc)
-			h.key = rk.keywordScore(float64(kh.Score) / qt.max)
-			h.byKey = true
-		}
-	}
-}
-
-// semanticCandidates adds the documents of each segment's 3·cand nearest
-// chunks, with those chunks as their semantic evidence.
-func (e *Engine) semanticCandidates(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
-	for i, s := range segs {
-		if s.Vectors == nil {
-			continue
-		}
-		for _, ch := range e.searchVectors(s, qvec, cand*3, allow[i]) {
-			ref := s.Chunks[ch.id]
-			h := cs.get(s, ref.Doc)
-			h.bySem = true
-			h.bestCh = append(h.bestCh, ch)
-		}
-	}
-}
-
-// complete fills in the evidence of candidates found by only one
-// retriever, so that every candidate is scored on both: the chunks of
-// keyword-only candidates and, when keyword search runs, the BM25 scores
-// of semantic-only ones.
-func (e *Engine) complete(hs []*hit, qt queryTerms, qvec []float32, keyword bool) {
-	for _, h := range hs {
-		if !h.bySem && h.seg.Vectors != nil {
-			h.bestCh = e.docChunks(h.seg, h.local, qvec)
-		}
-	}
-	if keyword {
-		e.completeKeyword(hs, qt)
-	}
-}
-
-// queryTerms analyzes the query for a collection and computes BM25 term
-// weights from the collection-wide statistics of segs.
+// queryTerms are the analyzed query terms of a group of collections with
+// their BM25 weights from the statistics of the searched collections.
 type queryTerms struct {
 	terms   []invindex.QueryTerm
 	weights map[string]float64 // term → idf, for passages
@@ -315,48 +271,17 @@ type queryTerms struct {
 	counts  map[string]int // occurrences of each term in the query
 }
 
-// queryTermsFor returns the collection's weighted query terms, computed once
-// per request.
-func (e *Engine) queryTermsFor(p *plan, c *collection) queryTerms {
-	if qt, ok := p.terms[c]; ok {
-		return qt
-	}
-	if p.terms == nil {
-		p.terms = map[*collection]queryTerms{}
-	}
-	qt := e.keywordQuery(c, p.stats, p.query)
-	p.terms[c] = qt
-	return qt
-}
+func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }
 
-func (e *Engine) keywordQuery(c *collection, segs []*segment.Segment, q string) queryTerms {
-	cfg := c.config()
-	an := analyzerFor(cfg.SearchConfig.Language, q)
-	counts := map[string]int{}
-	var order []string
-	an.Analyze(q, func(t text.Token) {
-		if counts[t.Term] == 0 {
-			order = append(order, t.Term)
+// queryTermsFor returns the weighed query terms of a searched collection
+// (set by candidates).
+func (e *Engine) queryTermsFor(p *plan, c *collection) queryTerms {
+	for _, g := range p.grps {
+		if slices.Contains(g.colls, c) {
+			return g.qt
 		}
-		counts[t.Term]++
-	})
-	var n uint64
-	var total float64
-	for _, s := range segs {
-		n += uint64(s.Text.NumDocs())
-		total += s.Text.TotalLength()
 	}
-	avg := 1.0
-	if n > 0 {
-		avg = total / float64(n)
-	}
-	return weighQuery(e.opts.Ranker, an, q, order, counts, n, avg, func(t string) uint64 {
-		var df uint64
-		for _, s := range segs {
-			df += uint64(s.Text.DocFreq(t))
-		}
-		return df
-	})
+	return queryTerms{}
 }
 
 // weighQuery weighs the analyzed query terms (order: distinct terms in
@@ -447,118 +372,3 @@ const (
 	rareMinDocs = 3
 	rareShare   = 1000
 )
-
-// searchVectors returns the best chunks of segment s for query q among the
-// chunks of allowed, non-deleted documents. The allowed chunk set is built
-// from the documents' contiguous chunk ranges, at a cost proportional to
-// the allowed (or deleted) documents, not to the chunks.
-func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
-	var allow *roaring.Bitmap
-	switch {
-	case allowDocs != nil:
-		allow = roaring.New()
-		it := allowDocs.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.AddRange(uint64(lo), uint64(hi))
-			}
-		}
-	case !s.Deleted.IsEmpty():
-		allow = roaring.New()
-		allow.AddRange(0, uint64(len(s.Chunks)))
-		it := s.Deleted.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.RemoveRange(uint64(lo), uint64(hi))
-			}
-		}
-	}
-	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
-	out := make([]chunkHit, len(res))
-	for i, r := range res {
-		out[i] = chunkHit{id: r.ID, cos: float64(r.Score)}
-	}
-	return out
-}
-
-// docChunks scores every chunk of one document exactly.
-func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
-	lo, hi := s.ChunkRange(local)
-	out := make([]chunkHit, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
-	}
-	return out
-}
-
-func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }
-
-// markExact marks the candidates that hold every identifier of the query.
-// In hybrid search it also adds such documents that neither retriever
-// found, when there are at most cand of them in a segment: an identifier
-// the embedding model cannot represent must not depend on the semantic
-// candidates.
-func (e *Engine) markExact(cs candidates, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, add bool, cand int) {
-	for i, s := range segs {
-		ex := exactDocs(s.Text, qt.ids)
-		if allow[i] != nil {
-			ex.And(allow[i])
-		} else {
-			ex.AndNot(s.Deleted)
-		}
-		add := add && ex.GetCardinality() <= uint64(cand)
-		it := ex.Iterator()
-		for it.HasNext() {
-			local := it.Next()
-			if h := cs.m[docKey{s, local}]; h != nil {
-				h.exact = true
-			} else if add {
-				cs.get(s, local).exact = true
-			}
-		}
-	}
-}
-
-// exactDocs returns the documents of a text index that hold every term of
-// every identifier, nil when there are no identifiers.
-func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
-	if len(ids) == 0 {
-		return nil
-	}
-	var out *roaring.Bitmap
-	for _, terms := range ids {
-		for _, t := range terms {
-			if bm := ti.TermBitmap(t); out == nil {
-				out = bm
-			} else {
-				out.And(bm)
-			}
-			if out.IsEmpty() {
-				return out
-			}
-		}
-	}
-	return out
-}
-
-// completeKeyword computes the BM25 score of semantic-only candidates.
-func (e *Engine) completeKeyword(hs []*hit, qt queryTerms) {
-	bySeg := map[*segment.Segment]*roaring.Bitmap{}
-	byDoc := map[docKey]*hit{}
-	for _, h := range hs {
-		if h.byKey {
-			continue
-		}
-		if bySeg[h.seg] == nil {
-			bySeg[h.seg] = roaring.New()
-		}
-		bySeg[h.seg].Add(h.local)
-		byDoc[docKey{h.seg, h.local}] = h
-	}
-	rk := e.opts.Ranker
-	for s, bm := range bySeg {
-		for _, r := range s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil) {
-			byDoc[docKey{s, r.Doc}].key = rk.keywordScore(float64(r.Score) / qt.max)
-		}
-	}
-}

@@ -1,15 +1,10 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/najdi/najdi/ingest"
-	"github.com/najdi/najdi/segment"
 )
 
 // pendingDoc is a parsed document waiting in the write buffer.
@@ -59,11 +54,6 @@ type writer struct {
 	// the documents of a full first flush (prescanTypes): its progress
 	// flushes may settle them.
 	decided map[string]bool
-
-	// remoteDocs and remoteVecs are what prepare keeps for a Backend: each
-	// document's terms, and the chunks' vectors (commitRemote).
-	remoteDocs []remoteDoc
-	remoteVecs [][]float32
 
 	pending      []pendingDoc
 	pendingBytes int
@@ -180,17 +170,11 @@ func (w *writer) flush() error {
 	w.lastFlush = w.e.opts.Now()
 	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
 
-	seg, err := w.prepare(docs)
+	b, err := w.e.be.prepare(w, docs)
 	if err != nil {
 		return err
 	}
-	var status []DocStatus
-	nsegs := 0
-	if w.e.remote() {
-		status, err = w.commitRemote(seg, docs, ids)
-	} else {
-		status, nsegs, err = w.commit(seg, docs, ids)
-	}
+	status, err := w.e.be.commit(w, b, docs, ids)
 	if err != nil {
 		return err
 	}
@@ -199,97 +183,7 @@ func (w *writer) flush() error {
 	if w.progress != nil {
 		w.progress(w.processed)
 	}
-	if nsegs > w.e.opts.MaxSegments {
-		w.e.kickMerge()
-	}
 	return nil
-}
-
-// commit types the fields of docs and writes them with their new segment
-// seg and the deletes of the documents they replace in one batch, then
-// installs the result, all under the collection's wmu. It returns the
-// status of each input id (ids, in input order) and the collection's
-// number of segments after the commit.
-func (w *writer) commit(seg *segment.Segment, docs []pendingDoc, ids []string) ([]DocStatus, int, error) {
-	c := w.c
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped {
-		return nil, 0, notFoundf("collection %q was deleted during the ingest", c.id)
-	}
-	w.rec = c.record()
-	bodies, err := w.fields(seg, docs)
-	if err != nil {
-		return nil, 0, err
-	}
-	c.mu.RLock()
-	segs := c.mu.segs
-	replaced := map[uint64][]uint32{}
-	for _, d := range docs {
-		if l, ok := c.mu.loc[d.id]; ok {
-			replaced[l.seg] = append(replaced[l.seg], l.local)
-		}
-	}
-	status := make([]DocStatus, len(ids))
-	inBatch := make(map[string]bool, len(ids))
-	for i, id := range ids {
-		status[i] = DocStatus{DocumentID: id, Status: "created"}
-		if _, ok := c.mu.loc[id]; ok || inBatch[id] {
-			status[i].Status = "replaced"
-		}
-		inBatch[id] = true
-	}
-	c.mu.RUnlock()
-	gen := c.markReplacing(ids)
-
-	b := w.e.store.NewBatch()
-	for i, d := range docs {
-		b.PutDocument(c.num, d.id, bodies[i])
-	}
-	seg.Write(b, c.num)
-	var changed []*segment.Segment
-	for sid, locals := range replaced {
-		ns := withDeleted(segByID(segs, sid), locals)
-		ns.WriteDeleted(b, c.num)
-		changed = append(changed, ns)
-	}
-	if w.recDirty {
-		raw, err := json.Marshal(w.rec)
-		if err != nil {
-			b.Abort()
-			c.mu.Lock()
-			c.installedLocked(gen)
-			c.mu.Unlock()
-			return nil, 0, fmt.Errorf("encode collection: %w", err)
-		}
-		b.PutCollection(c.owner, c.id, raw)
-	}
-	if err := b.Commit(); err != nil {
-		c.mu.Lock()
-		c.installedLocked(gen)
-		c.mu.Unlock()
-		return nil, 0, err
-	}
-	if testHookCommitted != nil {
-		testHookCommitted()
-	}
-	c.mu.Lock()
-	// Segment ids are taken before the lock, so concurrent writers may
-	// commit out of id order: keep the list sorted (segByID searches it).
-	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
-	slices.SortFunc(c.mu.segs, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
-	for i, d := range docs {
-		c.mu.loc[d.id] = docLoc{seg: seg.ID, local: uint32(i), gen: gen}
-	}
-	c.installedLocked(gen)
-	c.invalidateVocabulary()
-	if w.recDirty {
-		c.mu.rec = w.rec
-		w.recDirty = false
-	}
-	nsegs := len(c.mu.segs)
-	c.mu.Unlock()
-	return status, nsegs, nil
 }
 
 // dedupe keeps the last occurrence of each document id, in order.
@@ -306,29 +200,6 @@ func dedupe(docs []pendingDoc) []pendingDoc {
 		if last[d.id] == i {
 			out = append(out, d)
 		}
-	}
-	return out
-}
-
-// withDeleted returns a copy of s whose delete bitmap also holds locals.
-func withDeleted(s *segment.Segment, locals []uint32) *segment.Segment {
-	ns := *s
-	ns.Deleted = s.Deleted.Clone()
-	ns.Deleted.AddMany(locals)
-	return &ns
-}
-
-// replaceSegs returns segs with the segments of equal id replaced by repl.
-func replaceSegs(segs, repl []*segment.Segment) []*segment.Segment {
-	out := make([]*segment.Segment, 0, len(segs)+1)
-	for _, s := range segs {
-		for _, r := range repl {
-			if r.ID == s.ID {
-				s = r
-				break
-			}
-		}
-		out = append(out, s)
 	}
 	return out
 }

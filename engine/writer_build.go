@@ -3,11 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-
-	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/najdi/najdi/ingest"
 	"github.com/najdi/najdi/invindex"
@@ -15,58 +12,6 @@ import (
 	"github.com/najdi/najdi/text"
 	"github.com/najdi/najdi/vector"
 )
-
-// prepare analyzes and embeds docs into a new segment without its field
-// index (see fields). Its stages: per document, analysis into BM25F term
-// frequencies and chunking (analyzeDoc); the text index; then embedding
-// of every chunk into the vector index (buildVectors).
-func (w *writer) prepare(docs []pendingDoc) (*segment.Segment, error) {
-	rec := w.c.record()
-	if w.e.remote() {
-		return w.prepareRemote(&rec, docs)
-	}
-	tb := invindex.NewTextBuilder()
-	seg := &segment.Segment{ID: w.e.store.NextID(), Docs: make([]string, len(docs)), Deleted: roaring.New()}
-	p := docPrep{tf: map[string]float32{}}
-	for i, d := range docs {
-		seg.Docs[i] = d.id
-		terms, length := w.analyzeDoc(&rec, seg, uint32(i), d, &p)
-		tb.Add(uint32(i), terms, length)
-	}
-	seg.Text = tb.Build()
-	seg.InitChunkIndex()
-	if w.emb != nil {
-		idx, err := w.buildVectors(p.chunkTexts)
-		if err != nil {
-			return nil, err
-		}
-		seg.Vectors = idx
-	}
-	return seg, nil
-}
-
-// prepareRemote is prepare for a Backend: the same analysis and chunking,
-// the terms of each document kept in w.remoteDocs and the chunks'
-// vectors in w.remoteVecs (for commitRemote) instead of text and vector
-// indexes; the segment holds only the documents and chunk locations.
-func (w *writer) prepareRemote(rec *collRecord, docs []pendingDoc) (*segment.Segment, error) {
-	w.remoteDocs, w.remoteVecs = w.remoteDocs[:0], nil
-	seg := &segment.Segment{Docs: make([]string, len(docs)), Deleted: roaring.New()}
-	p := docPrep{tf: map[string]float32{}}
-	for i, d := range docs {
-		seg.Docs[i] = d.id
-		_, length := w.analyzeDoc(rec, seg, uint32(i), d, &p)
-		w.remoteDocs = append(w.remoteDocs, remoteDoc{terms: maps.Clone(p.tf), length: length})
-	}
-	if w.emb != nil && len(p.chunkTexts) > 0 {
-		vecs, err := w.e.embedPassages(w.ctx, w.emb, p.chunkTexts)
-		if err != nil {
-			return nil, err
-		}
-		w.remoteVecs = vecs
-	}
-	return seg, nil
-}
 
 // docPrep is prepare's scratch state, reused across documents.
 type docPrep struct {

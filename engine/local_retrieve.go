@@ -1,0 +1,376 @@
+package engine
+
+import (
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/filter"
+	"github.com/najdi/najdi/invindex"
+	"github.com/najdi/najdi/segment"
+)
+
+// This file is the embedded store's retrieval (localSearch, the searcher
+// of localBackend): per segment of a snapshot, the filter as a roaring
+// bitmap minus deletes, BM25 block-max WAND top-k, IVF vector top-k,
+// identifier postings, and exact chunk and BM25 scores for completion.
+
+// localSearch is one search on the embedded store: a snapshot of each
+// searched collection's segments (segs[i] of p.colls[i]) and the
+// documents each segment may return (allow[i][j], nil: every live one).
+type localSearch struct {
+	e     *Engine
+	p     *plan
+	segs  [][]*segment.Segment
+	allow [][]*roaring.Bitmap
+	cs    candidateSet
+	// n and avg are the keyword statistics of all the searched
+	// collections (documents, average weighted length), so that scores
+	// are comparable across collections; avg < 0 until computed.
+	n   uint64
+	avg float64
+
+	segsBuf  [1][]*segment.Segment
+	allowBuf [1][]*roaring.Bitmap
+}
+
+// search snapshots the searched collections, after reading their visible
+// commit generations (version.go), and evaluates the filter on every
+// segment.
+func (b *localBackend) search(p *plan) (searcher, error) {
+	s := &localSearch{e: b.e, p: p, avg: -1}
+	s.segs, s.allow = s.segsBuf[:0], s.allowBuf[:0]
+	if len(p.colls) > 1 {
+		s.segs = make([][]*segment.Segment, 0, len(p.colls))
+		s.allow = make([][]*roaring.Bitmap, 0, len(p.colls))
+	}
+	p.visible = make(map[*collection]uint64, len(p.colls))
+	for _, c := range p.colls {
+		p.visible[c] = c.visibleGen() // before the snapshot
+		segs := c.snapshot()
+		allow := make([]*roaring.Bitmap, len(segs))
+		if err := allowed(p.flt, segs, allow); err != nil {
+			return nil, err
+		}
+		s.segs = append(s.segs, segs)
+		s.allow = append(s.allow, allow)
+	}
+	return s, nil
+}
+
+// of returns the position of a searched collection in p.colls.
+func (s *localSearch) of(c *collection) int {
+	for i, x := range s.p.colls {
+		if x == c {
+			return i
+		}
+	}
+	panic("engine: collection not searched")
+}
+
+func (s *localSearch) filterOnly() ([]*hit, error) {
+	var out []*hit
+	for i, c := range s.p.colls {
+		out = append(out, s.cs.filterOnly(c, s.segs[i], s.allow[i])...)
+	}
+	return out, nil
+}
+
+func (s *localSearch) weigh(g *group, cand int) (queryTerms, error) {
+	if s.avg < 0 {
+		var total float64
+		for _, segs := range s.segs {
+			for _, seg := range segs {
+				s.n += uint64(seg.Text.NumDocs())
+				total += seg.Text.TotalLength()
+			}
+		}
+		s.avg = 1.0
+		if s.n > 0 {
+			s.avg = total / float64(s.n)
+		}
+	}
+	return weighQuery(s.e.opts.Ranker, g.an, s.p.query, g.order, g.counts, s.n, s.avg, func(t string) uint64 {
+		var df uint64
+		for _, segs := range s.segs {
+			for _, seg := range segs {
+				df += uint64(seg.Text.DocFreq(t))
+			}
+		}
+		return df
+	}), nil
+}
+
+func (s *localSearch) keyword(g *group, qt queryTerms, cand int) error {
+	for j, c := range g.colls {
+		if g.keyOn[j] {
+			i := s.of(c)
+			s.e.keywordCandidates(&s.cs, c, s.segs[i], s.allow[i], qt, cand)
+		}
+	}
+	return nil
+}
+
+func (s *localSearch) semantic(g *group, qvec []float32, cand int) error {
+	for _, c := range g.colls {
+		i := s.of(c)
+		s.e.semanticCandidates(&s.cs, c, s.segs[i], s.allow[i], qvec, cand)
+	}
+	return nil
+}
+
+func (s *localSearch) exact(g *group, ids [][]string, add bool, cand int) error {
+	for j, c := range g.colls {
+		if g.keyOn[j] {
+			i := s.of(c)
+			s.e.markExact(&s.cs, c, s.segs[i], s.allow[i], ids, add, cand)
+		}
+	}
+	return nil
+}
+
+func (s *localSearch) hits(g *group) []*hit { return s.cs.list() }
+
+// complete scores every chunk of the candidates semantic search missed
+// exactly, and, when keyword search ran, the BM25 score of those it
+// missed.
+func (s *localSearch) complete(g *group, hs []*hit, qt queryTerms, qvec []float32, keyword bool) error {
+	for _, h := range hs {
+		if needsChunks(h) && h.seg.Vectors != nil {
+			h.bestCh = s.e.docChunks(h.seg, h.local, qvec)
+		}
+	}
+	if keyword {
+		s.e.completeKeyword(g, hs, qt)
+	}
+	return nil
+}
+
+// docKey identifies a document of a segment during a search.
+type docKey struct {
+	seg   *segment.Segment
+	local uint32
+}
+
+// candidateSet holds the candidate documents of one group of a search,
+// one hit per document of a segment, by document, and the slab their hits
+// are cut from: a full slab is replaced, never grown, so hits keep their
+// addresses. Hits are allocated in slabs, not one by one.
+type candidateSet struct {
+	m    map[docKey]*hit
+	slab []hit
+}
+
+// hitSlab is the number of hits allocated at once: a search of 100
+// candidates makes 2 allocations instead of 100, and wastes at most
+// hitSlab-1 hits.
+const hitSlab = 64
+
+// get returns the hit of a document of collection c, added on first
+// sight.
+func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hit {
+	k := docKey{s, local}
+	h := cs.m[k]
+	if h == nil {
+		if cs.m == nil {
+			cs.m = make(map[docKey]*hit, 64)
+		}
+		if len(cs.slab) == cap(cs.slab) {
+			cs.slab = make([]hit, 0, hitSlab)
+		}
+		cs.slab = append(cs.slab, hit{c: c, seg: s, local: local, docID: s.Docs[local]})
+		h = &cs.slab[len(cs.slab)-1]
+		cs.m[k] = h
+	}
+	return h
+}
+
+// list returns the candidates in no particular order and empties the
+// set (the hits keep their addresses).
+func (cs *candidateSet) list() []*hit {
+	out := make([]*hit, 0, len(cs.m))
+	for _, h := range cs.m {
+		out = append(out, h)
+	}
+	clear(cs.m)
+	return out
+}
+
+// allowed sets allow[i] to the documents segment i may return: the
+// filter's matches minus deletes; nil (every live document) without a
+// filter.
+func allowed(flt filter.Query, segs []*segment.Segment, allow []*roaring.Bitmap) error {
+	for i, s := range segs {
+		if flt == nil {
+			continue
+		}
+		bm := roaring.New()
+		if err := filter.Eval(flt, s.Fields, bm); err != nil {
+			return kindError(ErrInvalid, err, "filter")
+		}
+		bm.AndNot(s.Deleted)
+		allow[i] = bm
+	}
+	return nil
+}
+
+// filterOnly returns every allowed document, in id order, with score 1:
+// the result of a search with a filter and no query.
+func (cs *candidateSet) filterOnly(c *collection, segs []*segment.Segment, allow []*roaring.Bitmap) []*hit {
+	var out []*hit
+	for i, s := range segs {
+		it := allow[i].Iterator()
+		for it.HasNext() {
+			h := cs.get(c, s, it.Next())
+			h.score, h.key, h.byKey = 1, 1, true
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].docID < out[j].docID })
+	return out
+}
+
+// keywordCandidates adds the cand best BM25 matches of each segment with
+// their calibrated keyword scores.
+func (e *Engine) keywordCandidates(cs *candidateSet, c *collection, segs []*segment.Segment, allow []*roaring.Bitmap, qt queryTerms, cand int) {
+	rk := e.opts.Ranker
+	var buf []invindex.Hit
+	for i, s := range segs {
+		buf = s.Text.Search(qt.terms, qt.bm25, cand, allow[i], s.Deleted, 0, buf[:0])
+		for _, kh := range buf {
+			h := cs.get(c, s, kh.Doc)
+			h.key = rk.keywordScore(float64(kh.Score) / qt.max)
+			h.byKey = true
+		}
+	}
+}
+
+// semanticCandidates adds the documents of each segment's 3·cand nearest
+// chunks, with those chunks as their semantic evidence.
+func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
+	for i, s := range segs {
+		if s.Vectors == nil {
+			continue
+		}
+		for _, ch := range e.searchVectors(s, qvec, cand*3, allow[i]) {
+			ref := s.Chunks[ch.id]
+			h := cs.get(c, s, ref.Doc)
+			h.bySem = true
+			h.bestCh = append(h.bestCh, ch)
+		}
+	}
+}
+
+// searchVectors returns the best chunks of segment s for query q among the
+// chunks of allowed, non-deleted documents. The allowed chunk set is built
+// from the documents' contiguous chunk ranges, at a cost proportional to
+// the allowed (or deleted) documents, not to the chunks.
+func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
+	var allow *roaring.Bitmap
+	switch {
+	case allowDocs != nil:
+		allow = roaring.New()
+		it := allowDocs.Iterator()
+		for it.HasNext() {
+			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
+				allow.AddRange(uint64(lo), uint64(hi))
+			}
+		}
+	case !s.Deleted.IsEmpty():
+		allow = roaring.New()
+		allow.AddRange(0, uint64(len(s.Chunks)))
+		it := s.Deleted.Iterator()
+		for it.HasNext() {
+			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
+				allow.RemoveRange(uint64(lo), uint64(hi))
+			}
+		}
+	}
+	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
+	out := make([]chunkHit, len(res))
+	for i, r := range res {
+		out[i] = chunkHit{id: r.ID, cos: float64(r.Score)}
+	}
+	return out
+}
+
+// docChunks scores every chunk of one document exactly.
+func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
+	lo, hi := s.ChunkRange(local)
+	out := make([]chunkHit, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
+	}
+	return out
+}
+
+// markExact marks the candidates that hold every identifier of the query.
+// In hybrid search it also adds such documents that neither retriever
+// found, when there are at most cand of them in a segment: an identifier
+// the embedding model cannot represent must not depend on the semantic
+// candidates.
+func (e *Engine) markExact(cs *candidateSet, c *collection, segs []*segment.Segment, allow []*roaring.Bitmap, ids [][]string, add bool, cand int) {
+	for i, s := range segs {
+		ex := exactDocs(s.Text, ids)
+		if allow[i] != nil {
+			ex.And(allow[i])
+		} else {
+			ex.AndNot(s.Deleted)
+		}
+		add := add && ex.GetCardinality() <= uint64(cand)
+		it := ex.Iterator()
+		for it.HasNext() {
+			local := it.Next()
+			if h := cs.m[docKey{s, local}]; h != nil {
+				h.exact = true
+			} else if add {
+				cs.get(c, s, local).exact = true
+			}
+		}
+	}
+}
+
+// exactDocs returns the documents of a text index that hold every term of
+// every identifier, nil when there are no identifiers.
+func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
+	if len(ids) == 0 {
+		return nil
+	}
+	var out *roaring.Bitmap
+	for _, terms := range ids {
+		for _, t := range terms {
+			if bm := ti.TermBitmap(t); out == nil {
+				out = bm
+			} else {
+				out.And(bm)
+			}
+			if out.IsEmpty() {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// completeKeyword computes the BM25 score of the candidates of g that
+// need it (needsKeyword).
+func (e *Engine) completeKeyword(g *group, hs []*hit, qt queryTerms) {
+	bySeg := map[*segment.Segment]*roaring.Bitmap{}
+	byDoc := map[docKey]*hit{}
+	for _, h := range hs {
+		if !g.needsKeyword(h) {
+			continue
+		}
+		if bySeg[h.seg] == nil {
+			bySeg[h.seg] = roaring.New()
+		}
+		bySeg[h.seg].Add(h.local)
+		byDoc[docKey{h.seg, h.local}] = h
+	}
+	rk := e.opts.Ranker
+	for s, bm := range bySeg {
+		for _, r := range s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil) {
+			byDoc[docKey{s, r.Doc}].key = rk.keywordScore(float64(r.Score) / qt.max)
+		}
+	}
+}
