@@ -327,4 +327,3 @@ func exactScan(corpus [][]float32, q []float32, k int) []vector.Result {
 	}
 	return top
 }
-
