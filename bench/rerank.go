@@ -59,21 +59,9 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 	if sc.BEIRDir == "" {
 		sc.BEIRDir = "../shared/data/beir/scifact"
 	}
-	b, err := LoadBEIR(sc.BEIRDir)
+	b, err := loadRerankQueries(sc)
 	if err != nil {
 		return err
-	}
-	if sc.Qrels == "train" {
-		if err := searchUseQrels(b, sc.BEIRDir, "train"); err != nil {
-			return err
-		}
-	}
-	if n := len(b.Queries); sc.MaxQueries > 0 && sc.MaxQueries < n {
-		qs := make([]BEIRQuery, sc.MaxQueries)
-		for i := range qs {
-			qs[i] = b.Queries[i*n/sc.MaxQueries]
-		}
-		b.Queries = qs
 	}
 	if sc.Dir == "" {
 		return fmt.Errorf("rerank: -dir must name an engine directory holding SciFact (najdi-bench search -dir DIR ingests it)")
@@ -331,4 +319,27 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(path+".tmp", path)
+}
+
+// loadRerankQueries loads the BEIR set of sc with the qrels of its split
+// (sc.Qrels "train" switches to the train qrels) and keeps at most
+// sc.MaxQueries queries, evenly spaced over the set.
+func loadRerankQueries(sc SearchConfig) (*BEIR, error) {
+	b, err := LoadBEIR(sc.BEIRDir)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Qrels == "train" {
+		if err := searchUseQrels(b, sc.BEIRDir, "train"); err != nil {
+			return nil, err
+		}
+	}
+	if n := len(b.Queries); sc.MaxQueries > 0 && sc.MaxQueries < n {
+		qs := make([]BEIRQuery, sc.MaxQueries)
+		for i := range qs {
+			qs[i] = b.Queries[i*n/sc.MaxQueries]
+		}
+		b.Queries = qs
+	}
+	return b, nil
 }

@@ -62,21 +62,9 @@ type simFeatures struct {
 // constants.
 func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 	sc := cfg.Search
-	b, err := LoadBEIR(sc.BEIRDir)
+	b, err := loadRerankQueries(sc)
 	if err != nil {
 		return err
-	}
-	if sc.Qrels == "train" {
-		if err := searchUseQrels(b, sc.BEIRDir, "train"); err != nil {
-			return err
-		}
-	}
-	if n := len(b.Queries); sc.MaxQueries > 0 && sc.MaxQueries < n {
-		qs := make([]BEIRQuery, sc.MaxQueries)
-		for i := range qs {
-			qs[i] = b.Queries[i*n/sc.MaxQueries]
-		}
-		b.Queries = qs
 	}
 	prov, err := engine.NewModelProvider(sc.Models, sc.ORTLib)
 	if err != nil {
