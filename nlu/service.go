@@ -142,13 +142,9 @@ func NewService(store Store, opts Options) (*Service, error) {
 		return nil, err
 	}
 	err := store.Scan(setPrefix, func(key string, value []byte) error {
-		var ps PhraseSet
-		if err := json.Unmarshal(value, &ps); err != nil {
-			return fmt.Errorf("decode phrase set %s: %w", key, err)
-		}
-		cs, err := compilePhraseSet(ps)
+		ps, cs, err := loadPhraseSet(key, value)
 		if err != nil {
-			return fmt.Errorf("compile phrase set %s: %w", key, err)
+			return err
 		}
 		s.sets[setKey(ps.Owner, ps.PhraseSetID)] = cs
 		s.noteLoaded(key, value)
@@ -571,4 +567,17 @@ func (s *Service) DeletePhraseSet(ctx context.Context, owner, id string) error {
 	delete(s.sets, k)
 	s.noteWritten(k, nil)
 	return nil
+}
+
+// loadPhraseSet decodes and compiles the phrase set stored under key.
+func loadPhraseSet(key string, value []byte) (PhraseSet, *compiledSet, error) {
+	var ps PhraseSet
+	if err := json.Unmarshal(value, &ps); err != nil {
+		return ps, nil, fmt.Errorf("decode phrase set %s: %w", key, err)
+	}
+	cs, err := compilePhraseSet(ps)
+	if err != nil {
+		return ps, nil, fmt.Errorf("compile phrase set %s: %w", key, err)
+	}
+	return ps, cs, nil
 }

@@ -108,13 +108,9 @@ func (s *Service) sync(_ context.Context) error {
 		if old, ok := known[key]; ok && old == h {
 			return nil
 		}
-		var ps PhraseSet
-		if err := json.Unmarshal(value, &ps); err != nil {
-			return fmt.Errorf("decode phrase set %s: %w", key, err)
-		}
-		cs, err := compilePhraseSet(ps)
+		_, cs, err := loadPhraseSet(key, value)
 		if err != nil {
-			return fmt.Errorf("compile phrase set %s: %w", key, err)
+			return err
 		}
 		sets[key] = cs
 		return nil
