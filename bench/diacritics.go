@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/najdi/najdi/nlu/ner"
 	"github.com/najdi/najdi/text"
@@ -72,17 +69,6 @@ func accuracyRatio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// StripDiacritics removes combining marks from s keeping letter case.
-func StripDiacritics(s string) string {
-	var sb strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			sb.WriteRune(r)
-		}
-	}
-	return sb.String()
-}
-
 // ReadCoNLLUText returns the "# text = " lines of a CoNLL-U file.
 func ReadCoNLLUText(path string) ([]string, error) {
 	f, err := os.Open(path)
@@ -134,7 +120,7 @@ func EvalDiacritics(r *diacritics.Restorer, sentences []string, errs io.Writer, 
 	var res DiacriticsResult
 	start := time.Now()
 	for _, orig := range sentences {
-		stripped := StripDiacritics(orig)
+		stripped := diacritics.Strip(orig)
 		restored, _ := r.Restore(stripped)
 		ow, sw, rw := text.Words(orig), text.Words(stripped), text.Words(restored)
 		if len(ow) != len(sw) || len(ow) != len(rw) {
@@ -198,7 +184,7 @@ func (c CaseResult) Precision() float64 { return accuracyRatio(c.Restored, c.Pre
 func EvalCase(r *diacritics.Restorer, sentences []string) CaseResult {
 	var res CaseResult
 	for _, orig := range sentences {
-		typed := strings.ToLower(StripDiacritics(orig))
+		typed := strings.ToLower(diacritics.Strip(orig))
 		restored, _ := r.Restore(typed)
 		ow, rw := text.Words(orig), text.Words(restored)
 		if len(ow) != len(rw) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -63,15 +64,9 @@ func (c KeywordConfig) Validate() error {
 }
 
 func (c KeywordConfig) withDefaults() KeywordConfig {
-	if c.TitleBoost == 0 {
-		c.TitleBoost = DefaultTitleBoost
-	}
-	if c.Depth == 0 {
-		c.Depth = DefaultKeywordDepth
-	}
-	if c.Repeat == 0 {
-		c.Repeat = DefaultKeywordRepeat
-	}
+	c.TitleBoost = cmp.Or(c.TitleBoost, DefaultTitleBoost)
+	c.Depth = cmp.Or(c.Depth, DefaultKeywordDepth)
+	c.Repeat = cmp.Or(c.Repeat, DefaultKeywordRepeat)
 	return c
 }
 

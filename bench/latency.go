@@ -23,18 +23,11 @@ import (
 
 // LatencyConfig configures RunLatency.
 type LatencyConfig struct {
-	// BEIRDir is the SciFact directory (sentences of its abstracts are the
-	// chunks).
-	BEIRDir string
+	// SciFactSetup locates SciFact (sentences of its abstracts are the
+	// chunks), the engine directory, the model and the vector cache.
+	SciFactSetup
 	// Chunks is the collection size in chunks (default 100,000).
 	Chunks int
-	// Dir is the engine directory ("" = temporary).
-	Dir string
-	// Models, ORTLib locate the default model.
-	Models, ORTLib string
-	// Cache is the file caching passage vectors by text, so that reruns
-	// skip the expensive embedding ("" = none).
-	Cache string
 	// Queries is the number of timed queries (default 300).
 	Queries int
 }

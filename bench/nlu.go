@@ -66,6 +66,12 @@ type NLUConfig struct {
 	// FewShotDraws is the number of random few-shot training sets; 0
 	// means DefaultNLUFewShotDraws.
 	FewShotDraws int
+	// TrainTimeOnly runs only the training-time workload (nluTrainTime),
+	// after one warm-up embedding, TrainTimeRuns times.
+	TrainTimeOnly bool
+	// TrainTimeRuns is the number of timed trainings of TrainTimeOnly; 0
+	// means 1.
+	TrainTimeRuns int
 	// WordStates optionally gives the contextual word vectors of the
 	// model ner.EnglishContextual reads: the English NER workload then
 	// also scores the contextual tagger, and the latency pipeline uses it.
@@ -87,7 +93,7 @@ func (c NLUConfig) Validate() error {
 	if c.DataDir == "" {
 		return errors.New("nlu config: no data directory")
 	}
-	if c.PerIntent < 0 || c.LatencyRuns < 0 || c.Phrases < 0 || c.FewShotPerIntent < 0 || c.FewShotDraws < 0 {
+	if c.PerIntent < 0 || c.LatencyRuns < 0 || c.Phrases < 0 || c.FewShotPerIntent < 0 || c.FewShotDraws < 0 || c.TrainTimeRuns < 0 {
 		return errors.New("nlu config: negative count")
 	}
 	return nil
@@ -123,6 +129,19 @@ func RunNLU(cfg NLUConfig, w io.Writer) error {
 		return err
 	}
 	cfg = cfg.withDefaults()
+	if cfg.TrainTimeOnly {
+		if cfg.Embedder != nil {
+			if _, err := cfg.Embedder(context.Background(), []string{"warm up the model"}); err != nil {
+				return err
+			}
+		}
+		for range max(cfg.TrainTimeRuns, 1) {
+			if err := nluTrainTime(cfg, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	train, valid, err := nluSnips(cfg.DataDir, cfg.PerIntent)
 	if err != nil {
 		return err

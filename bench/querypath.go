@@ -23,16 +23,10 @@ import (
 
 // QueryPathConfig configures RunQueryPath.
 type QueryPathConfig struct {
-	// BEIRDir is the SciFact directory.
-	BEIRDir string
-	// Dir is the engine directory, reused when it holds the collections
-	// ("" = temporary). A directory that `najdi-bench search -dir` filled
-	// already holds the hybrid collection "all".
-	Dir string
-	// Models, ORTLib locate the default model.
-	Models, ORTLib string
-	// Cache is the file caching passage vectors by text ("" = none).
-	Cache string
+	// SciFactSetup locates SciFact, the engine directory (a directory that
+	// `najdi-bench search -dir` filled already holds the hybrid collection
+	// "all"), the model and the vector cache.
+	SciFactSetup
 	// Queries is the number of SciFact queries per pass (default 300) and
 	// Passes the number of passes over them (default 3).
 	Queries, Passes int

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/najdi/najdi/engine"
@@ -32,6 +33,9 @@ type RerankConfig struct {
 	// TopK lists the rerank.top_k values evaluated through the engine
 	// (default 20).
 	TopK []int
+	// Repeat runs every top_k value this many times in a row, to show the
+	// spread of latency (default 1).
+	Repeat int
 	// Scores caches the cross-encoder scores of Tune in a JSON file: read
 	// when it exists, written otherwise.
 	Scores string
@@ -44,7 +48,10 @@ type RerankConfig struct {
 }
 
 // RunRerank measures hybrid search with and without reranking on a BEIR
-// set: nDCG@10 and per-query latency through engine.Search, or, with Tune,
+// set: nDCG@10, per-query wall latency and process CPU time per query
+// through engine.Search (the cross-encoder for an English collection, the
+// embedding similarity for a Czech one), with the load average around each
+// run, or, with Tune,
 // a grid of reranking depths and weights computed offline from one
 // cross-encoder pass.
 func RunRerank(cfg RerankConfig, w io.Writer) error {
@@ -99,44 +106,65 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 		topK = []int{engine.DefaultRerankTopK}
 	}
 	depth := 100
-	fmt.Fprintf(w, "%-16s %8s %9s %10s %9s %9s %9s\n", "mode", "nDCG@10", "recall@10", "recall@100", "p50", "p99", "mean")
+	reps := max(1, cfg.Repeat)
+	fmt.Fprintf(w, "%-16s %3s %8s %9s %10s %9s %9s %9s %11s %s\n", "mode", "run", "nDCG@10", "recall@10", "recall@100", "p50", "p90", "mean", "CPU/query", "load average (start → end)")
 	for _, k := range append([]int{0}, topK...) {
-		var lat []time.Duration
-		var ndcg, r10, r100 float64
-		hl := false
-		for _, q := range b.Queries {
-			req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
+		for rep := range reps {
+			load0 := loadAverage()
+			cpu0, _ := ingestCPUTime()
+			var lat []time.Duration
+			var ndcg, r10, r100 float64
+			hl := false
+			for _, q := range b.Queries {
+				req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
+				if k > 0 {
+					req.Rerank = &engine.RerankRequest{TopK: &k}
+				}
+				start := time.Now()
+				res, err := e.Search(ctx, "", []string{"all"}, req)
+				if err != nil {
+					return err
+				}
+				lat = append(lat, time.Since(start))
+				ranked := make([]string, len(res.Documents))
+				for i, d := range res.Documents {
+					ranked[i] = d.DocumentID
+				}
+				ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
+				r10 += RecallAt(10, ranked, b.Qrels[q.ID])
+				r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+			}
+			cpu1, _ := ingestCPUTime()
+			n := float64(len(b.Queries))
+			slices.Sort(lat)
+			var sum time.Duration
+			for _, l := range lat {
+				sum += l
+			}
+			mode := "hybrid"
 			if k > 0 {
-				req.Rerank = &engine.RerankRequest{TopK: &k}
+				mode = fmt.Sprintf("hybrid+rerank%d", k)
 			}
-			start := time.Now()
-			res, err := e.Search(ctx, "", []string{"all"}, req)
-			if err != nil {
-				return err
-			}
-			lat = append(lat, time.Since(start))
-			ranked := make([]string, len(res.Documents))
-			for i, d := range res.Documents {
-				ranked[i] = d.DocumentID
-			}
-			ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
-			r10 += RecallAt(10, ranked, b.Qrels[q.ID])
-			r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+			fmt.Fprintf(w, "%-16s %3d %8.4f %9.4f %10.4f %9s %9s %9s %11s %s → %s\n", mode, rep+1, ndcg/n, r10/n, r100/n,
+				lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*9/10].Round(time.Millisecond), (sum / time.Duration(len(lat))).Round(time.Millisecond),
+				((cpu1 - cpu0) / time.Duration(len(lat))).Round(time.Millisecond), load0, loadAverage())
 		}
-		n := float64(len(b.Queries))
-		slices.Sort(lat)
-		var sum time.Duration
-		for _, l := range lat {
-			sum += l
-		}
-		mode := "hybrid"
-		if k > 0 {
-			mode = fmt.Sprintf("hybrid+rerank%d", k)
-		}
-		fmt.Fprintf(w, "%-16s %8.4f %9.4f %10.4f %9s %9s %9s\n", mode, ndcg/n, r10/n, r100/n,
-			lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*99/100].Round(time.Millisecond), (sum / time.Duration(len(lat))).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// loadAverage returns the 1-, 5- and 15-minute load averages of
+// /proc/loadavg ("?" where unavailable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // rerankTune scores each query's top TuneDepth hybrid candidates once and

@@ -245,7 +245,7 @@ func searchAnswers(ctx context.Context, open func(engine.RankerConfig) (*engine.
 	if err != nil {
 		return err
 	}
-	a, err := evalAnswers(ctx, e, b, 5)
+	a, err := evalAnswers(ctx, e, b, 5, false)
 	e.Close()
 	if err != nil {
 		return err
@@ -323,14 +323,19 @@ func (a AnswerResult) Rate() float64 { return float64(a.Relevant) / float64(max(
 // evalAnswers asks every test query through engine.Answer (the product's
 // path: the collection's hybrid retrieval of the top k documents, their
 // summaries, the extractive answer) and checks the answer's first source
-// against the qrels.
-func evalAnswers(ctx context.Context, e *engine.Engine, b *BEIR, k int) (AnswerResult, error) {
+// against the qrels. termsOnly asks with "rerank": false: the answer
+// sentence is picked by term weights, not by the reranker's scorer.
+func evalAnswers(ctx context.Context, e *engine.Engine, b *BEIR, k int, termsOnly bool) (AnswerResult, error) {
 	var a AnswerResult
 	var lat []time.Duration
 	hl := true
 	for _, q := range b.Queries {
 		start := time.Now()
-		res, err := e.Answer(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &k, Highlight: &hl})
+		req := engine.SearchRequest{Query: q.Text, MaxResults: &k, Highlight: &hl}
+		if termsOnly {
+			req.Rerank = &engine.RerankRequest{Off: true}
+		}
+		res, err := e.Answer(ctx, "", []string{"all"}, req)
 		if err != nil {
 			return a, fmt.Errorf("answer %s: %w", q.ID, err)
 		}

@@ -21,6 +21,20 @@ func workDir(dir, prefix string) (d string, remove func(), err error) {
 	return d, func() { os.RemoveAll(d) }, nil
 }
 
+// SciFactSetup locates what a benchmark that embeds SciFact works with.
+type SciFactSetup struct {
+	// BEIRDir is the SciFact directory.
+	BEIRDir string
+	// Dir is the engine directory, reused when it holds the benchmark's
+	// collections ("" = temporary).
+	Dir string
+	// Models, ORTLib locate the default model.
+	Models, ORTLib string
+	// Cache is the file caching passage vectors by text, so that reruns
+	// skip the expensive embedding ("" = none).
+	Cache string
+}
+
 // cachedModel is the default embedding model of the benchmarks that embed
 // SciFact, with passage vectors cached by text in a file so that reruns
 // skip the expensive embedding.

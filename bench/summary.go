@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -55,12 +56,8 @@ func (c SummaryConfig) Validate() error {
 }
 
 func (c SummaryConfig) withDefaults() SummaryConfig {
-	if c.TopK == 0 {
-		c.TopK = DefaultSummaryTopK
-	}
-	if c.MaxTokens == 0 {
-		c.MaxTokens = DefaultSummaryMaxTokens
-	}
+	c.TopK = cmp.Or(c.TopK, DefaultSummaryTopK)
+	c.MaxTokens = cmp.Or(c.MaxTokens, DefaultSummaryMaxTokens)
 	return c
 }
 

@@ -17,7 +17,7 @@ import (
 // deleted through one replica are served by the other at once, without a
 // restart; a collection's size_bytes is its index's store size.
 func TestServeJobsAcrossReplicas(t *testing.T) {
-	const records = 600
+	const records = 300
 	var b strings.Builder
 	b.WriteString("text,group\n") // no id column: generated ids
 	for i := range records {

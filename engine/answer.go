@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/najdi/najdi/rerank"
 	"github.com/najdi/najdi/summary"
 )
 
@@ -66,7 +67,15 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		if err != nil {
 			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
 		}
-		ans = summary.Extractive(p.query, res, docs)
+		if ans, err = summary.ExtractiveScored(ctx, p.query, res, docs, e.answerScorer(p, req)); err != nil {
+			if ctx.Err() != nil {
+				return SearchResponse{}, ctx.Err()
+			}
+			// The scorer is an improvement, not a dependency (a reranker
+			// that is not installed, a failing embedding endpoint): the
+			// question-term weights still answer.
+			ans = summary.Extractive(p.query, res, docs)
+		}
 	}
 	resp := SearchResponse{SearchID: newID()}
 	p.pageMetadata(&resp.Metadata)
@@ -94,6 +103,33 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 }
 
 func newID() string { return uuid.NewString() }
+
+// answerScorer returns the scorer that picks the sentences of an
+// extractive answer: the reranker's (the cross-encoder for an English
+// collection when the server has one, the similarity of sentence windows
+// under the collection's embedding model otherwise), or nil for the
+// question-term weights alone: when the request says "rerank": false, or
+// the collection has neither.
+func (e *Engine) answerScorer(p *plan, req SearchRequest) summary.Scorer {
+	if req.Rerank != nil && req.Rerank.Off {
+		return nil
+	}
+	cfg := p.colls[0].config()
+	if crossEncodes(cfg) {
+		if e.opts.Reranker == nil {
+			return nil
+		}
+		return e.opts.Reranker
+	}
+	if cfg.EmbeddingConfig.Keyword() {
+		return nil
+	}
+	emb, err := e.embedder(cfg.EmbeddingConfig)
+	if err != nil || emb == nil {
+		return nil
+	}
+	return &rerank.Similarity{Emb: emb}
+}
 
 func (e *Engine) summarize(ctx context.Context, p *plan, hits []*hit, resp *SearchResponse) error {
 	cfg, err := e.summaryConfig(p)

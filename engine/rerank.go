@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/najdi/najdi/internal/errs"
 	"github.com/najdi/najdi/internal/strictjson"
+	"github.com/najdi/najdi/rerank"
 )
 
 // Reranker scores how relevant texts are to a query, in 0..1, each text
@@ -20,8 +22,10 @@ type Reranker interface {
 	Score(ctx context.Context, query string, passages []string) ([]float64, error)
 }
 
-// RerankRequest asks a search to re-score its first candidates with the
-// reranker. It applies to English collections only.
+// RerankRequest asks a search to re-score its first candidates: with the
+// cross-encoder (Options.Reranker) in English collections, with the
+// similarity of sentence windows under the collection's embedding model in
+// Czech and auto collections.
 type RerankRequest struct {
 	// TopK is how many of the best hybrid candidates are re-scored (default
 	// DefaultRerankTopK, at most MaxRerankTopK).
@@ -82,8 +86,10 @@ const (
 	rerankMaxRunes = 4000
 )
 
-// planRerank validates req.Rerank into p.rerankK: a reranker must be
-// configured, the query present and every collection English.
+// planRerank validates req.Rerank into p.rerankK: the query must be
+// present, a cross-encoder configured when a collection is English, and
+// every other collection must have an embedding model (its reranker is the
+// embedding similarity of sentence windows, rerank.Similarity).
 func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 	if req.Rerank == nil || req.Rerank.Off {
 		return nil
@@ -98,25 +104,45 @@ func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 	if p.query == "" {
 		return invalidField("rerank", "reranking needs a query")
 	}
+	english := false
 	for _, c := range p.colls {
-		if lang := c.config().SearchConfig.Language; lang != "en" {
-			return invalidField("rerank", "the reranker (cross-encoder ms-marco-MiniLM-L-12-v2) is English only, and collection %q has search_config.language %q; search it without rerank", c.id, lang)
+		cfg := c.config()
+		if crossEncodes(cfg) {
+			english = true
+			continue
+		}
+		if cfg.EmbeddingConfig.Keyword() {
+			return invalidField("rerank", "collection %q (search_config.language %q) is reranked by the similarity of its embedding model, and it has none (embedding_config.model %q); search it without rerank", c.id, cfg.SearchConfig.Language, cfg.EmbeddingConfig.Model)
 		}
 	}
-	if e.opts.Reranker == nil {
+	if english && e.opts.Reranker == nil {
 		return errs.New(errs.Unavailable, "rerank: this server has no reranker configured")
 	}
 	p.rerankK = k
 	return nil
 }
 
+// crossEncodes reports whether a collection's candidates are reranked by
+// the cross-encoder (English collections) rather than by the similarity of
+// its embedding model (rerank.Similarity: Czech and auto collections, which
+// the English cross-encoder cannot read).
+func crossEncodes(cfg CollectionConfig) bool { return cfg.SearchConfig.Language == "en" }
+
+// similarityWeight is the weight of the similarity score against the fused
+// score for candidates reranked by embedding similarity: a·s + (1−a)·fused
+// (tuned on the train queries of the Czech retrieval set; bench/README.md).
+const similarityWeight = 0.5
+
 // rerank re-scores the p.rerankK best candidates of all (by fused score,
-// before the identifier tier) with the reranker, ordering them by its
-// probability of relevance p, as is the common use of a cross-encoder (no
-// weights tuned): each gets m + (1−m)·p, where m is the best fused score of
-// the candidates not re-scored (0 if none), which keep their scores and
-// order below them. Scores stay in 0..1 and source keeps its meaning
-// (which retrievers found the document).
+// before the identifier tier). A candidate of an English collection gets
+// the cross-encoder's probability of relevance p, as is the common use of
+// a cross-encoder (no weights tuned); one of another language the
+// similarity score s of its embedding model over sentence windows, fused
+// with its first-stage score: p = a·s + (1−a)·fused (a =
+// similarityWeight). Each then scores m + (1−m)·p, where m is the best
+// fused score of the candidates not re-scored (0 if none), which keep
+// their scores and order below them. Scores stay in 0..1 and source keeps
+// its meaning (which retrievers found the document).
 func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 	if p.rerankK == 0 || len(all) == 0 {
 		return nil
@@ -134,7 +160,8 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 		return strings.Compare(a.docID, b.docID)
 	})
 	top := all[:min(p.rerankK, len(all))]
-	texts := make([]string, len(top))
+	var ceIdx, simIdx []int
+	var ceTexts, simTexts []string
 	for i, h := range top {
 		d, err := e.rerankDoc(ctx, h)
 		if errors.Is(err, ErrNotFound) {
@@ -143,14 +170,33 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 		if err != nil {
 			return err
 		}
-		texts[i] = rerankText(&d, h)
-	}
-	scores, err := e.opts.Reranker.Score(ctx, p.query, texts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if crossEncodes(h.c.config()) {
+			ceIdx, ceTexts = append(ceIdx, i), append(ceTexts, rerankText(&d, h))
+		} else {
+			simIdx, simTexts = append(simIdx, i), append(simTexts, rerankText(&d, h))
 		}
-		return kindError(errs.Unavailable, err, "rerank: the reranker failed")
+	}
+	scores := make([]float64, len(top))
+	if len(ceIdx) > 0 {
+		ps, err := e.opts.Reranker.Score(ctx, p.query, ceTexts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return kindError(errs.Unavailable, err, "rerank: the reranker failed")
+		}
+		for j, i := range ceIdx {
+			scores[i] = ps[j]
+		}
+	}
+	if len(simIdx) > 0 {
+		ps, err := e.similarityScores(ctx, p, top[simIdx[0]].c.config().EmbeddingConfig, simTexts)
+		if err != nil {
+			return err
+		}
+		for j, i := range simIdx {
+			scores[i] = similarityWeight*ps[j] + (1-similarityWeight)*top[i].score
+		}
 	}
 	m := 0.0
 	if len(all) > len(top) {
@@ -162,6 +208,36 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 		h.score = round6(m + (1-m)*scores[i])
 	}
 	return nil
+}
+
+// similarityScores scores texts by the similarity of the query and their
+// sentence windows under the collections' embedding model (all collections
+// of a search share it), reusing the query vector of the search.
+func (e *Engine) similarityScores(ctx context.Context, p *plan, ec EmbeddingConfig, texts []string) ([]float64, error) {
+	emb, err := e.embedder(ec)
+	if err != nil {
+		return nil, err
+	}
+	qvec, ok := e.queries.get(ec.Key(), p.query)
+	if !ok {
+		vs, err := emb.EmbedQueries(ctx, []string{p.query})
+		if err != nil {
+			return nil, embedError(emb, err)
+		}
+		if len(vs) != 1 {
+			return nil, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d vectors for one query", emb.Name(), len(vs))}
+		}
+		qvec = vs[0]
+	}
+	sim := rerank.Similarity{Emb: emb}
+	ps, err := sim.ScoreVector(ctx, qvec, texts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, embedError(emb, err)
+	}
+	return ps, nil
 }
 
 // rerankText is the text of a candidate the reranker reads: its sections

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/najdi/najdi/internal/bombs"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // The budgets of issue 18 for refusing a bomb.
@@ -233,7 +234,7 @@ func TestArchiveLegitimate(t *testing.T) {
 	for name, digest := range want {
 		path := name
 		if strings.HasPrefix(name, "docs/") {
-			path = filepath.Join(recTestData(t), name)
+			path = filepath.Join(testutil.SharedData(t), name)
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {

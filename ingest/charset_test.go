@@ -3,8 +3,6 @@ package ingest
 import (
 	"bytes"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,23 +12,6 @@ import (
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
-
-// docSharedData returns the shared/data directory found by walking up from
-// the package directory.
-func docSharedData(tb testing.TB) string {
-	tb.Helper()
-	return testutil.SharedData(tb)
-}
-
-// docReadShared reads a file of shared/data/docs.
-func docReadShared(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(docSharedData(tb), "docs", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
 
 const charsetCzechPangram = "Příliš žluťoučký kůň úpěl ďábelské ódy. Šťastný Ťuk, Źdźbło, ŠŤASTNÝ ŽÁK."
 
@@ -89,7 +70,7 @@ func TestDecodeBytes(t *testing.T) {
 }
 
 func TestDecodeBytesCzechFile(t *testing.T) {
-	data := docReadShared(t, "czech-cac-excerpt-cp1250.txt")
+	data := testutil.ReadDoc(t, "czech-cac-excerpt-cp1250.txt")
 	if got := DetectCharset(data); got != CharsetWindows1250 {
 		t.Errorf("DetectCharset = %q, want %q", got, CharsetWindows1250)
 	}
@@ -157,7 +138,7 @@ func TestDecodingReaderCutRune(t *testing.T) {
 }
 
 func FuzzDecodeBytes(f *testing.F) {
-	f.Add(docReadShared(f, "czech-cac-excerpt-cp1250.txt"), "")
+	f.Add(testutil.ReadDoc(f, "czech-cac-excerpt-cp1250.txt"), "")
 	f.Add([]byte(charsetCzechPangram), "utf-8")
 	f.Add([]byte{0xFF, 0xFE, 0x41, 0x00, 0x00}, "")
 	f.Add([]byte{0xFE, 0xFF, 0x00}, "utf-16be")

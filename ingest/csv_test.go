@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
 
 func TestCSVCountryCodes(t *testing.T) {
-	data := recReadDoc(t, "country-codes.csv")
+	data := testutil.ReadDoc(t, "country-codes.csv")
 	// The header line has no quotes, so a plain split gives the names.
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	header := strings.Split(strings.TrimRight(string(first), "\r"), ",")
@@ -247,7 +248,7 @@ func TestCSVStreamsLargeInput(t *testing.T) {
 }
 
 func BenchmarkCSV(b *testing.B) {
-	b.Run("country-codes", func(b *testing.B) { recBench(b, FormatCSV, recReadDoc(b, "country-codes.csv")) })
+	b.Run("country-codes", func(b *testing.B) { recBench(b, FormatCSV, testutil.ReadDoc(b, "country-codes.csv")) })
 	b.Run("numeric", func(b *testing.B) {
 		var buf bytes.Buffer
 		buf.WriteString("id,x,y,label\n")

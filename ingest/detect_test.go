@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"golang.org/x/text/encoding/unicode"
 )
 
@@ -25,7 +26,7 @@ func TestDetectFormatRealFiles(t *testing.T) {
 		{"czech-cac-excerpt-cp1250.txt", FormatText},
 	}
 	for _, f := range files {
-		data := recReadDoc(t, f.name)
+		data := testutil.ReadDoc(t, f.name)
 		heads := map[string][]byte{"whole": data}
 		if len(data) > DetectSniffSize {
 			heads["head"] = data[:DetectSniffSize]
@@ -98,7 +99,7 @@ func TestDetectThenRead(t *testing.T) {
 		"country-codes.csv": 249, "countries.json": 250, "gsm8k-test.jsonl": 1319,
 		"testEXCEL.xlsx": 16, "test-columnar.ods": 11,
 	} {
-		data := recReadDoc(t, name)
+		data := testutil.ReadDoc(t, name)
 		f, err := DetectFormat("", "", data[:min(len(data), DetectSniffSize)])
 		if err != nil || !f.RecordOriented() {
 			t.Errorf("%s: detected %q, %v", name, f, err)

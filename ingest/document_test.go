@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // docBenchmark runs parse over the shared file name, reporting MB/s of
 // input.
 func docBenchmark(b *testing.B, name string, parse func([]byte) (Document, error)) {
-	data := docReadShared(b, name)
+	data := testutil.ReadDoc(b, name)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	var sink int
@@ -41,7 +43,7 @@ func BenchmarkParsePDF(b *testing.B) {
 }
 
 func BenchmarkDecodeBytes(b *testing.B) {
-	data := docReadShared(b, "czech-cac-excerpt-cp1250.txt")
+	data := testutil.ReadDoc(b, "czech-cac-excerpt-cp1250.txt")
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestParseDOCXTikaSample(t *testing.T) {
-	doc, err := ParseDOCX(docReadShared(t, "testWORD.docx"))
+	doc, err := ParseDOCX(testutil.ReadDoc(t, "testWORD.docx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +136,7 @@ func TestParseDOCX(t *testing.T) {
 				parts[k] = v
 			}
 			doc, err := ParseDOCX(docxBuild(t, parts))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
+			checkSections(t, doc, err, tt.want)
 			if doc.Title != tt.title {
 				t.Errorf("Title = %q, want %q", doc.Title, tt.title)
 			}
@@ -173,7 +170,7 @@ func TestParseDOCXCorrupt(t *testing.T) {
 }
 
 func FuzzParseDOCX(f *testing.F) {
-	f.Add(docReadShared(f, "testWORD.docx"))
+	f.Add(testutil.ReadDoc(f, "testWORD.docx"))
 	f.Add(docxBuild(f, map[string]string{
 		"word/document.xml": docxTestHead + `<w:tbl><w:tr><w:tc><w:tbl><w:tr><w:tc><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl></w:body></w:document>`,
 		"word/styles.xml":   docxTestStyles,

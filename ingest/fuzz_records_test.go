@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // recFuzzMaxRecords bounds how many records a fuzz input is read for; ODS
@@ -17,7 +19,7 @@ const recFuzzMaxRecords = 1 << 16
 // its time minimizing instead of executing.
 func recFuzzSeed(f *testing.F, max int, cut bool, names ...string) {
 	for _, n := range names {
-		data := recReadDoc(f, n)
+		data := testutil.ReadDoc(f, n)
 		if len(data) > max {
 			if !cut {
 				continue
@@ -107,7 +109,7 @@ func FuzzODS(f *testing.F) {
 	f.Add(odsBuild(f, `<table:table table:name="a"><table:table-row table:number-rows-repeated="3"><table:table-cell office:value-type="float" office:value="1" table:number-columns-repeated="2"><text:p>1</text:p></table:table-cell></table:table-row></table:table>`))
 	// Raw content.xml seeds let the fuzzer mutate the XML itself; they are
 	// zipped before parsing.
-	f.Add(recFuzzODSContent(f, recReadDoc(f, "test-columnar.ods")))
+	f.Add(recFuzzODSContent(f, testutil.ReadDoc(f, "test-columnar.ods")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !bytes.HasPrefix(data, []byte("PK")) {
 			data = recFuzzZipContent(data)
@@ -147,7 +149,7 @@ func recFuzzZipContent(content []byte) []byte {
 
 func FuzzDetectFormat(f *testing.F) {
 	for _, n := range []string{"country-codes.csv", "countries.json", "gsm8k-test.jsonl", "testEXCEL.xlsx", "test-columnar.ods", "testWORD.docx", "tracemonkey.pdf", "wikipedia-mozilla.html", "czech-cac-excerpt-cp1250.txt"} {
-		data := recReadDoc(f, n)
+		data := testutil.ReadDoc(f, n)
 		f.Add("", n, data[:min(len(data), 4096)])
 	}
 	f.Add("text/csv; charset=utf-8", "", []byte("a,b"))

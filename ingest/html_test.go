@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"golang.org/x/text/encoding/charmap"
 )
 
 func TestParseHTMLWikipedia(t *testing.T) {
-	doc, err := ParseHTML(docReadShared(t, "wikipedia-mozilla.html"), "")
+	doc, err := ParseHTML(testutil.ReadDoc(t, "wikipedia-mozilla.html"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +151,7 @@ func TestParseHTML(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := ParseHTML([]byte(tt.in), tt.charset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
+			checkSections(t, doc, err, tt.want)
 		})
 	}
 }
@@ -192,7 +188,7 @@ func TestParseHTMLDeepNesting(t *testing.T) {
 }
 
 func FuzzParseHTML(f *testing.F) {
-	f.Add(docReadShared(f, "wikipedia-mozilla.html")[:20000])
+	f.Add(testutil.ReadDoc(f, "wikipedia-mozilla.html")[:20000])
 	f.Add([]byte(`<meta charset=latin2><table><tr><th>a<td>b<table><tr><td>c</table></table><ul><li>x<p>y`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParseHTML(data, "")

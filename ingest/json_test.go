@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestJSONCountries(t *testing.T) {
-	recs, rerrs := recAll(t, FormatJSON, recReadDoc(t, "countries.json"), RecordOptions{})
+	recs, rerrs := recAll(t, FormatJSON, testutil.ReadDoc(t, "countries.json"), RecordOptions{})
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors: %v", rerrs)
 	}
@@ -170,7 +172,7 @@ func TestJSONErrors(t *testing.T) {
 }
 
 func BenchmarkJSON(b *testing.B) {
-	b.Run("countries", func(b *testing.B) { recBench(b, FormatJSON, recReadDoc(b, "countries.json")) })
+	b.Run("countries", func(b *testing.B) { recBench(b, FormatJSON, testutil.ReadDoc(b, "countries.json")) })
 }
 
 func TestJSONElementLimit(t *testing.T) {

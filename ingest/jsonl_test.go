@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestJSONLGSM8K(t *testing.T) {
-	data := recReadDoc(t, "gsm8k-test.jsonl")
+	data := testutil.ReadDoc(t, "gsm8k-test.jsonl")
 	recs, rerrs := recAll(t, FormatJSONL, data, RecordOptions{})
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors: %v", rerrs)
@@ -92,5 +94,5 @@ func TestJSONLLongLine(t *testing.T) {
 }
 
 func BenchmarkJSONL(b *testing.B) {
-	b.Run("gsm8k", func(b *testing.B) { recBench(b, FormatJSONL, recReadDoc(b, "gsm8k-test.jsonl")) })
+	b.Run("gsm8k", func(b *testing.B) { recBench(b, FormatJSONL, testutil.ReadDoc(b, "gsm8k-test.jsonl")) })
 }

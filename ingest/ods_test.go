@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestODSColumnar(t *testing.T) {
-	recs, rerrs := recAll(t, FormatODS, recReadDoc(t, "test-columnar.ods"), RecordOptions{})
+	recs, rerrs := recAll(t, FormatODS, testutil.ReadDoc(t, "test-columnar.ods"), RecordOptions{})
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors: %v", rerrs)
 	}
@@ -176,12 +178,12 @@ func TestODSTimeOfDay(t *testing.T) {
 }
 
 func TestODSCorrupt(t *testing.T) {
-	good := recReadDoc(t, "test-columnar.ods")
+	good := testutil.ReadDoc(t, "test-columnar.ods")
 	for name, in := range map[string][]byte{
 		"not a zip":      []byte("hello"),
 		"truncated":      good[:len(good)*2/3],
 		"no content.xml": odsZipWithout(t),
-		"xlsx":           recReadDoc(t, "testEXCEL.xlsx"),
+		"xlsx":           testutil.ReadDoc(t, "testEXCEL.xlsx"),
 		"unclosed table": odsBuild(t, `<table:table table:name="x"><table:table-row><table:table-cell><text:p>a</text:p></table:table-cell></table:table-row>`),
 	} {
 		if _, _, err := recAllErr(FormatODS, in, RecordOptions{}); !errors.Is(err, ErrCorrupt) {
@@ -206,5 +208,5 @@ func odsZipWithout(t *testing.T) []byte {
 }
 
 func BenchmarkODS(b *testing.B) {
-	b.Run("columnar", func(b *testing.B) { recBench(b, FormatODS, recReadDoc(b, "test-columnar.ods")) })
+	b.Run("columnar", func(b *testing.B) { recBench(b, FormatODS, testutil.ReadDoc(b, "test-columnar.ods")) })
 }

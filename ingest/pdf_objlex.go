@@ -147,22 +147,8 @@ func (l *pdfObjLexer) value(i, depth int) (v pdfVal, ok bool) {
 		return v, true
 	case c == '(':
 		v.kind = pdfValString
-		nest := 0
-		for j := i; j < l.end; j++ {
-			switch l.data[j] {
-			case '\\':
-				j++
-			case '(':
-				nest++
-			case ')':
-				nest--
-				if nest == 0 {
-					v.end = j + 1
-					return v, true
-				}
-			}
-		}
-		return v, false
+		v.end, ok = l.literalEnd(i)
+		return v, ok
 	case c == '<' && i+1 < l.end && l.data[i+1] == '<':
 		end, ok := l.dict(i, depth, nil)
 		v.kind, v.end = pdfValDict, end
@@ -216,6 +202,27 @@ func (l *pdfObjLexer) value(i, depth int) (v pdfVal, ok bool) {
 		return v, true
 	}
 	return v, false // ")", ">", "]", "{", "}" where a value belongs
+}
+
+// literalEnd returns the position after the literal string starting at i
+// (at its "("): balanced parentheses nest, a backslash escapes the next
+// byte. ok is false when the string does not end before l.end.
+func (l *pdfObjLexer) literalEnd(i int) (end int, ok bool) {
+	nest := 0
+	for j := i; j < l.end; j++ {
+		switch l.data[j] {
+		case '\\':
+			j++
+		case '(':
+			nest++
+		case ')':
+			nest--
+			if nest == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // dict parses the dictionary at i (at its "<<") and calls fn, when not

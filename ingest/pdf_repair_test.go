@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // pdfBrokenDir holds the fixtures written by scripts/make-broken-pdfs.go.
@@ -147,7 +149,7 @@ func pdfSetStartxref(data []byte, off int) []byte {
 // streams): what can be recovered must read as the intact file does.
 func TestParsePDFBrokenShared(t *testing.T) {
 	for _, name := range []string{"tracemonkey.pdf", "testPDFVarious.pdf"} {
-		good := docReadShared(t, name)
+		good := testutil.ReadDoc(t, name)
 		want, err := ParsePDF(good)
 		if err != nil {
 			t.Fatal(err)
@@ -181,7 +183,7 @@ func TestParsePDFBrokenShared(t *testing.T) {
 	t.Run("testPDFVarious truncated", func(t *testing.T) {
 		// Cut in half, inside the second page's resources: the text of
 		// both pages is there (the Japanese font is lost).
-		good := docReadShared(t, "testPDFVarious.pdf")
+		good := testutil.ReadDoc(t, "testPDFVarious.pdf")
 		doc, err := ParsePDF(good[:len(good)/2])
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +201,7 @@ func TestParsePDFBrokenShared(t *testing.T) {
 		// pdfTeX writes the fonts, the page tree and the catalog last. Cut
 		// before the catalog (object 995), the pages are found in file
 		// order and read as in the intact file.
-		good := docReadShared(t, "tracemonkey.pdf")
+		good := testutil.ReadDoc(t, "tracemonkey.pdf")
 		want, err := ParsePDF(good)
 		if err != nil {
 			t.Fatal(err)

@@ -10,12 +10,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // pdfParseShared parses a shared PDF once per test.
 func pdfParseShared(t *testing.T, name string) Document {
 	t.Helper()
-	doc, err := ParsePDF(docReadShared(t, name))
+	doc, err := ParsePDF(testutil.ReadDoc(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,12 +274,7 @@ func TestParsePDFSynthetic(t *testing.T) {
 				cmap = pdfTestCMap
 			}
 			doc, err := ParsePDF(pdfBuildPages([]string{tt.content}, tt.font, cmap))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
+			checkSections(t, doc, err, tt.want)
 		})
 	}
 }
@@ -332,7 +329,7 @@ func TestParsePDFHostile(t *testing.T) {
 }
 
 func TestParsePDFCorrupt(t *testing.T) {
-	good := docReadShared(t, "testPDFVarious.pdf")
+	good := testutil.ReadDoc(t, "testPDFVarious.pdf")
 	tests := []struct {
 		name string
 		data []byte
@@ -353,7 +350,7 @@ func TestParsePDFCorrupt(t *testing.T) {
 }
 
 func FuzzParsePDF(f *testing.F) {
-	f.Add(docReadShared(f, "testPDFVarious.pdf"))
+	f.Add(testutil.ReadDoc(f, "testPDFVarious.pdf"))
 	f.Add(pdfBuild("BT /F1 12 Tf 72 700 Td [(Hello)-300(world)] TJ ET", pdfHelvetica))
 	f.Add(pdfBuildPages([]string{"BT /F1 12 Tf 72 700 Td <0001000200030004> Tj ET", "q 2 0 0 2 0 0 cm BT /F1 9 Tf 1 0 0 1 40 50 Tm (x) ' ET Q"},
 		"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [<< /Subtype /CIDFontType2 /W [1 [500 600] 3 4 700] >>] /ToUnicode 3 0 R >>", pdfTestCMap))

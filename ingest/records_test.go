@@ -4,32 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/najdi/najdi/internal/testutil"
 )
-
-// recTestData returns the shared/data directory: the first ancestor of the
-// package directory that contains shared/data.
-func recTestData(tb testing.TB) string {
-	tb.Helper()
-	return testutil.SharedData(tb)
-}
-
-// recReadDoc reads a file of shared/data/docs.
-func recReadDoc(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(recTestData(tb), "docs", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
 
 // recAll reads every record of data; record errors are collected, any other
 // error fails the test.

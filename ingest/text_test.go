@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 func TestParseTextCzechFile(t *testing.T) {
-	doc, err := ParseText(docReadShared(t, "czech-cac-excerpt-cp1250.txt"), "")
+	doc, err := ParseText(testutil.ReadDoc(t, "czech-cac-excerpt-cp1250.txt"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,16 +101,23 @@ func TestParseText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := ParseText([]byte(tt.in), "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			checkSections(t, doc, err, tt.want)
 			if doc.Title != tt.title {
 				t.Errorf("Title = %q, want %q", doc.Title, tt.title)
 			}
-			if !reflect.DeepEqual(doc.Sections, tt.want) {
-				t.Errorf("Sections = %q\nwant %q", doc.Sections, tt.want)
-			}
 		})
+	}
+}
+
+// checkSections fails the test on err and reports sections other than
+// want.
+func checkSections(t *testing.T, doc Document, err error, want []Section) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(doc.Sections, want) {
+		t.Errorf("Sections = %q\nwant %q", doc.Sections, want)
 	}
 }
 
@@ -146,7 +155,7 @@ func TestParseDocumentDispatch(t *testing.T) {
 }
 
 func FuzzParseText(f *testing.F) {
-	f.Add(docReadShared(f, "czech-cac-excerpt-cp1250.txt"))
+	f.Add(testutil.ReadDoc(f, "czech-cac-excerpt-cp1250.txt"))
 	f.Add([]byte("Title\r\n\r\n- a\r\n- b\r\n\r\n# h\r\n\r\nx\n==="))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParseText(data, "")

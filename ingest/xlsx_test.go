@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"github.com/xuri/excelize/v2"
 )
 
 func TestXLSXTestExcel(t *testing.T) {
-	recs, rerrs := recAll(t, FormatXLSX, recReadDoc(t, "testEXCEL.xlsx"), RecordOptions{})
+	recs, rerrs := recAll(t, FormatXLSX, testutil.ReadDoc(t, "testEXCEL.xlsx"), RecordOptions{})
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors: %v", rerrs)
 	}
@@ -47,7 +48,7 @@ func TestXLSXTestExcel(t *testing.T) {
 }
 
 func TestXLSXKYC(t *testing.T) {
-	recs, rerrs := recAll(t, FormatXLSX, recReadDoc(t, "kyc-file-structure.xlsx"), RecordOptions{})
+	recs, rerrs := recAll(t, FormatXLSX, testutil.ReadDoc(t, "kyc-file-structure.xlsx"), RecordOptions{})
 	if len(rerrs) != 0 {
 		t.Fatalf("record errors: %v", rerrs)
 	}
@@ -187,13 +188,13 @@ func TestXLSXTypes(t *testing.T) {
 }
 
 func TestXLSXCorrupt(t *testing.T) {
-	good := recReadDoc(t, "testEXCEL.xlsx")
+	good := testutil.ReadDoc(t, "testEXCEL.xlsx")
 	for name, in := range map[string][]byte{
 		"not a zip": []byte("hello, world"),
 		"truncated": good[:len(good)/2],
 		"empty":     nil,
-		"docx":      recReadDoc(t, "testWORD.docx"),
-		"ods":       recReadDoc(t, "test-columnar.ods"),
+		"docx":      testutil.ReadDoc(t, "testWORD.docx"),
+		"ods":       testutil.ReadDoc(t, "test-columnar.ods"),
 	} {
 		if _, _, err := recAllErr(FormatXLSX, in, RecordOptions{}); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: error = %v, want ErrCorrupt", name, err)
@@ -202,8 +203,8 @@ func TestXLSXCorrupt(t *testing.T) {
 }
 
 func BenchmarkXLSX(b *testing.B) {
-	b.Run("kyc", func(b *testing.B) { recBench(b, FormatXLSX, recReadDoc(b, "kyc-file-structure.xlsx")) })
-	b.Run("testEXCEL", func(b *testing.B) { recBench(b, FormatXLSX, recReadDoc(b, "testEXCEL.xlsx")) })
+	b.Run("kyc", func(b *testing.B) { recBench(b, FormatXLSX, testutil.ReadDoc(b, "kyc-file-structure.xlsx")) })
+	b.Run("testEXCEL", func(b *testing.B) { recBench(b, FormatXLSX, testutil.ReadDoc(b, "testEXCEL.xlsx")) })
 }
 
 // TestXLSXNumberFormats checks how numbers are shown through built-in and

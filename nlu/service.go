@@ -180,15 +180,7 @@ func NewService(store Store, opts Options) (*Service, error) {
 // Inline builtin-ner and closed-ner members of a pipeline become models of
 // their own whose ids replace them in pipeline.models.
 func (s *Service) CreateModel(ctx context.Context, owner string, body []byte) (Model, error) {
-	if err := s.sync(ctx); err != nil {
-		return Model{}, err
-	}
-
-	m, members, err := parseModel(body, true, "", owner)
-	if err != nil {
-		return Model{}, err
-	}
-	ann, err := s.buildAnnotator(ctx, m)
+	m, members, ann, err := s.prepareModel(ctx, body, true, "", owner)
 	if err != nil {
 		return Model{}, err
 	}
@@ -202,18 +194,28 @@ func (s *Service) CreateModel(ctx context.Context, owner string, body []byte) (M
 	return s.models[modelKey(owner, m.ModelID)].m, nil
 }
 
+// prepareModel catches up with the models other replicas stored (sync),
+// then parses a create (create is true) or update body of the owner's model
+// id and trains or compiles its annotator, before any lock is taken.
+func (s *Service) prepareModel(ctx context.Context, body []byte, create bool, id, owner string) (Model, []member, annotator, error) {
+	if err := s.sync(ctx); err != nil {
+		return Model{}, nil, nil, err
+	}
+	m, members, err := parseModel(body, create, id, owner)
+	if err != nil {
+		return Model{}, nil, nil, err
+	}
+	ann, err := s.buildAnnotator(ctx, m)
+	if err != nil {
+		return Model{}, nil, nil, err
+	}
+	return m, members, ann, nil
+}
+
 // UpdateModel replaces the configuration of model id with body. Nothing of
 // the earlier configuration is kept: a field omitted in body is gone.
 func (s *Service) UpdateModel(ctx context.Context, owner, id string, body []byte) (Model, error) {
-	if err := s.sync(ctx); err != nil {
-		return Model{}, err
-	}
-
-	m, members, err := parseModel(body, false, id, owner)
-	if err != nil {
-		return Model{}, err
-	}
-	ann, err := s.buildAnnotator(ctx, m)
+	m, members, ann, err := s.prepareModel(ctx, body, false, id, owner)
 	if err != nil {
 		return Model{}, err
 	}

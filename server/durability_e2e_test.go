@@ -72,7 +72,18 @@ func TestCrashDurability(t *testing.T) {
 			r.Body.Close()
 		}
 	}()
+	// Kill once enough writes are acknowledged (at least 2.5 s in, so the
+	// CSV is in flight) — a busy machine acknowledges fewer per second, so
+	// the wait is for a count, bounded by a minute.
 	time.Sleep(2500 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		enough := len(acked) >= 30
+		mu.Unlock()
+		if enough {
+			break
+		}
+	}
 	n.kill()
 	close(stop)
 	wg.Wait()

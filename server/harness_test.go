@@ -7,9 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -176,14 +174,8 @@ func truncate(b []byte, n int) string {
 	return string(b)
 }
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedData(t), "docs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// readFile reads a sample document of shared/data/docs.
+func readFile(t testing.TB, name string) []byte { return testutil.ReadDoc(t, name) }
 
 func keywordCollection(t testing.TB, n *node, id string, extra string) {
 	t.Helper()

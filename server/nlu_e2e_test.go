@@ -728,32 +728,41 @@ func TestModelInputNullsAsSchema(t *testing.T) {
 		i, _ := strconv.Atoi(idx)
 		return s.OneOf[i].Properties
 	}
-	allowsNull := func(raw json.RawMessage) bool {
+	// allows reports whether a property schema admits v (null or "").
+	allows := func(raw json.RawMessage, v any) bool {
 		var p struct {
 			Type any   `json:"type"`
 			Enum []any `json:"enum"`
 		}
 		json.Unmarshal(raw, &p)
-		if p.Type == "null" || slices.Contains(p.Enum, nil) {
+		if p.Enum != nil {
+			return slices.Contains(p.Enum, v)
+		}
+		want := "null"
+		if v != nil {
+			want = "string"
+		}
+		if p.Type == want {
 			return true
 		}
 		l, _ := p.Type.([]any)
-		return slices.Contains(l, "null")
+		return slices.Contains(l, any(want))
 	}
 	for _, tc := range []struct {
 		branch, body string
 		nulls        []string
+		empties      []string // properties the server also reads as absent when ""
 	}{
 		{"IntentClassifierInput", `"name": "i", "type": "annotator", "annotator": {"service": "builtin", "model": "intent-classifier", "config": {"examples": {"hi": ["hello there", "good morning"], "bye": ["see you", "good night"]}}}`,
-			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}, []string{"mode", "language"}},
 		{"RegexAnnotatorInput", `"name": "r", "type": "annotator", "annotator": {"service": "builtin", "model": "regex", "config": {"patterns": {"n": "[0-9]+"}}}`,
-			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}},
+			[]string{"description", "language", "phrase_set_ids", "pipeline", "mode"}, []string{"mode", "language"}},
 		{"BuiltinNERInput[0]", `"name": "builtin-ner", "type": "annotator", "language": "cs", "annotator": {"service": "builtin", "model": "builtin-ner"}`,
-			[]string{"description", "phrase_set_ids", "pipeline", "mode"}},
+			[]string{"description", "phrase_set_ids", "pipeline", "mode"}, []string{"mode"}},
 		{"BuiltinNERInput[1]", `"name": "builtin-ner", "language": "en"`,
-			[]string{"description", "type", "phrase_set_ids", "annotator", "pipeline", "mode"}},
+			[]string{"description", "type", "phrase_set_ids", "annotator", "pipeline", "mode"}, []string{"mode", "type"}},
 		{"PipelineInput", `"name": "p", "type": "pipeline", "mode": "sequential", "pipeline": {"models": [{"name": "builtin-ner", "language": "en"}]}`,
-			[]string{"description", "language", "phrase_set_ids", "annotator"}},
+			[]string{"description", "language", "phrase_set_ids", "annotator"}, []string{"language"}},
 	} {
 		t.Run(tc.branch, func(t *testing.T) {
 			body := "{" + tc.body
@@ -764,8 +773,14 @@ func TestModelInputNullsAsSchema(t *testing.T) {
 			must(t, alice.postJSON("/models", body), 201)
 			props := branch(tc.branch)
 			for _, p := range tc.nulls {
-				if raw, ok := props[p]; !ok || !allowsNull(raw) {
+				if raw, ok := props[p]; !ok || !allows(raw, nil) {
 					t.Errorf("%s: the server accepts %q: null, the schema does not list it as nullable (%s)", tc.branch, p, raw)
+				}
+			}
+			for _, p := range tc.empties {
+				must(t, alice.postJSON("/models", "{"+tc.body+fmt.Sprintf(", %q: \"\"}", p)), 201)
+				if raw, ok := props[p]; !ok || !allows(raw, "") {
+					t.Errorf("%s: the server accepts %q: \"\", the schema does not (%s)", tc.branch, p, raw)
 				}
 			}
 		})

@@ -13,8 +13,9 @@ import (
 // TestRerank runs the real cross-encoder behind the real server: on a
 // SciFact subset it reorders only the candidates it is given (top_k), with
 // scores in 0..1 and sources unchanged, and keeps nDCG@10 and the number
-// of judged abstracts ranked first above floors; it is refused clearly for
-// Czech collections, bad top_k values and requests without a query.
+// of judged abstracts ranked first above floors; a Czech collection is
+// reranked by embedding similarity; it is refused clearly for collections
+// without embeddings, bad top_k values and requests without a query.
 func TestRerank(t *testing.T) {
 	n := start(t, "")
 	must(t, n.putJSON("/v1/collections/en", `{}`), 201)
@@ -113,10 +114,28 @@ func TestRerank(t *testing.T) {
 		t.Errorf("nDCG@10 with reranking %.4f (%.4f without): below the floor 0.85", ndcgRerank, ndcgBase)
 	}
 
-	// Refusals name the field and say why.
+	// A Czech collection is reranked by its multilingual embeddings'
+	// similarity over sentence windows: the document whose one sentence
+	// answers the query comes first, scores stay in 0..1 and descending.
 	must(t, n.putJSON("/v1/collections/cz", `{"search_config": {"language": "cs"}}`), 201)
-	errorIs(t, n.postJSON("/v1/collections/cz/search", `{"query": "hlavní město", "rerank": {}}`), 400, "invalid_request", "rerank", "English only", "cz")
-	errorIs(t, n.postJSON("/v1/collections/en,cz/search", `{"query": "capital", "filter": {"match_all": {}}, "rerank": {}}`), 400, "invalid_request", "English only")
+	ingestOK(t, n.postJSON("/v1/collections/cz/documents", `{"documents": [
+		{"document_id": "praha", "sections": [{"type": "p", "content": "Praha leží na Vltavě. Je hlavním městem České republiky a sídlem vlády. Má přes milion obyvatel."}]},
+		{"document_id": "brno", "sections": [{"type": "p", "content": "Brno je druhé největší město v Česku. Je sídlem Ústavního soudu."}]},
+		{"document_id": "ostrava", "sections": [{"type": "p", "content": "Ostrava je statutární město na severovýchodě Česka, známé těžbou uhlí."}]}]}`))
+	cz := search(t, n, "/v1/collections/cz/search", `{"query": "Které město je hlavním městem Česka?", "rerank": true}`)
+	if len(cz.Documents) != 3 || cz.Documents[0].DocumentID != "praha" {
+		t.Fatalf("Czech reranking: %+v, want praha first of 3", cz.Documents)
+	}
+	for i, d := range cz.Documents {
+		if d.Score < 0 || d.Score > 1 || (i > 0 && d.Score > cz.Documents[i-1].Score) {
+			t.Fatalf("Czech reranking: scores must be in 0..1 and descending: %+v", cz.Documents)
+		}
+	}
+
+	// Refusals name the field and say why.
+	must(t, n.putJSON("/v1/collections/czkw", `{"search_config": {"language": "cs"}, "embedding_config": {"model": "none"}}`), 201)
+	errorIs(t, n.postJSON("/v1/collections/czkw/search", `{"query": "hlavní město", "rerank": {}}`), 400, "invalid_request", "rerank", "embedding model", "czkw")
+	errorIs(t, n.postJSON("/v1/collections/en,cz/search", `{"query": "capital", "rerank": {}}`), 400, "invalid_request", "different embedding models")
 	for _, k := range []int{0, 101} {
 		errorIs(t, n.postJSON("/v1/collections/en/search", fmt.Sprintf(`{"query": "capital", "rerank": {"top_k": %d}}`, k)), 400, "invalid_request", "rerank.top_k")
 	}

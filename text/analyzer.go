@@ -96,26 +96,60 @@ func (a *Analyzer) Analyze(s string, fn func(Token)) {
 	}
 }
 
-// termStarts is a set of first bytes of index terms (see matchTerms).
-type termStarts [256]bool
+// stemSlack bounds the bytes stemming changes at the end of a word: a stem
+// of n bytes starts with the first stemKeep(n) bytes of the folded word
+// (TestStemKeepsFirstByte).
+const stemSlack = 4
 
-// add records the first byte of term t.
-func (f *termStarts) add(t string) {
+// stemKeep returns how many leading bytes a stem of n bytes shares with its
+// folded word: all but stemSlack, and at least the first.
+func stemKeep(n int) int { return max(1, n-stemSlack) }
+
+// termFilter rules out words that cannot analyze to any of a few terms
+// without stemming them (see matchTerms).
+type termFilter struct {
+	first [256]bool // first bytes of the terms
+	keep  []string  // per term, the leading bytes its words must start with
+}
+
+// add records term t.
+func (f *termFilter) add(t string) {
 	if t != "" {
-		f[t[0]] = true
+		f.first[t[0]] = true
+		f.keep = append(f.keep, t[:stemKeep(len(t))])
 	}
 }
 
-// matchTerms is Analyze for callers that look the terms up in a small set
-// whose first bytes are first: it calls fn(term, start, end) for the terms
-// of s that Analyze yields and whose first byte is in first, skipping the
-// stopword lookup and stemming of every other word. term aliases a scratch
-// buffer valid only during the call. It relies on the stemmers changing
-// only the ends of words: the stem of a folded word of more than two bytes
-// starts with the word's first byte (TestStemKeepsFirstByte; English
-// stemming drops a leading apostrophe, and Czech stemming changes words of
-// one or two bytes, so such words always take the full path).
-func (a *Analyzer) matchTerms(s string, first *termStarts, fn func(term []byte, start, end int)) {
+// mayMatch reports whether the folded word b can analyze to one of the
+// terms: a word of one or two bytes or with a leading apostrophe always
+// may (stemming changes those at the front); any other must start with the
+// first stemKeep bytes of a term.
+func (f *termFilter) mayMatch(b []byte) bool {
+	if len(b) <= 2 || b[0] == '\'' {
+		return true
+	}
+	if !f.first[b[0]] {
+		return false
+	}
+	for _, k := range f.keep {
+		if len(b) >= len(k) && string(b[:len(k)]) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// matchTerms is Analyze for callers that look the terms up in a small set,
+// given as f: it calls fn(term, start, end) for the terms of s that Analyze
+// yields, except that words f rules out are neither looked up as stopwords
+// nor stemmed (so only terms f can match are certain to be reported). term
+// aliases a scratch buffer valid only during the call. It relies on the
+// stemmers changing only the ends of words: a stem of n bytes of a folded
+// word of more than two bytes starts with the word's first stemKeep(n)
+// bytes (TestStemKeepsFirstByte; English stemming drops a leading
+// apostrophe, and Czech stemming changes words of one or two bytes, so such
+// words always take the full path).
+func (a *Analyzer) matchTerms(s string, f *termFilter, fn func(term []byte, start, end int)) {
 	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
 	for i := 0; i < len(s); {
 		start, end := nextWord(s, i)
@@ -128,7 +162,7 @@ func (a *Analyzer) matchTerms(s string, first *termStarts, fn func(term []byte, 
 			continue
 		}
 		b := appendFold(buf[:0], w)
-		if len(b) == 0 || len(b) > MaxTokenBytes || (len(b) > 2 && b[0] != '\'' && !first[b[0]]) {
+		if len(b) == 0 || len(b) > MaxTokenBytes || !f.mayMatch(b) {
 			continue
 		}
 		if _, ok := a.stop[string(b)]; ok {

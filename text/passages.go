@@ -62,10 +62,11 @@ func Passages(a *Analyzer, queryTerms map[string]float64, sections []string, opt
 		opts.MaxRunes = defaultMaxRunes
 	}
 	p := passageScorer{maxRunes: opts.MaxRunes, termIdx: make(map[string]int, len(queryTerms))}
+	p.filter.keep = make([]string, 0, len(queryTerms))
 	for t, w := range queryTerms {
 		if w > 0 {
 			p.termIdx[t] = len(p.weights)
-			p.first.add(t)
+			p.filter.add(t)
 			p.weights = append(p.weights, w)
 			p.total += w
 		}
@@ -138,7 +139,7 @@ type passageScorer struct {
 	termIdx  map[string]int
 	weights  []float64
 	total    float64
-	first    termStarts // first bytes of the terms
+	filter   termFilter // rules out words that cannot be a term
 	seen     []int      // epoch per term for distinct counting
 	epoch    int
 }
@@ -147,7 +148,7 @@ type passageScorer struct {
 func (p *passageScorer) section(a *Analyzer, si int, sec string, cands []passageCand) []passageCand {
 	var matches []passageMatch
 	rc := runeCounter{s: sec}
-	a.matchTerms(sec, &p.first, func(term []byte, start, end int) {
+	a.matchTerms(sec, &p.filter, func(term []byte, start, end int) {
 		if k, ok := p.termIdx[string(term)]; ok {
 			rs := rc.at(start)
 			matches = append(matches, passageMatch{start, end, rs, rc.at(end), k})

@@ -45,7 +45,8 @@ func scifactTexts(t testing.TB, n int) (docs, queries []string) {
 
 // TestStemKeepsFirstByte checks what matchTerms relies on: stemming keeps
 // the first byte of a folded word of more than two bytes (unless it is an
-// apostrophe), for every
+// apostrophe), and a stem of n bytes starts with the word's first
+// stemKeep(n) bytes, for every
 // word of 2,000 SciFact abstracts, the Czech UD forms and random ASCII
 // words.
 func TestStemKeepsFirstByte(t *testing.T) {
@@ -77,6 +78,9 @@ func TestStemKeepsFirstByte(t *testing.T) {
 			if len(s) > 0 && s[0] != first {
 				t.Fatalf("%q (folded %q) stems to %q: first byte changed", w, f, s)
 			}
+			if len(s) > 0 && !strings.HasPrefix(string(f), string(s[:stemKeep(len(s))])) {
+				t.Fatalf("%q (folded %q) stems to %q: its first %d bytes are not the word's", w, f, s, stemKeep(len(s)))
+			}
 		}
 	}
 }
@@ -107,9 +111,9 @@ func TestMatchTermsAgreesWithAnalyze(t *testing.T) {
 					terms[all[r.Intn(len(all))]] = true
 				}
 			}
-			var first termStarts
+			var filter termFilter
 			for t := range terms {
-				first.add(t)
+				filter.add(t)
 			}
 			var want, got []Token
 			a.Analyze(s, func(tk Token) {
@@ -117,7 +121,7 @@ func TestMatchTermsAgreesWithAnalyze(t *testing.T) {
 					want = append(want, tk)
 				}
 			})
-			a.matchTerms(s, &first, func(term []byte, start, end int) {
+			a.matchTerms(s, &filter, func(term []byte, start, end int) {
 				if terms[string(term)] {
 					got = append(got, Token{Term: string(term), Start: start, End: end})
 				}

@@ -57,7 +57,7 @@ type Options struct {
 	NProbe int
 	// Rerank is the least number of candidates, ranked by their int8
 	// codes, that are re-scored exactly with float32 vectors; Search
-	// re-scores max(Rerank, 2k). 0 means DefaultRerank.
+	// re-scores max(Rerank, 4k). 0 means DefaultRerank.
 	Rerank int
 	// Seed seeds k-means (sampling and k-means++ initialization); builds
 	// with the same vectors and Seed are identical.

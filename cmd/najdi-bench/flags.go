@@ -3,9 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/embed"
 )
 
@@ -18,6 +20,16 @@ func modelFlags(fs *flag.FlagSet, models, ortLib *string) {
 	m, lib := embed.CachePaths(embed.DefaultCacheDir())
 	fs.StringVar(models, "models", m, "embedding models directory")
 	fs.StringVar(ortLib, "ort-lib", lib, "ONNX Runtime library")
+}
+
+// sciFactFlags registers -beir, -dir (described by dirUsage), -models,
+// -ort-lib and -cache (default: the file cacheFile under the bench
+// directory of the model cache).
+func sciFactFlags(fs *flag.FlagSet, s *bench.SciFactSetup, dirUsage, cacheFile string) {
+	fs.StringVar(&s.BEIRDir, "beir", scifactDir, "BEIR SciFact directory")
+	fs.StringVar(&s.Dir, "dir", "", dirUsage)
+	modelFlags(fs, &s.Models, &s.ORTLib)
+	fs.StringVar(&s.Cache, "cache", filepath.Join(embed.DefaultCacheDir(), "bench", cacheFile), "passage vector cache (reruns skip embedding)")
 }
 
 // listFlag registers a flag holding a comma-separated list of numbers,

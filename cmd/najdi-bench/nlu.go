@@ -20,6 +20,8 @@ func runNLU(args []string) error {
 	fs.IntVar(&cfg.Phrases, "phrases", bench.DefaultNLUPhrases, "size of the synthetic phrase set")
 	fs.IntVar(&cfg.FewShotPerIntent, "few-shot", bench.DefaultNLUFewShot, "training utterances per intent of the few-shot workload")
 	fs.IntVar(&cfg.FewShotDraws, "few-shot-draws", bench.DefaultNLUFewShotDraws, "random few-shot training sets")
+	fs.BoolVar(&cfg.TrainTimeOnly, "train-time-only", false, "time only the training of 150 intents × 10 examples")
+	fs.IntVar(&cfg.TrainTimeRuns, "train-time-runs", 1, "timed trainings with -train-time-only")
 	model := fs.String("embed", "bge-small-en-v1.5", "installed embedding model of the intent classifier (the server's default model; empty: none)")
 	nerModel := fs.String("ner-states", "bge-small-en-v1.5", "installed embedding model whose word vectors the contextual English name tagger reads (empty: lexical tagger only)")
 	csModel := fs.String("embed-cs", "multilingual-e5-small", "installed embedding model of the Czech few-shot workload (empty: none)")
@@ -32,8 +34,12 @@ func runNLU(args []string) error {
 		name, what string
 		use        func(*embed.Local)
 	}{
-		{*csModel, "Czech embedding model", func(l *embed.Local) { cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel }},
-		{*model, "embedding model", func(l *embed.Local) { cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model }},
+		{*csModel, "Czech embedding model", func(l *embed.Local) {
+			cfg.CzechEmbedder, cfg.CzechEmbedderName = engine.IntentEmbedderOf(oneModel{l}, *csModel), *csModel
+		}},
+		{*model, "embedding model", func(l *embed.Local) {
+			cfg.Embedder, cfg.EmbedderName = engine.IntentEmbedderOf(oneModel{l}, *model), *model
+		}},
 		{*nerModel, "word-vector model", func(l *embed.Local) { cfg.WordStates = l.WordStates }},
 	} {
 		if m.name == "" {

@@ -55,3 +55,14 @@ func CzechSentences(tb testing.TB) []string {
 	}
 	return out
 }
+
+// ReadDoc returns the file name of shared/data/docs (the sample
+// documents), failing the test when it cannot be read.
+func ReadDoc(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(SharedData(tb), "docs", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

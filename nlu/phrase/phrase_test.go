@@ -4,16 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/najdi/najdi/internal/testutil"
 )
-
-// dataDir walks up from the package directory to the first ancestor that
-// contains shared/data.
-func dataDir(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
 
 func TestMatch(t *testing.T) {
 	entries := []Entry{

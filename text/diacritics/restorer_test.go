@@ -88,7 +88,7 @@ func TestRestoreAccuracy(t *testing.T) {
 	} {
 		words, correct, baseline := 0, 0, 0
 		for _, o := range sents {
-			s := strip(o)
+			s := Strip(o)
 			g, _ := tc.r.Restore(s)
 			ow, sw, gw := text.Words(o), text.Words(s), text.Words(g)
 			if len(ow) != len(gw) || len(ow) != len(sw) {

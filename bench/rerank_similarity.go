@@ -1,0 +1,366 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/rerank"
+)
+
+// SimilarityConfig configures RunRerankSimilarity.
+type SimilarityConfig struct {
+	// Search locates the data set (BEIRDir), the engine directory holding
+	// its collection "all" (Dir, filled by najdi-bench search), the models,
+	// the judgments (Qrels) and MaxQueries.
+	Search SearchConfig
+	// Depth is the hybrid candidates fetched per query (default 50).
+	Depth int
+	// Ks and Weights are the grid: rerank depths and weights a of the
+	// similarity score against the fused score (defaults 10,20,50 and
+	// 0..1).
+	Ks      []int
+	Weights []float64
+	// Vectors caches window embeddings in a gob file (read when present,
+	// written at the end).
+	Vectors string
+	// Engine also evaluates reranking through engine.Search ("rerank":
+	// true) on the same queries.
+	Engine bool
+	// CachedOnly evaluates only the queries whose candidates' windows are
+	// all in Vectors already (a run stopped early), embedding nothing.
+	CachedOnly bool
+}
+
+// simFeatures are the similarity features of one candidate.
+type simFeatures struct {
+	id    string
+	fused float64
+	s1    float64 // best cosine over single sentences
+	s2    float64 // best cosine over sentences and pairs (rerank.Windows span 2)
+	whole float64 // cosine of the whole text (first windowMaxRunes)
+}
+
+// RunRerankSimilarity measures the embedding-similarity reranker
+// (rerank.Similarity) on a BEIR-format set such as the Czech Debian set:
+// for each query it fetches the hybrid top Depth, embeds every candidate's
+// sentence windows once (cached across queries), and reports nDCG@10 of the
+// grid of features, depths and weights, offline. With Engine it also runs
+// the engine's own reranking path ("rerank": true) and reports nDCG@10 and
+// latency, which must agree with the offline figure of the shipped
+// constants.
+func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
+	sc := cfg.Search
+	b, err := LoadBEIR(sc.BEIRDir)
+	if err != nil {
+		return err
+	}
+	if sc.Qrels == "train" {
+		if err := searchUseQrels(b, sc.BEIRDir, "train"); err != nil {
+			return err
+		}
+	}
+	if n := len(b.Queries); sc.MaxQueries > 0 && sc.MaxQueries < n {
+		qs := make([]BEIRQuery, sc.MaxQueries)
+		for i := range qs {
+			qs[i] = b.Queries[i*n/sc.MaxQueries]
+		}
+		b.Queries = qs
+	}
+	prov, err := engine.NewModelProvider(sc.Models, sc.ORTLib)
+	if err != nil {
+		return err
+	}
+	defer prov.Close()
+	e, err := engine.Open(engine.Options{Dir: sc.Dir, Embedders: prov})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ctx := context.Background()
+	info, err := e.GetCollection(ctx, "", "all")
+	if err != nil || info.DocumentCount == 0 {
+		return fmt.Errorf("rerank-similarity: %s holds no collection \"all\" (run najdi-bench search -beir %s -dir %s first)", sc.Dir, sc.BEIRDir, sc.Dir)
+	}
+	emb, err := prov.Embedder(info.Config.EmbeddingConfig)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d queries (%s judgments), collection language %s, model %s\n", len(b.Queries), cmp.Or(sc.Qrels, "test"),
+		info.Config.SearchConfig.Language, info.Config.EmbeddingConfig.Key())
+	texts := map[string]string{}
+	for _, d := range b.Docs {
+		texts[d.ID] = strings.TrimSpace(d.Title + "\n" + d.Text)
+	}
+	vecs := map[string][]float32{}
+	if cfg.Vectors != "" {
+		if err := readGob(cfg.Vectors, &vecs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	embedMissing := func(ws []string) error {
+		var need []string
+		seen := map[string]bool{}
+		for _, s := range ws {
+			if _, ok := vecs[s]; !ok && !seen[s] {
+				seen[s] = true
+				need = append(need, s)
+			}
+		}
+		for lo := 0; lo < len(need); lo += 64 {
+			hi := min(lo+64, len(need))
+			vs, err := emb.EmbedPassages(ctx, need[lo:hi])
+			if err != nil {
+				return err
+			}
+			for i, v := range vs {
+				vecs[need[lo+i]] = v
+			}
+		}
+		return nil
+	}
+	depth := cmp.Or(cfg.Depth, 50)
+	ks, as := cfg.Ks, cfg.Weights
+	if len(ks) == 0 {
+		ks = []int{10, 20, 50}
+	}
+	if len(as) == 0 {
+		as = []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1}
+	}
+	feats := []struct {
+		name string
+		f    func(c simFeatures) float64
+	}{
+		{"sentence", func(c simFeatures) float64 { return c.s1 }},
+		{"sentence+pair", func(c simFeatures) float64 { return c.s2 }},
+		{"sentence+pair+whole", func(c simFeatures) float64 { return max(c.s2, c.whole) }},
+		{"whole", func(c simFeatures) float64 { return c.whole }},
+	}
+	sum := make([][][]float64, len(feats))
+	for fi := range sum {
+		sum[fi] = make([][]float64, len(ks))
+		for ki := range ks {
+			sum[fi][ki] = make([]float64, len(as))
+		}
+	}
+	var base float64
+	hl := false
+	start := time.Now()
+	var qtexts []string
+	for _, q := range b.Queries {
+		qtexts = append(qtexts, q.Text)
+	}
+	qvecs, err := emb.EmbedQueries(ctx, qtexts)
+	if err != nil {
+		return err
+	}
+	var cosTop []float64
+	evaluated := 0
+	for qi, q := range b.Queries {
+		res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
+		if err != nil {
+			return err
+		}
+		if cfg.CachedOnly && !simCached(res.Documents, texts, vecs) {
+			continue
+		}
+		evaluated++
+		cs := make([]simFeatures, len(res.Documents))
+		ranked := make([]string, len(res.Documents))
+		for i, d := range res.Documents {
+			t := texts[d.DocumentID]
+			w1, w2 := rerank.Windows(t, 1), rerank.Windows(t, 2)
+			whole := []rune(t)
+			wt := string(whole[:min(len(whole), 1500)])
+			if err := embedMissing(append(append(slices.Clone(w1), w2...), wt)); err != nil {
+				return err
+			}
+			c := simFeatures{id: d.DocumentID, fused: d.Score, s1: -1, s2: -1}
+			for _, x := range w1 {
+				c.s1 = max(c.s1, rerank.Cosine(qvecs[qi], vecs[x]))
+			}
+			for _, x := range w2 {
+				c.s2 = max(c.s2, rerank.Cosine(qvecs[qi], vecs[x]))
+			}
+			c.whole = rerank.Cosine(qvecs[qi], vecs[wt])
+			cs[i] = c
+			ranked[i] = d.DocumentID
+		}
+		if len(cs) > 0 {
+			cosTop = append(cosTop, cs[0].s2)
+		}
+		base += NDCGAt(10, ranked, b.Qrels[q.ID])
+		for fi, ft := range feats {
+			for ki, k := range ks {
+				for ai, a := range as {
+					sum[fi][ki][ai] += NDCGAt(10, simRerank(cs, k, a, ft.f), b.Qrels[q.ID])
+				}
+			}
+		}
+		if (qi+1)%10 == 0 {
+			fmt.Fprintf(w, "  %d queries (%s, %d windows embedded)\n", qi+1, time.Since(start).Round(time.Second), len(vecs))
+			if cfg.Vectors != "" {
+				if err := writeGob(cfg.Vectors, vecs); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if cfg.Vectors != "" {
+		if err := writeGob(cfg.Vectors, vecs); err != nil {
+			return err
+		}
+	}
+	slices.Sort(cosTop)
+	if len(cosTop) > 0 {
+		fmt.Fprintf(w, "best window cosine of the top candidate: p10 %.3f, p50 %.3f, p90 %.3f\n",
+			cosTop[len(cosTop)/10], cosTop[len(cosTop)/2], cosTop[len(cosTop)*9/10])
+	}
+	if evaluated == 0 {
+		return fmt.Errorf("rerank-similarity: no query evaluated")
+	}
+	n := float64(evaluated)
+	fmt.Fprintf(w, "%d queries evaluated; hybrid without reranking: nDCG@10 %.4f\n", evaluated, base/n)
+	type best struct {
+		feat string
+		k    int
+		a, v float64
+	}
+	top := best{v: math.Inf(-1)}
+	for fi, ft := range feats {
+		fmt.Fprintf(w, "feature %s: nDCG@10 by depth k (rows) and similarity weight a (columns)\n%6s", ft.name, "k\\a")
+		for _, a := range as {
+			fmt.Fprintf(w, " %7.2f", a)
+		}
+		fmt.Fprintln(w)
+		for ki, k := range ks {
+			fmt.Fprintf(w, "%6d", k)
+			for ai, a := range as {
+				v := sum[fi][ki][ai] / n
+				fmt.Fprintf(w, " %7.4f", v)
+				if v > top.v+1e-9 {
+					top = best{ft.name, k, a, v}
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintf(w, "best: feature %s, k %d, a %.2f, nDCG@10 %.4f\n", top.feat, top.k, top.a, top.v)
+	if !cfg.Engine {
+		return nil
+	}
+	return simEngine(ctx, e, b, depth, w)
+}
+
+// simCached reports whether every window of the documents is in vecs.
+func simCached(docs []engine.ResultDoc, texts map[string]string, vecs map[string][]float32) bool {
+	for _, d := range docs {
+		t := texts[d.DocumentID]
+		whole := []rune(t)
+		ws := append(rerank.Windows(t, 1), rerank.Windows(t, 2)...)
+		for _, x := range append(ws, string(whole[:min(len(whole), 1500)])) {
+			if _, ok := vecs[x]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// simRerank orders the first k candidates by a·score(f) + (1−a)·fused, the
+// rest below in their order.
+func simRerank(cs []simFeatures, k int, a float64, f func(simFeatures) float64) []string {
+	top := slices.Clone(cs[:min(k, len(cs))])
+	sc := func(c simFeatures) float64 { return a*rerank.SimilarityScore(f(c)) + (1-a)*c.fused }
+	sort.SliceStable(top, func(i, j int) bool { return sc(top[i]) > sc(top[j]) })
+	out := make([]string, 0, len(cs))
+	for _, c := range top {
+		out = append(out, c.id)
+	}
+	for _, c := range cs[min(k, len(cs)):] {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// simEngine evaluates hybrid search with and without "rerank": true
+// through engine.Search.
+func simEngine(ctx context.Context, e *engine.Engine, b *BEIR, depth int, w io.Writer) error {
+	fmt.Fprintf(w, "%-16s %8s %9s %9s %9s %9s\n", "through engine", "nDCG@10", "recall@10", "p50", "p90", "mean")
+	hl := false
+	for _, on := range []bool{false, true} {
+		var lat []time.Duration
+		var ndcg, r10 float64
+		for _, q := range b.Queries {
+			req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
+			if on {
+				req.Rerank = &engine.RerankRequest{}
+			}
+			t := time.Now()
+			res, err := e.Search(ctx, "", []string{"all"}, req)
+			if err != nil {
+				return err
+			}
+			lat = append(lat, time.Since(t))
+			ranked := make([]string, len(res.Documents))
+			for i, d := range res.Documents {
+				ranked[i] = d.DocumentID
+			}
+			ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
+			r10 += RecallAt(10, ranked, b.Qrels[q.ID])
+		}
+		slices.Sort(lat)
+		var s time.Duration
+		for _, l := range lat {
+			s += l
+		}
+		n := float64(len(b.Queries))
+		mode := "hybrid"
+		if on {
+			mode = "hybrid+rerank"
+		}
+		fmt.Fprintf(w, "%-16s %8.4f %9.4f %9s %9s %9s\n", mode, ndcg/n, r10/n, lat[len(lat)/2].Round(time.Millisecond),
+			lat[len(lat)*9/10].Round(time.Millisecond), (s / time.Duration(len(lat))).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// readGob decodes a gob file into v.
+func readGob(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := gob.NewDecoder(f).Decode(v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeGob encodes v into path atomically.
+func writeGob(path string, v any) error {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	if err := gob.NewEncoder(f).Encode(v); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
