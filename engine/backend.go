@@ -65,6 +65,12 @@ type backend interface {
 	load(p *plan, h *hit, bp bodyParts) (Document, error)
 }
 
+// Both implementations of the seam.
+var (
+	_ backend = (*localBackend)(nil)
+	_ backend = (*clusterBackend)(nil)
+)
+
 // searcher is a backend's retrieval for one search: the primitives whose
 // order, budgets and flags retrieve.go decides. Calls name a group of
 // collections analyzed alike; candidates of a group are one hit per

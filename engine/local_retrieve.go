@@ -69,6 +69,9 @@ func (s *localSearch) of(c *collection) int {
 }
 
 func (s *localSearch) filterOnly() ([]*hit, error) {
+	if len(s.p.colls) == 1 {
+		return s.cs.filterOnly(s.p.colls[0], s.segs[0], s.allow[0]), nil
+	}
 	var out []*hit
 	for i, c := range s.p.colls {
 		out = append(out, s.cs.filterOnly(c, s.segs[i], s.allow[i])...)
