@@ -217,3 +217,33 @@ func TestReturnedContentTruncated(t *testing.T) {
 		t.Errorf("GET returns the document whole: %v", err)
 	}
 }
+
+// TestInferenceFromStoredValuesOnly: an undeclared field is typed by the
+// first value the upload stores. A value only in an occurrence that a later
+// one of the same id replaced in the same upload is not stored, so a
+// filter on the field stays a 400 even when a stored document names it
+// with null (seed 1795507200406512309 of TestModelHTTP: 200 before).
+func TestInferenceFromStoredValuesOnly(t *testing.T) {
+	ctx := context.Background()
+	e := keywordEngine(t, map[string]engine.FieldSpec{"color": {Type: engine.FieldEnum}})
+	res, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Documents: []engine.DocumentInput{
+		{DocumentID: "a", Sections: []ingest.Section{{Content: "alpha"}}, Fields: map[string]any{"extra": nil}},
+		{DocumentID: "b", Sections: []ingest.Section{{Content: "beta"}}, Fields: map[string]any{"extra": "one"}},
+		{DocumentID: "b", Sections: []ingest.Section{{Content: "beta again"}}, Fields: map[string]any{"color": "red"}},
+	}})
+	if err != nil || len(res.Errors) > 0 {
+		t.Fatalf("ingest: %v %+v", err, res.Errors)
+	}
+	_, err = e.Search(ctx, "", []string{"c"}, engine.SearchRequest{Query: "alpha", Filter: []byte(`{"term": {"extra": "one"}}`)})
+	if !errors.Is(err, engine.ErrInvalid) || !strings.Contains(err.Error(), `unknown field "extra"`) {
+		t.Fatalf("filter on a field no stored document has a value for: err %v, want ErrInvalid naming it", err)
+	}
+	// A stored value types it.
+	if _, err := e.Ingest(ctx, "", "c", engine.IngestRequest{Documents: []engine.DocumentInput{
+		{DocumentID: "c", Sections: []ingest.Section{{Content: "gamma"}}, Fields: map[string]any{"extra": "two"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Search(ctx, "", []string{"c"}, engine.SearchRequest{Query: "gamma", Filter: []byte(`{"term": {"extra": "two"}}`)}); err != nil {
+		t.Fatalf("filter after a stored value: %v", err)
+	}
+}

@@ -166,8 +166,12 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 			_, known := fieldTypeOf(&w.rec, f.name)
 			typ := w.fieldType(&w.rec, f)
 			if !known {
-				if typ == "" {
-					continue // only nulls so far: infer on the first real value
+				if typ == "" || !hasValue(f) {
+					// Only nulls so far, or only here: the type comes from
+					// the first real value stored. (Another document of the
+					// upload may have typed the field — one that a later
+					// occurrence of its id replaced, so it is not stored.)
+					continue
 				}
 				w.rec.Inferred[f.name] = typ
 				w.recDirty = true
@@ -213,4 +217,14 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 	}
 	seg.Fields = fb.Build(uint32(len(docs)))
 	return bodies, nil
+}
+
+// hasValue reports whether f holds a value other than null.
+func hasValue(f fieldInput) bool {
+	for _, v := range f.vals {
+		if v.Kind != ingest.KindNull {
+			return true
+		}
+	}
+	return false
 }
