@@ -37,8 +37,19 @@ func testFlavours() []Flavour {
 }
 
 // script runs scripts/cluster.sh and returns the last line of its output.
+// A node start may download and install the distribution (minutes on a
+// fresh machine); every other action is bounded by two minutes, so that a
+// stuck stop cannot hold the test run (once seen at the end of a run: the
+// tests had passed, "down" never returned).
 func script(args ...string) (string, error) {
-	cmd := exec.Command("../scripts/cluster.sh", args...)
+	limit := 2 * time.Minute
+	if args[0] == "up" {
+		limit = 20 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "../scripts/cluster.sh", args...)
+	cmd.WaitDelay = 10 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
