@@ -2,7 +2,6 @@ package summary
 
 import (
 	"fmt"
-	"strings"
 )
 
 // NoAnswer is the answer to a question that no retrieved document bears on.
@@ -94,15 +93,21 @@ func Extractive(question string, r Result, docs []Doc) AnswerResult {
 			quote[0], quote[1] = quote[1], quote[0]
 		}
 	}
-	var b strings.Builder
-	for k, c := range quote {
-		if k > 0 {
-			b.WriteByte('\n')
-		}
-		s := r.Summaries[c.doc]
-		fmt.Fprintf(&b, "According to document %s: %s", s.DocumentID, c.text)
-		out.Sources = append(out.Sources, Source{DocumentID: s.DocumentID, CollectionID: s.CollectionID})
+	for _, c := range quote {
+		out.quote(r.Summaries[c.doc], c.text)
 	}
-	out.Answer = b.String()
 	return out
+}
+
+// quote adds text, a sentence of summary s, to the answer, naming its
+// document ("According to document ID: …", one line per quote), and the
+// document to the sources.
+func (out *AnswerResult) quote(s Summary, text string) {
+	if len(out.Sources) == 0 {
+		out.Answer = ""
+	} else {
+		out.Answer += "\n"
+	}
+	out.Answer += fmt.Sprintf("According to document %s: %s", s.DocumentID, text)
+	out.Sources = append(out.Sources, Source{DocumentID: s.DocumentID, CollectionID: s.CollectionID})
 }

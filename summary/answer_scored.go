@@ -172,15 +172,8 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 			quote[0], quote[1] = quote[1], quote[0]
 		}
 	}
-	var b strings.Builder
-	for k, c := range quote {
-		if k > 0 {
-			b.WriteByte('\n')
-		}
-		s := r.Summaries[c.summary]
-		fmt.Fprintf(&b, "According to document %s: %s", s.DocumentID, c.text)
-		out.Sources = append(out.Sources, Source{DocumentID: s.DocumentID, CollectionID: s.CollectionID})
+	for _, c := range quote {
+		out.quote(r.Summaries[c.summary], c.text)
 	}
-	out.Answer = b.String()
 	return out, nil
 }
