@@ -417,51 +417,57 @@ func overlap(got []vector.Result, want []uint32) float64 {
 // allowed corpus rows (nil = all) by float64 dot products, ties by id,
 // computed on all cores.
 func exactTopK(corpus, queries [][]float32, k int, allow *roaring.Bitmap) [][]uint32 {
+	type hit struct {
+		id    uint32
+		score float64
+	}
+	// better reports whether a ranks above b.
+	better := func(a, b hit) bool { return a.score > b.score || (a.score == b.score && a.id < b.id) }
 	out := make([][]uint32, len(queries))
+	eachQuery(len(queries), func(qi int) {
+		q := queries[qi]
+		top := make([]hit, 0, k+1)
+		for i, v := range corpus {
+			if allow != nil && !allow.Contains(uint32(i)) {
+				continue
+			}
+			var s float64
+			for d, f := range v {
+				s += float64(f) * float64(q[d])
+			}
+			h := hit{uint32(i), s}
+			if len(top) == k && !better(h, top[k-1]) {
+				continue
+			}
+			j := len(top)
+			top = append(top, h)
+			for ; j > 0 && better(h, top[j-1]); j-- {
+				top[j] = top[j-1]
+			}
+			top[j] = h
+			top = top[:min(len(top), k)]
+		}
+		ids := make([]uint32, len(top))
+		for i := range ids {
+			ids[i] = top[i].id
+		}
+		out[qi] = ids
+	})
+	return out
+}
+
+// eachQuery calls fn for every query index below n, spread over all cores.
+func eachQuery(n int, fn func(qi int)) {
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for wk := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			type hit struct {
-				id    uint32
-				score float64
-			}
-			// better reports whether a ranks above b.
-			better := func(a, b hit) bool { return a.score > b.score || (a.score == b.score && a.id < b.id) }
-			top := make([]hit, 0, k+1)
-			for qi := wk; qi < len(queries); qi += workers {
-				q := queries[qi]
-				top = top[:0]
-				for i, v := range corpus {
-					if allow != nil && !allow.Contains(uint32(i)) {
-						continue
-					}
-					var s float64
-					for d, f := range v {
-						s += float64(f) * float64(q[d])
-					}
-					h := hit{uint32(i), s}
-					if len(top) == k && !better(h, top[k-1]) {
-						continue
-					}
-					j := len(top)
-					top = append(top, h)
-					for ; j > 0 && better(h, top[j-1]); j-- {
-						top[j] = top[j-1]
-					}
-					top[j] = h
-					top = top[:min(len(top), k)]
-				}
-				ids := make([]uint32, len(top))
-				for i := range ids {
-					ids[i] = top[i].id
-				}
-				out[qi] = ids
+			for qi := wk; qi < n; qi += workers {
+				fn(qi)
 			}
 		}()
 	}
 	wg.Wait()
-	return out
 }

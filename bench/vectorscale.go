@@ -288,23 +288,14 @@ func readRows(path string, dims, n int) ([][]float32, error) {
 // float32 dot product (ties by id), on all cores.
 func exactTopK32(corpus, queries [][]float32, k int) [][]uint32 {
 	out := make([][]uint32, len(queries))
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for wk := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for qi := wk; qi < len(queries); qi += workers {
-				res := exactScan(corpus, queries[qi], k)
-				ids := make([]uint32, len(res))
-				for i, r := range res {
-					ids[i] = r.ID
-				}
-				out[qi] = ids
-			}
-		}()
-	}
-	wg.Wait()
+	eachQuery(len(queries), func(qi int) {
+		res := exactScan(corpus, queries[qi], k)
+		ids := make([]uint32, len(res))
+		for i, r := range res {
+			ids[i] = r.ID
+		}
+		out[qi] = ids
+	})
 	return out
 }
 
