@@ -28,6 +28,7 @@ type SharedStore interface {
 // sharedState is what the Service knows of a SharedStore.
 type sharedState struct {
 	mu      sync.Mutex // one reload at a time
+	on      bool       // the store is a SharedStore (else nothing below is kept)
 	version string     // the token the loaded state is from
 	// hashes of the stored bytes of every loaded key, and a counter of
 	// this Service's own writes (both under Service.mu): a reload that
@@ -47,13 +48,16 @@ func (s *Service) startShared() error {
 	if err != nil {
 		return fmt.Errorf("nlu: read the store's version: %w", err)
 	}
-	s.shared.version = v
+	s.shared.on, s.shared.version = true, v
 	return nil
 }
 
 // noteLoaded records the hash of a key's stored bytes as loaded (during
 // NewService; no lock needed).
 func (s *Service) noteLoaded(key string, value []byte) {
+	if !s.shared.on {
+		return
+	}
 	if s.shared.hashes == nil {
 		s.shared.hashes = map[string][32]byte{}
 	}
@@ -63,6 +67,9 @@ func (s *Service) noteLoaded(key string, value []byte) {
 // noteWritten records this Service's write of key (nil value: deleted);
 // s.mu is held.
 func (s *Service) noteWritten(key string, value []byte) {
+	if !s.shared.on {
+		return
+	}
 	if s.shared.hashes == nil {
 		s.shared.hashes = map[string][32]byte{}
 	}
