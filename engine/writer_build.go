@@ -166,7 +166,7 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 			_, known := fieldTypeOf(&w.rec, f.name)
 			typ := w.fieldType(&w.rec, f)
 			if !known {
-				if typ == "" || !hasValue(f) {
+				if typ == "" || inferType(f) == "" {
 					// Only nulls so far, or only here: the type comes from
 					// the first real value stored. (Another document of the
 					// upload may have typed the field — one that a later
@@ -217,14 +217,4 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 	}
 	seg.Fields = fb.Build(uint32(len(docs)))
 	return bodies, nil
-}
-
-// hasValue reports whether f holds a value other than null.
-func hasValue(f fieldInput) bool {
-	for _, v := range f.vals {
-		if v.Kind != ingest.KindNull {
-			return true
-		}
-	}
-	return false
 }
