@@ -85,9 +85,3 @@ func filterMax(k Kind) int {
 	}
 	return 0
 }
-
-// vectorOf tells whether kind k needs the query vector.
-func vectorOf(k Kind) bool { return k != Keyword }
-
-// textOf tells whether kind k needs the query text.
-func textOf(k Kind) bool { return k != Vector }
