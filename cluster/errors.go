@@ -12,23 +12,23 @@ import (
 // same HTTP status.
 var (
 	// ErrUnavailable reports a cluster that cannot be reached or answers
-	// 502/503/504 after the retries (errs.Unavailable: 503).
-	ErrUnavailable = errs.Alias(errs.Unavailable, "search cluster unavailable")
+	// 502/503/504 after the retries (errs.ErrUnavailable: 503).
+	ErrUnavailable = errs.Alias(errs.ErrUnavailable, "search cluster unavailable")
 	// ErrInvalid reports a request the cluster rejected as malformed, or a
-	// filter that cannot be expressed on the cluster (errs.Invalid: 400).
-	ErrInvalid = errs.Alias(errs.Invalid, "invalid request")
-	// ErrNotFound reports a missing collection or document (errs.NotFound:
+	// filter that cannot be expressed on the cluster (errs.ErrInvalid: 400).
+	ErrInvalid = errs.Alias(errs.ErrInvalid, "invalid request")
+	// ErrNotFound reports a missing collection or document (errs.ErrNotFound:
 	// 404).
-	ErrNotFound = errs.Alias(errs.NotFound, "not found")
-	// ErrConflict reports a collection that already exists (errs.Conflict:
+	ErrNotFound = errs.Alias(errs.ErrNotFound, "not found")
+	// ErrConflict reports a collection that already exists (errs.ErrConflict:
 	// 409).
-	ErrConflict = errs.Alias(errs.Conflict, "conflict")
+	ErrConflict = errs.Alias(errs.ErrConflict, "conflict")
 	// ErrBusy reports a cluster still answering 429 after the retries
-	// (errs.Busy: 429).
-	ErrBusy = errs.Alias(errs.Busy, "search cluster busy")
-	// ErrCluster reports any other failure of the cluster (errs.Upstream:
+	// (errs.ErrBusy: 429).
+	ErrBusy = errs.Alias(errs.ErrBusy, "search cluster busy")
+	// ErrCluster reports any other failure of the cluster (errs.ErrUpstream:
 	// 502).
-	ErrCluster = errs.Alias(errs.Upstream, "search cluster error")
+	ErrCluster = errs.Alias(errs.ErrUpstream, "search cluster error")
 )
 
 // clusterError returns a failed cluster request as najdi's *errs.Error:

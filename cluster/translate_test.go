@@ -91,8 +91,8 @@ func TestErrorKindsAreNajdiKinds(t *testing.T) {
 	for _, tc := range []struct {
 		status int
 		kind   error
-	}{{400, errs.Invalid}, {404, errs.NotFound}, {409, errs.Conflict}, {429, errs.Busy},
-		{503, errs.Unavailable}, {504, errs.Unavailable}, {500, errs.Upstream}} {
+	}{{400, errs.ErrInvalid}, {404, errs.ErrNotFound}, {409, errs.ErrConflict}, {429, errs.ErrBusy},
+		{503, errs.ErrUnavailable}, {504, errs.ErrUnavailable}, {500, errs.ErrUpstream}} {
 		err := clusterError(kindOf(tc.status), tc.status, "op", "", nil)
 		if !errors.Is(err, tc.kind) || !errors.Is(err, kindOf(tc.status)) {
 			t.Errorf("HTTP %d: %v is not %v", tc.status, err, tc.kind)

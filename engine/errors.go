@@ -10,27 +10,27 @@ import (
 // server/errors.go).
 var (
 	// ErrInvalid reports a request that is malformed or names bad values (400).
-	ErrInvalid = errs.Invalid
+	ErrInvalid = errs.ErrInvalid
 	// ErrNotFound reports a collection, document or job that does not exist
 	// or belongs to another owner (404).
-	ErrNotFound = errs.NotFound
+	ErrNotFound = errs.ErrNotFound
 	// ErrConflict reports a request that conflicts with the current state (409).
-	ErrConflict = errs.Conflict
+	ErrConflict = errs.ErrConflict
 	// ErrUnsupportedMedia reports a body whose format cannot be ingested (415).
-	ErrUnsupportedMedia = errs.UnsupportedMedia
+	ErrUnsupportedMedia = errs.ErrUnsupportedMedia
 	// ErrTooLarge reports a body or value above a configured limit (413).
-	ErrTooLarge = errs.TooLarge
+	ErrTooLarge = errs.ErrTooLarge
 	// ErrUpstream reports a failing external service, e.g. a remote embedding
 	// or LLM endpoint (502).
-	ErrUpstream = errs.Upstream
+	ErrUpstream = errs.ErrUpstream
 	// ErrUpstreamTimeout reports an external service that did not answer in time (504).
-	ErrUpstreamTimeout = errs.UpstreamTimeout
+	ErrUpstreamTimeout = errs.ErrUpstreamTimeout
 	// ErrClosed reports use of an engine after Close (503).
-	ErrClosed = errs.Alias(errs.Unavailable, "engine closed")
+	ErrClosed = errs.Alias(errs.ErrUnavailable, "engine closed")
 	// ErrBusy reports work refused because a bound on concurrent or queued
 	// work is reached (429); the Error's Details hold "limit" (its name) and
 	// "retry_after_seconds".
-	ErrBusy = errs.Busy
+	ErrBusy = errs.ErrBusy
 )
 
 // Error is an engine error with a machine-readable kind, a human message and

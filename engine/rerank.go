@@ -117,7 +117,7 @@ func (e *Engine) planRerank(p *plan, req SearchRequest) error {
 		}
 	}
 	if english && e.opts.Reranker == nil {
-		return errs.New(errs.Unavailable, "rerank: this server has no reranker configured")
+		return errs.New(errs.ErrUnavailable, "rerank: this server has no reranker configured")
 	}
 	p.rerankK = k
 	return nil
@@ -184,7 +184,7 @@ func (e *Engine) rerank(ctx context.Context, p *plan, all []*hit) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return kindError(errs.Unavailable, err, "rerank: the reranker failed")
+			return kindError(errs.ErrUnavailable, err, "rerank: the reranker failed")
 		}
 		for j, i := range ceIdx {
 			scores[i] = ps[j]

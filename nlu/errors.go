@@ -9,13 +9,13 @@ import "github.com/najdi/najdi/internal/errs"
 // ErrUpstreamTimeout 504.
 var (
 	// ErrNotFound: the model or phrase set does not exist for this owner.
-	ErrNotFound = errs.NotFound
+	ErrNotFound = errs.ErrNotFound
 	// ErrInvalid: the request body or text is invalid.
-	ErrInvalid = errs.Invalid
+	ErrInvalid = errs.ErrInvalid
 	// ErrConflict: the resource is used by a pipeline or closed-ner model.
-	ErrConflict = errs.Conflict
+	ErrConflict = errs.ErrConflict
 	// ErrUpstream: an annotation microservice failed or answered badly.
-	ErrUpstream = errs.Alias(errs.Upstream, "annotation service failed")
+	ErrUpstream = errs.Alias(errs.ErrUpstream, "annotation service failed")
 	// ErrUpstreamTimeout: an annotation microservice did not answer in time.
-	ErrUpstreamTimeout = errs.Alias(errs.UpstreamTimeout, "annotation service timed out")
+	ErrUpstreamTimeout = errs.Alias(errs.ErrUpstreamTimeout, "annotation service timed out")
 )

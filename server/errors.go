@@ -52,9 +52,9 @@ func writeErrorStatus(ctx *fasthttp.RequestCtx, status int, msg string, details 
 // kindStatus is the HTTP status of each error kind (internal/errs), which
 // engine, nlu and summary errors share.
 var kindStatus = map[error]int{
-	errs.Invalid: 400, errs.NotFound: 404, errs.Conflict: 409, errs.TooLarge: 413,
-	errs.UnsupportedMedia: 415, errs.Busy: 429, errs.Upstream: 502, errs.Unavailable: 503,
-	errs.UpstreamTimeout: 504,
+	errs.ErrInvalid: 400, errs.ErrNotFound: 404, errs.ErrConflict: 409, errs.ErrTooLarge: 413,
+	errs.ErrUnsupportedMedia: 415, errs.ErrBusy: 429, errs.ErrUpstream: 502, errs.ErrUnavailable: 503,
+	errs.ErrUpstreamTimeout: 504,
 }
 
 // classify returns the HTTP status of err's kind (500 without one) and the

@@ -8,11 +8,11 @@ import "github.com/najdi/najdi/internal/errs"
 var (
 	// ErrInvalid reports a bad configuration value (unknown tokenizer,
 	// negative budget, missing LLM URL, a budget too small for a prompt).
-	ErrInvalid = errs.Alias(errs.Invalid, "summary: invalid")
+	ErrInvalid = errs.Alias(errs.ErrInvalid, "summary: invalid")
 	// ErrUpstream reports a failing LLM endpoint: a transport error, a
 	// non-2xx status or a response that cannot be decoded.
-	ErrUpstream = errs.Alias(errs.Upstream, "summary: upstream error")
+	ErrUpstream = errs.Alias(errs.ErrUpstream, "summary: upstream error")
 	// ErrUpstreamTimeout reports an LLM endpoint that did not answer within
 	// the timeout or the caller's deadline.
-	ErrUpstreamTimeout = errs.Alias(errs.UpstreamTimeout, "summary: upstream timeout")
+	ErrUpstreamTimeout = errs.Alias(errs.ErrUpstreamTimeout, "summary: upstream timeout")
 )

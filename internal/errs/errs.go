@@ -25,33 +25,33 @@ import (
 // The kinds, with the HTTP status server/errors.go gives each, and the name
 // Name gives each.
 var (
-	// Invalid: the request is malformed or names bad values (400).
-	Invalid = errors.New("invalid request")
-	// NotFound: a collection, document, job, model or phrase set does not
+	// ErrInvalid: the request is malformed or names bad values (400).
+	ErrInvalid = errors.New("invalid request")
+	// ErrNotFound: a collection, document, job, model or phrase set does not
 	// exist or belongs to another owner (404).
-	NotFound = errors.New("not found")
-	// Conflict: the request conflicts with the current state (409).
-	Conflict = errors.New("conflict")
-	// TooLarge: a body or value is above a configured limit (413).
-	TooLarge = errors.New("payload too large")
-	// UnsupportedMedia: a body's format cannot be read (415).
-	UnsupportedMedia = errors.New("unsupported media type")
-	// Busy: a bound on concurrent or queued work is reached (429).
-	Busy = errors.New("too many requests")
-	// Upstream: an external service (remote embeddings, an LLM, an
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the request conflicts with the current state (409).
+	ErrConflict = errors.New("conflict")
+	// ErrTooLarge: a body or value is above a configured limit (413).
+	ErrTooLarge = errors.New("payload too large")
+	// ErrUnsupportedMedia: a body's format cannot be read (415).
+	ErrUnsupportedMedia = errors.New("unsupported media type")
+	// ErrBusy: a bound on concurrent or queued work is reached (429).
+	ErrBusy = errors.New("too many requests")
+	// ErrUpstream: an external service (remote embeddings, an LLM, an
 	// annotation microservice) failed or answered badly (502).
-	Upstream = errors.New("upstream service failed")
-	// Unavailable: the component is closed or cannot be reached (503).
-	Unavailable = errors.New("service unavailable")
-	// UpstreamTimeout: an external service did not answer in time (504).
-	UpstreamTimeout = errors.New("upstream service timed out")
+	ErrUpstream = errors.New("upstream service failed")
+	// ErrUnavailable: the component is closed or cannot be reached (503).
+	ErrUnavailable = errors.New("service unavailable")
+	// ErrUpstreamTimeout: an external service did not answer in time (504).
+	ErrUpstreamTimeout = errors.New("upstream service timed out")
 )
 
 // names are the kinds' short names, for logs and test output.
 var names = map[error]string{
-	Invalid: "invalid", NotFound: "not found", Conflict: "conflict", TooLarge: "too large",
-	UnsupportedMedia: "unsupported media", Busy: "busy", Upstream: "upstream",
-	Unavailable: "unavailable", UpstreamTimeout: "upstream timeout",
+	ErrInvalid: "invalid", ErrNotFound: "not found", ErrConflict: "conflict", ErrTooLarge: "too large",
+	ErrUnsupportedMedia: "unsupported media", ErrBusy: "busy", ErrUpstream: "upstream",
+	ErrUnavailable: "unavailable", ErrUpstreamTimeout: "upstream timeout",
 }
 
 // Name returns the short name of err's kind (see KindOf), "none" without
@@ -64,7 +64,7 @@ func Name(err error) string {
 }
 
 // Kinds lists every kind, in the order KindOf tests them.
-var Kinds = []error{Invalid, NotFound, Conflict, TooLarge, UnsupportedMedia, UpstreamTimeout, Upstream, Unavailable, Busy}
+var Kinds = []error{ErrInvalid, ErrNotFound, ErrConflict, ErrTooLarge, ErrUnsupportedMedia, ErrUpstreamTimeout, ErrUpstream, ErrUnavailable, ErrBusy}
 
 // KindOf returns the kind of err: the Kind of the outermost *Error, else
 // the first kind of Kinds that errors.Is finds in err; nil when err has
@@ -127,7 +127,7 @@ func New(kind error, format string, args ...any) error {
 // Field returns an Invalid error about one field: its message starts with
 // the field's name and details.field names it.
 func Field(field, format string, args ...any) error {
-	return &Error{Kind: Invalid, Message: field + ": " + fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
+	return &Error{Kind: ErrInvalid, Message: field + ": " + fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
 }
 
 // Wrap returns an error of kind whose message is the formatted text, then
@@ -148,7 +148,7 @@ func DecodeJSON(what string, body []byte, v any, opts strictjson.Options) error 
 	if err == nil {
 		return nil
 	}
-	e := &Error{Kind: Invalid, Message: what + ": " + err.Error(), Cause: err}
+	e := &Error{Kind: ErrInvalid, Message: what + ": " + err.Error(), Cause: err}
 	var se *strictjson.Error
 	if errors.As(err, &se) && se.Path != "" {
 		e.Details = map[string]any{"field": se.Path}

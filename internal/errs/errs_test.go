@@ -10,7 +10,7 @@ import (
 )
 
 func TestKindOf(t *testing.T) {
-	upstream := errs.Alias(errs.Upstream, "annotation service failed")
+	upstream := errs.Alias(errs.ErrUpstream, "annotation service failed")
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -18,14 +18,14 @@ func TestKindOf(t *testing.T) {
 	}{
 		{"nil", nil, nil},
 		{"plain error", errors.New("disk full"), nil},
-		{"kind itself", errs.NotFound, errs.NotFound},
-		{"wrapped kind", fmt.Errorf("model %q: %w", "m", errs.Conflict), errs.Conflict},
-		{"alias", fmt.Errorf("ner: %w", upstream), errs.Upstream},
-		{"Error", errs.New(errs.TooLarge, "%d bytes", 5), errs.TooLarge},
-		{"Field", errs.Field("max_results", "must be positive"), errs.Invalid},
-		{"Error's kind wins over its cause's", errs.Wrap(errs.Invalid, errs.New(errs.TooLarge, "big"), "bad"), errs.Invalid},
-		{"Error wrapped with %w", fmt.Errorf("job: %w", errs.Wrap(errs.UpstreamTimeout, nil, "slow")), errs.UpstreamTimeout},
-		{"Error with an alias kind", &errs.Error{Kind: upstream, Message: "x"}, errs.Upstream},
+		{"kind itself", errs.ErrNotFound, errs.ErrNotFound},
+		{"wrapped kind", fmt.Errorf("model %q: %w", "m", errs.ErrConflict), errs.ErrConflict},
+		{"alias", fmt.Errorf("ner: %w", upstream), errs.ErrUpstream},
+		{"Error", errs.New(errs.ErrTooLarge, "%d bytes", 5), errs.ErrTooLarge},
+		{"Field", errs.Field("max_results", "must be positive"), errs.ErrInvalid},
+		{"Error's kind wins over its cause's", errs.Wrap(errs.ErrInvalid, errs.New(errs.ErrTooLarge, "big"), "bad"), errs.ErrInvalid},
+		{"Error wrapped with %w", fmt.Errorf("job: %w", errs.Wrap(errs.ErrUpstreamTimeout, nil, "slow")), errs.ErrUpstreamTimeout},
+		{"Error with an alias kind", &errs.Error{Kind: upstream, Message: "x"}, errs.ErrUpstream},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := errs.KindOf(tc.err); got != tc.want {
@@ -36,23 +36,23 @@ func TestKindOf(t *testing.T) {
 }
 
 func TestAliasKeepsItsWordsAndItsKind(t *testing.T) {
-	a := errs.Alias(errs.Invalid, "summary: invalid")
+	a := errs.Alias(errs.ErrInvalid, "summary: invalid")
 	err := fmt.Errorf("tokenizer %q: %w", "x", a)
 	if err.Error() != `tokenizer "x": summary: invalid` {
 		t.Errorf("message = %q", err)
 	}
-	if !errors.Is(err, a) || !errors.Is(err, errs.Invalid) || errors.Is(err, errs.NotFound) {
-		t.Errorf("errors.Is: alias %v, kind %v, other kind %v", errors.Is(err, a), errors.Is(err, errs.Invalid), errors.Is(err, errs.NotFound))
+	if !errors.Is(err, a) || !errors.Is(err, errs.ErrInvalid) || errors.Is(err, errs.ErrNotFound) {
+		t.Errorf("errors.Is: alias %v, kind %v, other kind %v", errors.Is(err, a), errors.Is(err, errs.ErrInvalid), errors.Is(err, errs.ErrNotFound))
 	}
 }
 
 func TestErrorMatchesKindAndCause(t *testing.T) {
 	cause := errors.New("eof")
-	err := errs.Wrap(errs.Upstream, cause, "the model %q failed", "m")
+	err := errs.Wrap(errs.ErrUpstream, cause, "the model %q failed", "m")
 	if err.Error() != `the model "m" failed: eof` {
 		t.Errorf("message = %q", err)
 	}
-	if !errors.Is(err, errs.Upstream) || !errors.Is(err, cause) {
+	if !errors.Is(err, errs.ErrUpstream) || !errors.Is(err, cause) {
 		t.Error("Wrap's error does not match its kind and cause")
 	}
 }
@@ -82,7 +82,7 @@ func TestDecodeJSON(t *testing.T) {
 			continue
 		}
 		var e *errs.Error
-		if !errors.As(err, &e) || !errors.Is(err, errs.Invalid) {
+		if !errors.As(err, &e) || !errors.Is(err, errs.ErrInvalid) {
 			t.Fatalf("%s: err = %v (%T), want an Invalid *errs.Error", tc.body, err, err)
 		}
 		if e.Message != tc.msg {
@@ -97,7 +97,7 @@ func TestDecodeJSON(t *testing.T) {
 func TestName(t *testing.T) {
 	for err, want := range map[error]string{
 		errs.Field("q", "bad"): "invalid",
-		fmt.Errorf("engine: %w", errs.Alias(errs.Unavailable, "x")): "unavailable",
+		fmt.Errorf("engine: %w", errs.Alias(errs.ErrUnavailable, "x")): "unavailable",
 		errors.New("disk full"): "none",
 	} {
 		if got := errs.Name(err); got != want {
