@@ -1,6 +1,7 @@
 package invindex
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -144,12 +145,4 @@ type postMergePair struct {
 }
 
 // postComparePairs orders pairs by document.
-func postComparePairs(a, b postMergePair) int {
-	switch {
-	case a.doc < b.doc:
-		return -1
-	case a.doc > b.doc:
-		return 1
-	}
-	return 0
-}
+func postComparePairs(a, b postMergePair) int { return cmp.Compare(a.doc, b.doc) }

@@ -462,18 +462,5 @@ func (closedAnnotator) annotate(ctx context.Context, in *input) ([]Intent, []Ann
 		return nil, out, nil
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].End-out[i].Start > out[j].End-out[j].Start })
-	var kept []Annotation
-	for _, a := range out {
-		ok := true
-		for _, k := range kept {
-			if a.Start < k.End && k.Start < a.End {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			kept = append(kept, a)
-		}
-	}
-	return nil, kept, nil
+	return nil, entity.Disjoint(out, func(a Annotation) (int, int) { return a.Start, a.End }), nil
 }
