@@ -58,16 +58,8 @@ func (a *Analyzer) IsStopword(word string) bool {
 // a prefix of the original word, so lowercase text mostly costs no
 // allocations; Term is an ordinary string that may be retained.
 func (a *Analyzer) Analyze(s string, fn func(Token)) {
-	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
 	ws := wordScanner{s: s}
-	for {
-		b, ok := ws.next(buf[:])
-		if !ok {
-			return
-		}
-		if b = a.term(b); len(b) == 0 {
-			continue
-		}
+	for b, ok := a.nextTerm(&ws, nil); ok; b, ok = a.nextTerm(&ws, nil) {
 		w := ws.word
 		var term string
 		if len(b) <= len(w) && string(b) == w[:len(b)] {
@@ -86,12 +78,13 @@ type wordScanner struct {
 	i          int    // where the next word is looked for
 	word       string // the last word next returned, s[start:end]
 	start, end int
+	buf        [2*MaxTokenBytes + utf8.UTFMax]byte // its folded form
 }
 
 // next moves to the next word (see Words) of at most MaxTokenBytes whose
 // folded form is not empty nor longer than MaxTokenBytes, and returns that
-// form, appended to buf[:0]; false at the end of s.
-func (ws *wordScanner) next(buf []byte) ([]byte, bool) {
+// form (in ws.buf, valid until the next call); false at the end of s.
+func (ws *wordScanner) next() ([]byte, bool) {
 	for ws.i < len(ws.s) {
 		start, end := nextWord(ws.s, ws.i)
 		if start < 0 {
@@ -102,7 +95,7 @@ func (ws *wordScanner) next(buf []byte) ([]byte, bool) {
 		if len(w) > MaxTokenBytes {
 			continue
 		}
-		b := appendFold(buf[:0], w)
+		b := appendFold(ws.buf[:0], w)
 		if len(b) == 0 || len(b) > MaxTokenBytes {
 			continue // only combining marks, or too long
 		}
@@ -110,6 +103,24 @@ func (ws *wordScanner) next(buf []byte) ([]byte, bool) {
 		return b, true
 	}
 	return nil, false
+}
+
+// nextTerm moves ws to the next word that yields a term and returns the
+// term (valid until the next call); false at the end. Words that f (when
+// not nil) rules out are skipped without a stopword lookup or stemming.
+func (a *Analyzer) nextTerm(ws *wordScanner, f *termFilter) ([]byte, bool) {
+	for {
+		b, ok := ws.next()
+		if !ok {
+			return nil, false
+		}
+		if f != nil && !f.mayMatch(b) {
+			continue
+		}
+		if b = a.term(b); len(b) > 0 {
+			return b, true
+		}
+	}
 }
 
 // term returns the term of the folded word b: nothing for a stopword,
@@ -182,19 +193,8 @@ func (f *termFilter) mayMatch(b []byte) bool {
 // apostrophe, and Czech stemming changes words of one or two bytes, so such
 // words always take the full path).
 func (a *Analyzer) matchTerms(s string, f *termFilter, fn func(term []byte, start, end int)) {
-	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
 	ws := wordScanner{s: s}
-	for {
-		b, ok := ws.next(buf[:])
-		if !ok {
-			return
-		}
-		if !f.mayMatch(b) {
-			continue
-		}
-		if b = a.term(b); len(b) == 0 {
-			continue
-		}
+	for b, ok := a.nextTerm(&ws, f); ok; b, ok = a.nextTerm(&ws, f) {
 		fn(b, ws.start, ws.end)
 	}
 }
