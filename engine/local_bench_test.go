@@ -18,19 +18,8 @@ import (
 // synced batch, and installing it). Merging is off (MaxSegments), so
 // the runs do not race the merger.
 func BenchmarkIngestReplace(b *testing.B) {
-	data, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(b), "beir", "scifact"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := engine.Open(engine.Options{Dir: b.TempDir(), MaxSegments: 1 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e, data := keywordSciFact(b, engine.Options{MaxSegments: 1 << 20})
 	ctx := context.Background()
-	if _, _, err := e.PutCollection(ctx, "", "s", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
-		b.Fatal(err)
-	}
 	docs := data.Docs[:2000]
 	ingestBEIR(b, e, "s", docs, nil)
 	const batch = 20
@@ -47,4 +36,24 @@ func BenchmarkIngestReplace(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// keywordSciFact loads SciFact and opens an engine of opts in a temporary
+// directory, with an empty keyword-only collection "s"; it is closed when
+// the benchmark ends.
+func keywordSciFact(b *testing.B, opts engine.Options) (*engine.Engine, *bench.BEIR) {
+	data, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(b), "beir", "scifact"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Dir = b.TempDir()
+	e, err := engine.Open(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if _, _, err := e.PutCollection(context.Background(), "", "s", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
+		b.Fatal(err)
+	}
+	return e, data
 }

@@ -16,17 +16,25 @@ func BenchmarkMergeTextIndexes(b *testing.B) {
 	next := int32(0)
 	for p := range parts {
 		parts[p] = textBuild(textTestCorpus(uint64(100+p), perSeg, 10_000))
-		remap[p] = make([]int32, parts[p].NumDocs())
-		for old := range remap[p] {
-			remap[p][old] = -1
-			if r.IntN(5) != 0 {
-				remap[p][old] = next
-				next++
-			}
-		}
+		remap[p] = survivors(int(parts[p].NumDocs()), r, &next)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		MergeTextIndexes(parts, remap)
 	}
+}
+
+// survivors returns the new numbers of n documents: four in five at
+// random survive, numbered from *next on, the others map to -1.
+func survivors(n int, r *rand.Rand, next *int32) []int32 {
+	m := make([]int32, n)
+	for old := range m {
+		if r.IntN(5) == 0 {
+			m[old] = -1
+			continue
+		}
+		m[old] = *next
+		*next++
+	}
+	return m
 }
