@@ -35,13 +35,8 @@ func TestRecordsSemantic(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	prov := modelProvider(t)
-	dir := t.TempDir()
+	e, prov, dir := openModels(t)
 	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := e.PutCollection(ctx, "", "countries", engine.CollectionConfig{}); err != nil {
 		t.Fatal(err)
 	}

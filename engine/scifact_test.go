@@ -56,6 +56,20 @@ func ingestBEIR(t testing.TB, e *engine.Engine, coll string, docs []bench.BEIRDo
 	}
 }
 
+// openModels opens an engine with the installed embedding models in a
+// new directory, for a test that closes it and reopens the directory
+// (openRanked); it returns the engine, the models and the directory.
+func openModels(t testing.TB) (*engine.Engine, *engine.ModelProvider, string) {
+	t.Helper()
+	prov := modelProvider(t)
+	dir := t.TempDir()
+	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, prov, dir
+}
+
 // openRanked opens the engine in dir with the default ranker changed by
 // tune (one retriever's weight set to 0, say); the test closes it.
 func openRanked(t testing.TB, dir string, prov engine.EmbedderProvider, tune func(*engine.RankerConfig)) *engine.Engine {
@@ -160,13 +174,8 @@ func modelProvider(t testing.TB) *engine.ModelProvider {
 // documents as one collection holding all of it.
 func TestHybridSciFact(t *testing.T) {
 	b, docs := subset(t, 60, 200)
-	prov := modelProvider(t)
-	dir := t.TempDir()
+	e, prov, dir := openModels(t)
 	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []string{"all", "even", "odd"} {
 		if _, _, err := e.PutCollection(ctx, "", c, engine.CollectionConfig{}); err != nil {
 			t.Fatal(err)
