@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // TestRecordsSemantic checks that records keep their semantic evidence
@@ -22,7 +23,7 @@ import (
 // The floors sit below the last figures with a margin for other machines;
 // a regression in what records embed fails them.
 func TestRecordsSemantic(t *testing.T) {
-	path := filepath.Join(sharedData(t), "docs", "country-codes.csv")
+	path := filepath.Join(testutil.SharedData(t), "docs", "country-codes.csv")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

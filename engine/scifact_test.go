@@ -13,15 +13,10 @@ import (
 	"github.com/najdi/najdi/ingest"
 )
 
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 // subset returns the SciFact test queries with the documents they judge
 // plus the first extra documents of the corpus as distractors.
 func subset(t testing.TB, queries, extra int) (*bench.BEIR, []bench.BEIRDoc) {
-	b, err := bench.LoadBEIR(filepath.Join(sharedData(t), "beir", "scifact"))
+	b, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(t), "beir", "scifact"))
 	if err != nil {
 		t.Fatal(err)
 	}
