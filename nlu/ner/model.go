@@ -268,17 +268,15 @@ func (mr *modelReader) dense(t *Tagger) {
 //go:embed en.model.gz
 var englishModel []byte
 
-var (
-	englishOnce   sync.Once
-	englishTagger *Tagger
-	englishErr    error
-)
+// englishTagger loads englishModel once.
+var englishTagger = embeddedTagger(englishModel)
 
 // English returns the embedded English tagger (PER, LOC, ORG, MISC),
 // loading it on first use.
-func English() (*Tagger, error) {
-	englishOnce.Do(func() {
-		englishTagger, englishErr = Load(bytes.NewReader(englishModel))
-	})
-	return englishTagger, englishErr
+func English() (*Tagger, error) { return englishTagger() }
+
+// embeddedTagger returns a function that loads the model data on its
+// first call and returns the same tagger (or error) on every call.
+func embeddedTagger(data []byte) func() (*Tagger, error) {
+	return sync.OnceValues(func() (*Tagger, error) { return Load(bytes.NewReader(data)) })
 }
