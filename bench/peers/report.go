@@ -56,6 +56,9 @@ type Workload struct {
 	Systems  map[string]*SystemResult
 	// ExactTime is the time of one exact (brute-force) vector search.
 	ExactTime time.Duration
+	// stubRTT is the stub's round trip, subtracted from najdi's times of the
+	// kinds that embed a query.
+	stubRTT time.Duration
 }
 
 // ScalePoint is one size of the najdi growth run.

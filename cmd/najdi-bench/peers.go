@@ -33,6 +33,8 @@ func runPeers(args []string) error {
 	fs.StringVar(&cfg.WeaviateVersion, "weaviate-version", "v1.35.2", "Weaviate version, for the report")
 	fs.StringVar(&cfg.ClusterScript, "cluster-script", "scripts/cluster.sh", "script starting Elasticsearch and OpenSearch")
 	fs.BoolVar(&cfg.ModelVectors, "model-vectors", false, "embed SciFact with bge-small-en-v1.5 (slow on 2 cores) instead of static vectors")
+	fs.BoolVar(&cfg.SkipSciFact, "no-scifact", false, "skip the SciFact workload (run the large collection only)")
+	fs.BoolVar(&cfg.WeaviateREST, "weaviate-rest", false, "talk to Weaviate over REST and GraphQL instead of gRPC")
 	clusterHome := filepath.Join(cache, "peers-cluster")
 	if os.Geteuid() == 0 {
 		clusterHome = "/var/cache/najdi-peers-cluster" // the node's user cannot enter /root
