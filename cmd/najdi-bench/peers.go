@@ -48,8 +48,12 @@ func runPeers(args []string) error {
 	fs.IntVar(&cfg.Queries, "queries", 300, "timed queries per kind and repetition (at most the 300 SciFact test queries)")
 	fs.IntVar(&cfg.SatClients, "clients", 4, "client goroutines of the saturation runs")
 	fs.DurationVar(&cfg.SatTime, "sat-time", 5*time.Second, "duration of each saturation run")
+	render := fs.String("render", "", "render REPORT.md and the plots into -out again from the report.json a run left in its -work directory, and stop")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *render != "" {
+		return peers.Render(*render, cfg.Out)
 	}
 	cfg.Systems = peers.ParseSystems(*systems)
 	cfg.LargeSystems = peers.ParseSystems(*largeSystems)
