@@ -19,16 +19,18 @@ func TestParseAnswers(t *testing.T) {
 		body    string
 		ids     []string
 		took    time.Duration
+		embed   time.Duration
 		wantErr string
 	}{
-		{"najdi", parseNajdi, `{"search_id":"s","documents":[{"document_id":"a","score":1},{"document_id":"b","score":0.5}],"metadata":{"took_ms":2.5}}`, []string{"a", "b"}, 2500 * time.Microsecond, ""},
-		{"najdi empty", parseNajdi, `{"search_id":"s","metadata":{"took_ms":0.1}}`, nil, 100 * time.Microsecond, ""},
-		{"najdi bad", parseNajdi, `{"documents":`, nil, 0, "najdi search answer"},
-		{"elastic", parseElastic, `{"took":3,"hits":{"total":{"value":2},"hits":[{"_id":"x","_score":2},{"_id":"y","_score":1}]}}`, []string{"x", "y"}, 3 * time.Millisecond, ""},
-		{"elastic error", parseElastic, `{"error":{"type":"x"},"status":400}`, nil, 0, "without hits"},
-		{"weaviate", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Scifact":[{"docid":"d1"},{"docid":"d2"}]}}}`, []string{"d1", "d2"}, 0, ""},
-		{"weaviate errors", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Scifact":null}},"errors":[{"message":"no such class"}]}`, nil, 0, "no such class"},
-		{"weaviate wrong class", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Other":[]}}}`, nil, 0, "no class Scifact"},
+		{"najdi", parseNajdi, `{"search_id":"s","documents":[{"document_id":"a","score":1},{"document_id":"b","score":0.5}],"metadata":{"took_ms":2.5}}`, []string{"a", "b"}, 2500 * time.Microsecond, 0, ""},
+		{"najdi timings", parseNajdi, `{"documents":[{"document_id":"a"}],"metadata":{"took_ms":2.5,"timings":{"embed_ms":1.25,"retrieve_ms":0.5}}}`, []string{"a"}, 2500 * time.Microsecond, 1250 * time.Microsecond, ""},
+		{"najdi empty", parseNajdi, `{"search_id":"s","metadata":{"took_ms":0.1}}`, nil, 100 * time.Microsecond, 0, ""},
+		{"najdi bad", parseNajdi, `{"documents":`, nil, 0, 0, "najdi search answer"},
+		{"elastic", parseElastic, `{"took":3,"hits":{"total":{"value":2},"hits":[{"_id":"x","_score":2},{"_id":"y","_score":1}]}}`, []string{"x", "y"}, 3 * time.Millisecond, 0, ""},
+		{"elastic error", parseElastic, `{"error":{"type":"x"},"status":400}`, nil, 0, 0, "without hits"},
+		{"weaviate", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Scifact":[{"docid":"d1"},{"docid":"d2"}]}}}`, []string{"d1", "d2"}, 0, 0, ""},
+		{"weaviate errors", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Scifact":null}},"errors":[{"message":"no such class"}]}`, nil, 0, 0, "no such class"},
+		{"weaviate wrong class", func(b []byte) (Result, error) { return parseWeaviate(b, "Scifact") }, `{"data":{"Get":{"Other":[]}}}`, nil, 0, 0, "no class Scifact"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,8 +44,8 @@ func TestParseAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(r.IDs, tc.ids) || r.Took != tc.took {
-				t.Fatalf("got %v %v, want %v %v", r.IDs, r.Took, tc.ids, tc.took)
+			if !slices.Equal(r.IDs, tc.ids) || r.Took != tc.took || r.Embed != tc.embed {
+				t.Fatalf("got %v %v %v, want %v %v %v", r.IDs, r.Took, r.Embed, tc.ids, tc.took, tc.embed)
 			}
 		})
 	}
@@ -286,6 +288,23 @@ func TestReport(t *testing.T) {
 		}
 		if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 200 {
 			t.Errorf("%s: %v", f, b)
+		}
+	}
+}
+
+// TestLatNet: the time net of query embedding is the per-query figure when
+// the server reported its embedding time, else P50 minus the stub.
+func TestLatNet(t *testing.T) {
+	for _, tc := range []struct {
+		l    Lat
+		want time.Duration
+	}{
+		{Lat{P50: 5 * time.Millisecond, Stub: time.Millisecond}, 4 * time.Millisecond},
+		{Lat{P50: 5 * time.Millisecond, Stub: time.Millisecond, ExEmbedP50: 3 * time.Millisecond}, 3 * time.Millisecond},
+		{Lat{P50: time.Millisecond, Stub: 2 * time.Millisecond}, 0},
+	} {
+		if got := tc.l.Net(); got != tc.want {
+			t.Errorf("%+v: Net %v, want %v", tc.l, got, tc.want)
 		}
 	}
 }

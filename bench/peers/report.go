@@ -28,10 +28,21 @@ type Lat struct {
 	// Stub is the embedding stub's round trip included in najdi's times
 	// (najdi embeds the query through it); 0 elsewhere.
 	Stub time.Duration
+	// ExEmbedP50 is the median over queries of the client-side time minus
+	// the query-embedding time the server reports (najdi's
+	// metadata.timings.embed_ms, which includes its call to the stub);
+	// 0 when the server reports none.
+	ExEmbedP50 time.Duration
 }
 
-// Net is P50 without the stub round trip.
-func (l Lat) Net() time.Duration { return max(0, l.P50-l.Stub) }
+// Net is P50 without query embedding: ExEmbedP50 when the server reported
+// its embedding time, else P50 without the stub round trip.
+func (l Lat) Net() time.Duration {
+	if l.ExEmbedP50 > 0 {
+		return l.ExEmbedP50
+	}
+	return max(0, l.P50-l.Stub)
+}
 
 // SystemResult is what one system measured on one workload.
 type SystemResult struct {
@@ -217,7 +228,7 @@ func (r *Report) header(b *mdWriter) {
 	p("- **Date:** %s – %s (UTC)\n", r.Start.Format("2006-01-02 15:04"), r.End.Format("15:04"))
 	p("- **Machine:** %s. The machine was **shared** with other jobs during the run (load average %s at the start, %s at the end, on 2 cores): absolute times are inflated and noisy; the systems take turns query by query, so the ratios are the figures to read.\n", r.Machine, r.LoadStart, r.LoadEnd)
 	p("- **Vectors:** %s\n", r.Vectors)
-	p("- **Same vectors everywhere:** every system gets the same precomputed vectors; no system embeds anything during the timed runs. najdi receives them through a local OpenAI-compatible stub (its remote embedding endpoint); the stub's round trip (p50 %s ms, measured from the benchmark's process) is included in najdi's vector and hybrid times and subtracted in the columns marked *net*.\n", ms(r.StubRTT))
+	p("- **Same vectors everywhere:** every system gets the same precomputed vectors; no system embeds anything during the timed runs. najdi receives them through a local OpenAI-compatible stub (its remote embedding endpoint), so its vector, hybrid and filtered times include a call to the stub (round trip p50 %s ms measured from the benchmark's process); the figures marked *net* exclude query embedding: per query, the client-side time minus the embedding time najdi reports (`metadata.timings.embed_ms`: the call to the stub and decoding its answer), or, in a run made before najdi's time was read, minus the stub's round trip.\n", ms(r.StubRTT))
 	p("- **Repetitions:** %d; a figure shown as `m (a–b)` is the median over repetitions with their min–max.\n", r.Config.Repeats)
 	p("- **Concurrency:** latency at concurrency 1; QPS with %d client goroutines for %s per system, kind and repetition (loopback HTTP, bounded runs).\n\n", r.Config.SatClients, r.Config.SatTime)
 	if len(r.Notes) > 0 {
@@ -296,7 +307,7 @@ func latencyTable(b *mdWriter, w *Workload) {
 			p("| %s | %s | %s | %s | %s | %s |\n", k, name, p50, spread(latVals(ls, func(l Lat) time.Duration { return l.P99 }), "%.2f"), took, ratio)
 		}
 	}
-	p("\nnajdi/peer uses najdi's net p50 (stub round trip subtracted) for the kinds that embed a query.\n\n")
+	p("\nnajdi/peer uses najdi's net p50 (query embedding excluded) for the kinds that embed a query.\n\n")
 }
 
 // qpsTable writes the saturation throughput per kind and system.

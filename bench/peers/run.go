@@ -431,6 +431,7 @@ func warmUp(ctx context.Context, w *Workload, systems []System, index string, qs
 func measureLatency(ctx context.Context, w *Workload, systems []System, index string, k Kind, qs []Query, r int) error {
 	lats := map[string][]time.Duration{}
 	tooks := map[string][]time.Duration{}
+	exEmbed := map[string][]time.Duration{}
 	results := map[string][][]string{}
 	for qi, q := range qs {
 		for j := range systems {
@@ -446,6 +447,7 @@ func measureLatency(ctx context.Context, w *Workload, systems []System, index st
 			}
 			lats[s.Name()] = append(lats[s.Name()], d)
 			tooks[s.Name()] = append(tooks[s.Name()], res.Took)
+			exEmbed[s.Name()] = append(exEmbed[s.Name()], d-res.Embed)
 			results[s.Name()] = append(results[s.Name()], res.IDs)
 		}
 	}
@@ -454,6 +456,7 @@ func measureLatency(ctx context.Context, w *Workload, systems []System, index st
 		l := Lat{P50: pctl(ds, 50), P99: pctl(ds, 99), TookP50: pctl(tooks[name], 50)}
 		if name == "najdi" && k != Keyword {
 			l.Stub = w.stubRTT
+			l.ExEmbedP50 = pctl(exEmbed[name], 50)
 		}
 		sr.Latency[k] = append(sr.Latency[k], l)
 		if r == 0 {
