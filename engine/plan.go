@@ -77,6 +77,9 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	if err := p.planFilter(req); err != nil {
 		return nil, err
 	}
+	if r := req.Retrievers; r != "" && r != RetrieveKeyword && r != RetrieveSemantic {
+		return nil, invalidField("retrievers", "%q: want %q, %q or empty", r, RetrieveKeyword, RetrieveSemantic)
+	}
 	if p.query == "" && p.flt == nil {
 		return nil, invalidField("query", "send a query, a filter, or both")
 	}
