@@ -42,6 +42,9 @@ type RerankConfig struct {
 	// CachedOnly evaluates Tune on the queries of Scores only (a run
 	// stopped early), computing nothing.
 	CachedOnly bool
+	// MaxTokens caps the cross-encoder's pair length (rerank.Options;
+	// 0: the model's).
+	MaxTokens int
 	// Ks and Weights are the grid of Tune (defaults 5–50 and 0.3–1).
 	Ks      []int
 	Weights []float64
@@ -71,7 +74,7 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 		return err
 	}
 	defer prov.Close()
-	ce, err := rerank.Load(cfg.Reranker, rerank.Options{LibraryPath: sc.ORTLib})
+	ce, err := rerank.Load(cfg.Reranker, rerank.Options{LibraryPath: sc.ORTLib, MaxTokens: cfg.MaxTokens})
 	if err != nil {
 		return err
 	}
@@ -85,7 +88,7 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 	if c, err := e.GetCollection(ctx, "", "all"); err != nil || c.DocumentCount == 0 {
 		return fmt.Errorf("rerank: %s holds no SciFact collection \"all\" (run najdi-bench search -dir %s first)", sc.Dir, sc.Dir)
 	}
-	fmt.Fprintf(w, "%d queries (%s judgments), reranker %s\n", len(b.Queries), cmp.Or(sc.Qrels, "test"), ce.Manifest().Name)
+	fmt.Fprintf(w, "%d queries (%s judgments), reranker %s, pairs of at most %d tokens\n", len(b.Queries), cmp.Or(sc.Qrels, "test"), ce.Manifest().Name, ce.Manifest().MaxTokens)
 	if cfg.Tune {
 		return rerankTune(ctx, e, ce, b, cfg, w)
 	}

@@ -88,6 +88,10 @@ type Options struct {
 	Threads int
 	// Workers is the number of pairs scored at once (default GOMAXPROCS).
 	Workers int
+	// MaxTokens caps the pair's length below the manifest's max_tokens
+	// (0: the manifest's). The model's cost grows with the pair's length,
+	// about linearly at a few hundred tokens.
+	MaxTokens int
 }
 
 // CrossEncoder is a BERT cross-encoder run with ONNX Runtime: it reads
@@ -127,6 +131,12 @@ func Load(dir string, opts Options) (*CrossEncoder, error) {
 			return nil, fmt.Errorf("reranker %s: %w: %w", man.Name, ErrNotInstalled, err)
 		}
 		return nil, fmt.Errorf("reranker %s: %w: %w", man.Name, ErrRuntime, err)
+	}
+	if opts.MaxTokens != 0 {
+		if opts.MaxTokens < 8 {
+			return nil, fmt.Errorf("reranker %s: max tokens %d: want at least 8", man.Name, opts.MaxTokens)
+		}
+		man.MaxTokens = min(man.MaxTokens, opts.MaxTokens)
 	}
 	modelPath := filepath.Join(dir, man.Model)
 	if _, err := os.Stat(modelPath); err != nil {

@@ -201,3 +201,31 @@ func TestScoreSideBySide(t *testing.T) {
 		ce.Close()
 	}
 }
+
+// TestMaxTokens checks that Options.MaxTokens caps every pair, the query
+// and passage cut longest first, and that the manifest's limit still
+// applies above it.
+func TestMaxTokens(t *testing.T) {
+	cache := embed.DefaultCacheDir()
+	_, lib := embed.CachePaths(cache)
+	long := scifactPassages(t, 1)[0]
+	const q = "Vitamin D deficiency is associated with bone fractures."
+	for _, tc := range []struct{ max, want int }{{0, 512}, {128, 128}, {256, 256}, {4096, 512}} {
+		ce, err := Load(DefaultDir(cache), Options{LibraryPath: lib, MaxTokens: tc.max})
+		if err != nil {
+			t.Fatalf("load reranker (run scripts/install-models.sh %s): %v", DefaultModel, err)
+		}
+		ids, types := ce.EncodePair(q, long+" "+long)
+		if len(ids) != tc.want || len(types) != tc.want {
+			t.Errorf("MaxTokens %d: pair of %d ids, %d types; want %d", tc.max, len(ids), len(types), tc.want)
+		}
+		short, _ := ce.EncodePair(q, "Bananas.")
+		if len(short) >= 32 {
+			t.Errorf("MaxTokens %d: short pair of %d ids, want it uncut", tc.max, len(short))
+		}
+		ce.Close()
+	}
+	if _, err := Load(DefaultDir(cache), Options{LibraryPath: lib, MaxTokens: 4}); err == nil {
+		t.Error("MaxTokens 4: loaded, want an error")
+	}
+}
