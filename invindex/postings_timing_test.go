@@ -95,10 +95,14 @@ func BenchmarkSearch(b *testing.B) {
 		{"long", []int{0, 2, 5, 30, 80, 400, 1_500, 9_000}},
 	}
 	r := rand.New(rand.NewPCG(5, 5))
-	allow := roaring.New()
+	allow, allow20 := roaring.New(), roaring.New()
 	for d := range uint32(textBenchDocs) {
-		if r.IntN(100) == 0 {
+		switch x := r.IntN(100); {
+		case x == 0:
 			allow.Add(d)
+			allow20.Add(d)
+		case x < 20:
+			allow20.Add(d)
 		}
 	}
 	filters := []struct {
@@ -107,6 +111,7 @@ func BenchmarkSearch(b *testing.B) {
 	}{
 		{"all", nil},
 		{"allow1pct", allow},
+		{"allow20pct", allow20},
 	}
 	algos := []struct {
 		name string

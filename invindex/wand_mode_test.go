@@ -1,0 +1,31 @@
+package invindex
+
+import "testing"
+
+// TestChooseWandMode: a filter keeping a small share of the documents
+// against the postings is walked directly; one keeping a large share only
+// when every term is common; otherwise block-max WAND, or exhaustive
+// scoring when every term is common.
+func TestChooseWandMode(t *testing.T) {
+	const n = 1_000_000
+	for _, tc := range []struct {
+		name      string
+		filtered  bool
+		allowed   uint64
+		sumDF     uint64
+		allCommon bool
+		want      wandMode
+	}{
+		{"no filter", false, n, 2_500_000, false, wandPruned},
+		{"no filter, common terms", false, n, 2_000_000, true, wandExhaustive},
+		{"1% allowed, long query", true, n / 100, 2_500_000, false, wandDirect},
+		{"1% allowed, few postings", true, n / 100, 50_000, false, wandPruned},
+		{"20% allowed, long query with rare terms", true, n / 5, 2_500_000, false, wandPruned},
+		{"20% allowed, common terms", true, n / 5, 2_000_000, true, wandDirect},
+		{"20% allowed, few postings, common terms", true, n / 5, 1_000_000, true, wandExhaustive},
+	} {
+		if got := chooseWandMode(tc.filtered, tc.allowed, tc.sumDF, n, tc.allCommon); got != tc.want {
+			t.Errorf("%s: mode %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
