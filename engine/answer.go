@@ -111,7 +111,7 @@ func (e *Engine) answerResponse(p *plan, hits []*hit, ans summary.AnswerResult) 
 		}
 	}
 	applySummary(p, ans.Summary, &resp)
-	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
+	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens, Tokenizer: ans.Summary.Tokenizer}
 	resp.Metadata.AnswerSources = make([]string, 0, len(ans.Sources))
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
@@ -201,27 +201,44 @@ func (e *Engine) summaryConfig(p *plan) (summary.Config, error) {
 	return cfg, nil
 }
 
-// summaryTokenizer resolves a summary tokenizer name for the plan's first
-// collection. plan calls it for a tokenizer named in the request, so that a
-// bad name is a 400 before any retrieval.
+// summaryTokenizer resolves a summary tokenizer name for the plan's
+// collections. plan calls it for a tokenizer named in the request, so that
+// a bad name is a 400 before any retrieval. "embedding" is the local
+// tokenizer of the first collection's embedding model that has one; when
+// none has (keyword-only collections, remote models), the budget is
+// counted with DefaultTokenizer, and the response's
+// metadata.tokens.tokenizer says so.
 func (e *Engine) summaryTokenizer(p *plan, tok string) (summary.Tokenizer, error) {
 	var embTok summary.Tokenizer
-	if tok == "embedding" {
-		emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
-		if err != nil {
+	if tok == summary.Embedding {
+		var err error
+		if embTok, err = e.embeddingTokenizer(p); err != nil {
 			return nil, err
 		}
-		tc, ok := emb.(TokenCounter)
-		if emb == nil || !ok {
-			return nil, invalidField("summary_config.tokenizer", "\"embedding\" needs a collection whose embedding model has a local tokenizer; use o200k_base or cl100k_base")
+		if embTok == nil {
+			tok = DefaultTokenizer
 		}
-		embTok = summary.EmbeddingTokenizer(tc)
 	}
 	t, err := summary.NewTokenizer(tok, embTok)
 	if err != nil {
 		return nil, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err, Details: map[string]any{"field": "summary_config.tokenizer"}}
 	}
 	return t, nil
+}
+
+// embeddingTokenizer returns the local tokenizer of the first of the
+// plan's collections whose embedding model has one, or nil.
+func (e *Engine) embeddingTokenizer(p *plan) (summary.Tokenizer, error) {
+	for _, c := range p.colls {
+		emb, err := e.embedder(c.config().EmbeddingConfig)
+		if err != nil {
+			return nil, err
+		}
+		if tc, ok := emb.(TokenCounter); ok {
+			return summary.EmbeddingTokenizer(tc), nil
+		}
+	}
+	return nil, nil
 }
 
 // summaryDocs converts hits to the summary package's documents, with the
@@ -258,7 +275,7 @@ func applySummary(p *plan, res summary.Result, resp *SearchResponse) {
 		resp.Summary = &s
 	}
 	oc, sc := res.OriginalCount, res.SummaryCount
-	resp.Metadata.Tokens = &Tokens{PromptTokens: res.PromptTokens}
+	resp.Metadata.Tokens = &Tokens{PromptTokens: res.PromptTokens, Tokenizer: res.Tokenizer}
 	resp.Metadata.OriginalDocumentsCount = &oc
 	resp.Metadata.SummaryDocumentsCount = &sc
 	resp.Metadata.SummaryMethod = res.Method
