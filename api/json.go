@@ -139,6 +139,10 @@ func (m *Metadata) appendJSON(dst []byte) []byte {
 	if m.Tokens != nil {
 		dst = append(dst, `"tokens":{"prompt_tokens":`...)
 		dst = strconv.AppendInt(dst, int64(m.Tokens.PromptTokens), 10)
+		if m.Tokens.Tokenizer != "" {
+			dst = append(dst, `,"tokenizer":`...)
+			dst = appendJSONString(dst, m.Tokens.Tokenizer)
+		}
 		dst = append(dst, '}')
 	}
 	if m.OriginalDocumentsCount != nil {

@@ -45,9 +45,10 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		}, Metadata: Metadata{Timings: &Timings{EncodeMS: &enc}}}},
 		{"summaries", SearchResponse{SearchID: "y", Summaries: []Summary{{DocumentID: "a", Content: weird}, {DocumentID: "b", CollectionID: "c", Content: ""}},
 			Summary: str(weird), Answer: str("42"),
-			Metadata: Metadata{Tokens: &Tokens{PromptTokens: 412}, OriginalDocumentsCount: num(10), SummaryDocumentsCount: num(0),
+			Metadata: Metadata{Tokens: &Tokens{PromptTokens: 412, Tokenizer: "o200k_base"}, OriginalDocumentsCount: num(10), SummaryDocumentsCount: num(0),
 				SummaryMethod: "passages", Message: weird, EffectiveQueries: []string{"jízdní řád", weird}, AnswerSources: []string{"a", "b"}, TookMS: 0}}},
 		{"metadata first member later", SearchResponse{SearchID: "m", Metadata: Metadata{SummaryMethod: "none"}}},
+		{"tokens without a tokenizer", SearchResponse{SearchID: "t", Metadata: Metadata{Tokens: &Tokens{PromptTokens: 3}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.resp.AppendJSON(nil, time.Time{})
@@ -67,7 +68,7 @@ func TestAppendJSONCoversEveryMember(t *testing.T) {
 		want int
 	}{
 		{SearchResponse{}, 6}, {ResultDoc{}, 9}, {Passage{}, 4}, {Summary{}, 3}, {Metadata{}, 11},
-		{Timings{}, 7}, {Tokens{}, 1}, {Section{}, 2},
+		{Timings{}, 7}, {Tokens{}, 2}, {Section{}, 2},
 	} {
 		if n := reflect.TypeOf(tc.v).NumField(); n != tc.want {
 			t.Errorf("%T has %d fields, AppendJSON encodes %d: update api/json.go", tc.v, n, tc.want)

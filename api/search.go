@@ -94,6 +94,12 @@ type Timings struct {
 // Tokens reports token counts.
 type Tokens struct {
 	PromptTokens int `json:"prompt_tokens"`
+	// Tokenizer names the tokenizer that counted PromptTokens and the
+	// summary budget: "o200k_base", "cl100k_base" or "embedding" (the
+	// collection's local embedding model tokenizer). It is "o200k_base"
+	// when "embedding" was asked for and no collection of the request has
+	// a local embedding tokenizer.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // RequestSummaryConfig overrides the collection's summary settings.

@@ -49,34 +49,54 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	docs := summaryDocs(hits)
-	var ans summary.AnswerResult
+	ans, err := e.answerFrom(ctx, p, req, summaryDocs(hits), cfg)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	resp := e.answerResponse(p, hits, ans)
+	p.tm.render = time.Since(t)
+	resp.Metadata.TookMS = e.msSince(start)
+	resp.Metadata.Timings = p.tm.report()
+	return resp, nil
+}
+
+// answerFrom answers the question from docs: with the configured LLM when
+// the engine has one, else extractively, its sentences picked by the
+// reranker's scorer when the request asks for it (answerScorer) and by
+// question-term weights otherwise or when the scorer fails.
+func (e *Engine) answerFrom(ctx context.Context, p *plan, req SearchRequest, docs []summary.Doc, cfg summary.Config) (summary.AnswerResult, error) {
 	if e.opts.Answerer != nil && len(docs) > 0 {
-		ans, err = e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
+		ans, err := e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
 		if err != nil {
 			switch {
 			case errors.Is(err, summary.ErrUpstreamTimeout):
-				return SearchResponse{}, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
+				return ans, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
 			case errors.Is(err, summary.ErrUpstream):
-				return SearchResponse{}, kindError(ErrUpstream, err, "the answer model failed")
+				return ans, kindError(ErrUpstream, err, "the answer model failed")
 			}
-			return SearchResponse{}, err
 		}
-	} else {
-		res, err := summary.Summarize(p.query, docs, cfg, false)
-		if err != nil {
-			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
-		}
-		if ans, err = summary.ExtractiveScored(ctx, p.query, res, docs, e.answerScorer(p, req)); err != nil {
-			if ctx.Err() != nil {
-				return SearchResponse{}, ctx.Err()
-			}
-			// The scorer is an improvement, not a dependency (a reranker
-			// that is not installed, a failing embedding endpoint): the
-			// question-term weights still answer.
-			ans = summary.Extractive(p.query, res, docs)
-		}
+		return ans, err
 	}
+	res, err := summary.Summarize(p.query, docs, cfg, false)
+	if err != nil {
+		return summary.AnswerResult{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+	}
+	ans, err := summary.ExtractiveScored(ctx, p.query, res, docs, e.answerScorer(p, req))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ans, ctx.Err()
+		}
+		// The scorer is an improvement, not a dependency (a reranker that
+		// is not installed, a failing embedding endpoint): the
+		// question-term weights still answer.
+		ans = summary.Extractive(p.query, res, docs)
+	}
+	return ans, nil
+}
+
+// answerResponse renders the answer, its sources, the summaries and (when
+// asked) the documents into a response.
+func (e *Engine) answerResponse(p *plan, hits []*hit, ans summary.AnswerResult) SearchResponse {
 	resp := SearchResponse{SearchID: newID()}
 	p.pageMetadata(&resp.Metadata)
 	if p.changed {
@@ -91,15 +111,12 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		}
 	}
 	applySummary(p, ans.Summary, &resp)
-	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens}
+	resp.Metadata.Tokens = &Tokens{PromptTokens: ans.PromptTokens, Tokenizer: ans.Summary.Tokenizer}
 	resp.Metadata.AnswerSources = make([]string, 0, len(ans.Sources))
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}
-	p.tm.render = time.Since(t)
-	resp.Metadata.TookMS = e.msSince(start)
-	resp.Metadata.Timings = p.tm.report()
-	return resp, nil
+	return resp
 }
 
 func newID() string { return uuid.NewString() }
@@ -184,27 +201,44 @@ func (e *Engine) summaryConfig(p *plan) (summary.Config, error) {
 	return cfg, nil
 }
 
-// summaryTokenizer resolves a summary tokenizer name for the plan's first
-// collection. plan calls it for a tokenizer named in the request, so that a
-// bad name is a 400 before any retrieval.
+// summaryTokenizer resolves a summary tokenizer name for the plan's
+// collections. plan calls it for a tokenizer named in the request, so that
+// a bad name is a 400 before any retrieval. "embedding" is the local
+// tokenizer of the first collection's embedding model that has one; when
+// none has (keyword-only collections, remote models), the budget is
+// counted with DefaultTokenizer, and the response's
+// metadata.tokens.tokenizer says so.
 func (e *Engine) summaryTokenizer(p *plan, tok string) (summary.Tokenizer, error) {
 	var embTok summary.Tokenizer
-	if tok == "embedding" {
-		emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
-		if err != nil {
+	if tok == summary.Embedding {
+		var err error
+		if embTok, err = e.embeddingTokenizer(p); err != nil {
 			return nil, err
 		}
-		tc, ok := emb.(TokenCounter)
-		if emb == nil || !ok {
-			return nil, invalidField("summary_config.tokenizer", "\"embedding\" needs a collection whose embedding model has a local tokenizer; use o200k_base or cl100k_base")
+		if embTok == nil {
+			tok = DefaultTokenizer
 		}
-		embTok = summary.EmbeddingTokenizer(tc)
 	}
 	t, err := summary.NewTokenizer(tok, embTok)
 	if err != nil {
 		return nil, &Error{Kind: ErrInvalid, Message: "summary_config.tokenizer: " + err.Error(), Cause: err, Details: map[string]any{"field": "summary_config.tokenizer"}}
 	}
 	return t, nil
+}
+
+// embeddingTokenizer returns the local tokenizer of the first of the
+// plan's collections whose embedding model has one, or nil.
+func (e *Engine) embeddingTokenizer(p *plan) (summary.Tokenizer, error) {
+	for _, c := range p.colls {
+		emb, err := e.embedder(c.config().EmbeddingConfig)
+		if err != nil {
+			return nil, err
+		}
+		if tc, ok := emb.(TokenCounter); ok {
+			return summary.EmbeddingTokenizer(tc), nil
+		}
+	}
+	return nil, nil
 }
 
 // summaryDocs converts hits to the summary package's documents, with the
@@ -241,7 +275,7 @@ func applySummary(p *plan, res summary.Result, resp *SearchResponse) {
 		resp.Summary = &s
 	}
 	oc, sc := res.OriginalCount, res.SummaryCount
-	resp.Metadata.Tokens = &Tokens{PromptTokens: res.PromptTokens}
+	resp.Metadata.Tokens = &Tokens{PromptTokens: res.PromptTokens, Tokenizer: res.Tokenizer}
 	resp.Metadata.OriginalDocumentsCount = &oc
 	resp.Metadata.SummaryDocumentsCount = &sc
 	resp.Metadata.SummaryMethod = res.Method

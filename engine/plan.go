@@ -77,8 +77,14 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	if err := p.planFilter(req); err != nil {
 		return nil, err
 	}
+	if r := req.Retrievers; r != "" && r != RetrieveKeyword && r != RetrieveSemantic {
+		return nil, invalidField("retrievers", "%q: want %q, %q or empty", r, RetrieveKeyword, RetrieveSemantic)
+	}
 	if p.query == "" && p.flt == nil {
-		return nil, invalidField("query", "send a query, a filter, or both")
+		// Neither a query nor a filter: every document, as the filter
+		// match_all returns them (Elasticsearch's empty search). It is
+		// set after planFilter, so it needs no filterable collection.
+		p.flt = filter.MatchAll{}
 	}
 	if err := e.planRerank(p, req); err != nil {
 		return nil, err

@@ -236,12 +236,6 @@ def _search_case(case):
     if _is_positive(case, ParameterLocation.PATH) and isinstance(ids, str) and COLLECTION_IDS_VALID.search(ids):
         if zlib.crc32(ids.encode()) % 8 != 0:
             path["collection_ids"] = _pick(SEARCH_COLLECTIONS, ids)
-        # summary_config.tokenizer "embedding" is valid only for a
-        # collection whose embedding model has a local tokenizer (also when
-        # the generated id names a keyword collection made by a PUT).
-        sc = case.body.get("summary_config") if isinstance(case.body, dict) else None
-        if isinstance(sc, dict) and sc.get("tokenizer") == "embedding":
-            path["collection_ids"] = "st-hybrid"
     if _is_positive(case, ParameterLocation.BODY) and isinstance(case.body, dict) and isinstance(case.body.get("filter"), dict):
         case.body["filter"] = _pick(VALID_FILTERS, case.body["filter"])
     query = case.query
@@ -389,7 +383,8 @@ def upload_negative_rejection(ctx, response, case):
     read by the job (its errors are in the job's status), and with a
     format parameter other than json the body is a file of that format
     (format wins over the Content-Type), not JSON. Only cases whose sole
-    invalid part is the body are let through in those two cases. The
+    invalid part, as sent, is the body are let through in those two cases
+    (headers are judged by _declared_headers_valid). The
     script excludes the built-in check; for every other operation this
     is the built-in check.
     """
@@ -434,17 +429,44 @@ class _headers_as_sent:
         return False
 
 
+def _declared_headers_valid(case):
+    """Whether the headers the case was sent with are valid for the
+    operation's declared headers (the Authorization of the security
+    scheme), leaving out the headers it does not declare.
+
+    A header negation that only drops Authorization (which --auth adds
+    back; _headers_as_sent puts it in the case) and adds headers of other
+    names (which HTTP lets any client send, and every server ignores) is
+    no negation on the wire. The built-in check lets such a case through
+    (has_only_additional_properties_in_non_body_parameters) only when no
+    other part is negative; for the ingest, whose body is exempt in the
+    cases above, it is judged here. A failure from schemathesis 4.32.5:
+    POST ...?format=plain with headers fuu, i, if, ... and two random
+    bytes stored a plain-text document (200), reported as "header
+    violates required (was Authorization)".
+    """
+    params = case.operation.get_parameter_set(ParameterLocation.HEADER)
+    declared = {str(k).lower(): k for k in (params.schema.get("properties") or {})} if params else {}
+    sent = {}
+    for k, v in (case.headers or {}).items():
+        if str(k).lower() in declared:
+            sent[declared[str(k).lower()]] = v.strip(" \t") if isinstance(v, str) else v
+    try:
+        return params is not None and params.get_strict_validator().is_valid(sent)
+    except Exception:
+        return False
+
+
 def _ingest_negative_rejection(ctx, response, case):
     meta = case.meta
     negative = {loc for loc, info in meta.components.items() if info.mode.is_negative}
+    if ParameterLocation.HEADER in negative and _declared_headers_valid(case):
+        negative.discard(ParameterLocation.HEADER)
     query = case.query or {}
     fmt = query.get("format")
     if negative == {ParameterLocation.BODY} and (str(query.get("async")).lower() == "true" or fmt not in (None, "json")):
         return None
     return negative_data_rejection(ctx, response, case)
-
-
-QUERY = ("GET", "/v1/collections/{collection_ids}/query")
 
 
 @schemathesis.check
@@ -462,9 +484,6 @@ def data_acceptance(ctx, response, case):
       format najdi reads) or 400 naming the file; a JSON body (the
       envelope, JSON records) without a format parameter other than json
       is still held to the strict rule.
-    - The query endpoint needs a query, a filter or a filter:{field}
-      parameter, each optional on its own; OpenAPI cannot require one of
-      several parameters. A request with none of them may be refused.
     - Search, answer and query page at most 10000 deep: offset +
       max_results <= 10000, a bound on the sum of two parameters that
       OpenAPI cannot state (each has its own bounds). A request past it
@@ -482,8 +501,6 @@ def data_acceptance(ctx, response, case):
         json_body = media == "application/json" and isinstance(case.body, (dict, list)) and query.get("format") in (None, "json")
         if not json_body:
             return None
-    if op == QUERY and not (str(query.get("query") or "").strip() or query.get("filter") or any(str(k).startswith("filter:") for k in query)):
-        return None
     if op[1] in SEARCH_PATHS and response.status_code == 400 and (_page_too_deep(case, response) or _rerank_without_query(case, response)):
         return None
     return positive_data_acceptance(ctx, response, case)

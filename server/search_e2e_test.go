@@ -37,7 +37,8 @@ type searchResp struct {
 	Answer   *string `json:"answer"`
 	Metadata struct {
 		Tokens *struct {
-			PromptTokens int `json:"prompt_tokens"`
+			PromptTokens int    `json:"prompt_tokens"`
+			Tokenizer    string `json:"tokenizer"`
 		} `json:"tokens"`
 		OriginalDocumentsCount *int     `json:"original_documents_count"`
 		SummaryDocumentsCount  *int     `json:"summary_documents_count"`

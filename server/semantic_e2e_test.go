@@ -59,7 +59,7 @@ func TestSemanticSearch(t *testing.T) {
 	}
 	// Summaries with the embedding model's own tokenizer.
 	sr = search(t, n, "/v1/collections/sem/search", `{"query": "sourdough", "include_content": ["summaries"], "summary_config": {"max_tokens": 30, "tokenizer": "embedding"}}`)
-	if sr.Metadata.Tokens == nil || sr.Metadata.Tokens.PromptTokens > 30 || len(sr.Summaries) == 0 {
+	if sr.Metadata.Tokens == nil || sr.Metadata.Tokens.PromptTokens > 30 || sr.Metadata.Tokens.Tokenizer != "embedding" || len(sr.Summaries) == 0 {
 		t.Fatalf("embedding-tokenizer summaries: %+v", sr.Metadata)
 	}
 }

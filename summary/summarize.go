@@ -132,6 +132,9 @@ type Result struct {
 	Method string
 	// Message tells in one sentence how the budget was met.
 	Message string
+	// Tokenizer is the name of the tokenizer that counted the tokens
+	// (Config.Tokenizer's Name).
+	Tokenizer string
 
 	analyzer *text.Analyzer // Config.Analyzer, reused by Extractive
 }
@@ -198,7 +201,7 @@ func Summarize(query string, docs []Doc, cfg Config, wantString bool) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{OriginalCount: len(docs), analyzer: cfg.Analyzer}
+	res := Result{OriginalCount: len(docs), Tokenizer: cfg.Tokenizer.Name(), analyzer: cfg.Analyzer}
 	w := newWeights(query, docs, cfg.Analyzer)
 	states := make([]*docState, 0, len(docs))
 	empty := 0
