@@ -261,8 +261,50 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 		macro += f
 		fmt.Fprintf(w, "  %-22s P %.3f R %.3f F1 %.3f\n", in, p, r, f)
 	}
-	fmt.Fprintf(w, "macro F1 %.4f\n\n", macro/float64(len(nluSnipsIntents)))
+	fmt.Fprintf(w, "macro F1 %.4f\n", macro/float64(len(nluSnipsIntents)))
+	gib := nluGibberish()
+	leaks, err := nluLeaks(ctx, c, gib)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "gibberish at %.2f or more: %d of %d\n\n", nlu.DefaultThreshold, leaks, len(gib))
 	return nil
+}
+
+// nluGibberish returns gibberish texts that must come out of scope: typed
+// keyboard rows, lorem ipsum and the like, and 40 seeded random letter
+// strings of one to four words.
+func nluGibberish() []string {
+	out := []string{"asdf qwerty", "lorem ipsum dolor sit amet", "qwertyuiop", "asdfghjkl", "zxcvbnm asdf", "jkjkjk lololol", "sdfsdf sdf sdf", "aaaaaaa", "xyz abc def", "lorem ipsum", "dolor sit amet consectetur adipiscing elit", "sed do eiusmod tempor incididunt ut labore", "blah blah blah", "hjkl hjkl", "qwe rty uio", "fdsa rewq", "mnbvcxz lkjhg"}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 40 {
+		var words []string
+		for range 1 + rng.IntN(4) {
+			var b []byte
+			for range 2 + rng.IntN(8) {
+				b = append(b, byte('a'+rng.IntN(26)))
+			}
+			words = append(words, string(b))
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
+// nluLeaks counts the texts whose top confidence is at least
+// nlu.DefaultThreshold.
+func nluLeaks(ctx context.Context, c *intent.Classifier, texts []string) (int, error) {
+	n := 0
+	for _, t := range texts {
+		got, err := c.Classify(ctx, t)
+		if err != nil {
+			return 0, err
+		}
+		if got[0].Probability >= nlu.DefaultThreshold {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // nluOutOfScope returns the out-of-scope texts of the intent workloads:
@@ -295,6 +337,7 @@ type nluScore struct {
 	accepted int             // top answer right and at least nlu.DefaultThreshold
 	inConf   []float64       // top confidence of the right answers, sorted
 	oosConf  []float64       // top confidence of each out-of-scope text
+	gibLeaks int             // gibberish texts at nlu.DefaultThreshold or more
 }
 
 // nluEvaluate classifies the labeled and the out-of-scope texts with c.
@@ -326,8 +369,8 @@ func nluEvaluate(ctx context.Context, c *intent.Classifier, labeled []nluLabeled
 }
 
 // nluTrainEvaluate trains a classifier on train with emb and evaluates it
-// (nluEvaluate); it also returns the training time.
-func nluTrainEvaluate(ctx context.Context, train map[string][]string, emb intent.Embedder, labeled []nluLabeled, oos []string) (nluScore, time.Duration, error) {
+// (nluEvaluate, and nluLeaks on gib); it also returns the training time.
+func nluTrainEvaluate(ctx context.Context, train map[string][]string, emb intent.Embedder, labeled []nluLabeled, oos, gib []string) (nluScore, time.Duration, error) {
 	start := time.Now()
 	c, err := intent.Train(ctx, train, intent.Options{Embedder: emb})
 	if err != nil {
@@ -335,6 +378,10 @@ func nluTrainEvaluate(ctx context.Context, train map[string][]string, emb intent
 	}
 	took := time.Since(start)
 	sc, err := nluEvaluate(ctx, c, labeled, oos)
+	if err != nil {
+		return sc, took, err
+	}
+	sc.gibLeaks, err = nluLeaks(ctx, c, gib)
 	return sc, took, err
 }
 
@@ -389,7 +436,9 @@ func nluFewShot(cfg NLUConfig, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "== few-shot intents: SNIPS, %d utterances per intent drawn from train_*_full.json (%d draws), %d validation utterances; out of scope: %d texts (CoNLL-2003 valid sentences + 6 off-topic); embeddings: %s\n",
 		cfg.FewShotPerIntent, cfg.FewShotDraws, len(valid), len(oos), cfg.embedName())
+	gib := nluGibberish()
 	var accs, accepted, recalls, fixedRecalls []float64
+	var leaks []string
 	var trainTimes []time.Duration
 	for draw := range cfg.FewShotDraws {
 		rng := rand.New(rand.NewPCG(uint64(draw), 14))
@@ -400,7 +449,7 @@ func nluFewShot(cfg NLUConfig, w io.Writer) error {
 				train[in] = append(train[in], all[p])
 			}
 		}
-		sc, took, err := nluTrainEvaluate(ctx, train, cfg.Embedder, valid, oos)
+		sc, took, err := nluTrainEvaluate(ctx, train, cfg.Embedder, valid, oos, gib)
 		if err != nil {
 			return err
 		}
@@ -409,11 +458,13 @@ func nluFewShot(cfg NLUConfig, w io.Writer) error {
 		accepted = append(accepted, nluRatio(sc.accepted, len(valid)))
 		recalls = append(recalls, sc.recall(nlu.DefaultThreshold))
 		fixedRecalls = append(fixedRecalls, sc.fixedRecall(0.98))
+		leaks = append(leaks, fmt.Sprint(sc.gibLeaks))
 	}
 	mean := nluMean
 	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s)\n", mean(accs), nluFormat(accs))
 	fmt.Fprintf(w, "at the default threshold %.2f: in-scope accuracy %.4f (out_of_scope counted wrong), out-of-scope recall %.4f (draws %s)\n", nlu.DefaultThreshold, mean(accepted), mean(recalls), nluFormat(recalls))
 	fmt.Fprintf(w, "out-of-scope recall at the threshold keeping 98%% of correct in-scope answers: %.4f\n", mean(fixedRecalls))
+	fmt.Fprintf(w, "gibberish at %.2f or more, of %d (draws): %s\n", nlu.DefaultThreshold, len(gib), strings.Join(leaks, " "))
 	fmt.Fprintf(w, "training %d examples: %v per classifier (mean; embeddings memoized across draws)\n\n", cfg.FewShotPerIntent*len(nluSnipsIntents), nluMeanDuration(trainTimes).Round(time.Millisecond))
 	return nil
 }

@@ -65,7 +65,9 @@ func nluManyIntents(cfg NLUConfig, w io.Writer) error {
 	fmt.Fprintf(w, "== many-intent proxy: %d fine-grained SNIPS classes (intent + slot types, >= %d utterances each), 10 training and 20 test utterances per class, %d draws; embeddings: %s\n",
 		len(names), nluManyMin, cfg.FewShotDraws, cfg.embedName())
 	ctx := context.Background()
+	gib := nluGibberish()
 	var accs, accepted, coarse, recalls, fixed []float64
+	var leaks []string
 	var trainTimes []time.Duration
 	for draw := range cfg.FewShotDraws {
 		rng := rand.New(rand.NewPCG(uint64(draw), 150))
@@ -80,7 +82,7 @@ func nluManyIntents(cfg NLUConfig, w io.Writer) error {
 				test = append(test, nluLabeled{classes[k][i], k})
 			}
 		}
-		sc, took, err := nluTrainEvaluate(ctx, train, emb, test, oos)
+		sc, took, err := nluTrainEvaluate(ctx, train, emb, test, oos, gib)
 		if err != nil {
 			return err
 		}
@@ -98,11 +100,13 @@ func nluManyIntents(cfg NLUConfig, w io.Writer) error {
 		coarse = append(coarse, nluRatio(sameIntent, len(test)))
 		recalls = append(recalls, sc.recall(nlu.DefaultThreshold))
 		fixed = append(fixed, sc.fixedRecall(0.98))
+		leaks = append(leaks, fmt.Sprint(sc.gibLeaks))
 	}
 	mean := nluMean
 	fmt.Fprintf(w, "top-1 accuracy %.4f (draws %s); the SNIPS intent of the top class right %.4f\n", mean(accs), nluFormat(accs), mean(coarse))
 	fmt.Fprintf(w, "at the default threshold %.2f: in-scope accuracy %.4f (out_of_scope counted wrong), out-of-scope recall %.4f (draws %s)\n", nlu.DefaultThreshold, mean(accepted), mean(recalls), nluFormat(recalls))
 	fmt.Fprintf(w, "out-of-scope recall at the threshold keeping 98%% of correct in-scope answers: %.4f (draws %s)\n", mean(fixed), nluFormat(fixed))
+	fmt.Fprintf(w, "gibberish at %.2f or more, of %d (draws): %s\n", nlu.DefaultThreshold, len(gib), strings.Join(leaks, " "))
 	fmt.Fprintf(w, "training %d examples: %v per classifier (mean; embeddings memoized across draws)\n\n", 10*len(names), nluMeanDuration(trainTimes).Round(time.Millisecond))
 	return nil
 }
