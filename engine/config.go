@@ -353,8 +353,8 @@ func (c *CollectionConfig) Normalize() error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if n == "" || len(n) > 128 || !utf8.ValidString(n) {
-			return invalidField("fields", "field names must be 1-128 bytes of UTF-8, got %q", n)
+		if n == "" || utf8.RuneCountInString(n) > 128 || !utf8.ValidString(n) {
+			return invalidField("fields", "field names must be 1-128 characters of UTF-8, got %q", n)
 		}
 		switch c.Fields[n].Type {
 		case FieldEnum, FieldEnumText, FieldNumber, FieldText:
