@@ -39,6 +39,8 @@ czech-set:
 ## test: vet and run every test (real models, real files, real HTTP)
 test: models dictionaries czech-set
 	@scripts/install-models.sh bge-small-en-v1.5 multilingual-e5-small all-minilm-l6-v2
+	@# bench/peers tests gRPC against REST on a real Weaviate node (built once, cached).
+	@scripts/install-weaviate.sh >/dev/null
 	$(GO) vet ./...
 	@# The cluster package starts real Elasticsearch and OpenSearch nodes (scripts/cluster.sh):
 	@# it runs on its own, after the rest, so that the JVMs' start does not disturb timed tests.

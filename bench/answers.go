@@ -54,9 +54,10 @@ type countryJSON struct {
 // every step-th country of countries.json (file order) its capital,
 // currency and calling code by name, and for every step-th row of
 // country-codes.csv its capital and currency by ISO 3166 alpha-2 code.
-// Countries without the field are skipped. With czech the by-name
-// questions are asked in Czech, with the country's Czech name
-// (translations.ces).
+// Countries without the field are skipped. With czech the questions are
+// asked in Czech, by-name ones with the country's Czech name
+// (translations.ces); the known answers stay the files' values (English
+// names, which the records hold).
 func CountryQuestions(dir string, step int, czech bool) ([]AnswerQuestion, error) {
 	step = max(1, step)
 	data, err := os.ReadFile(filepath.Join(dir, "countries.json"))
@@ -114,6 +115,10 @@ func CountryQuestions(dir string, step int, czech bool) ([]AnswerQuestion, error
 			return nil, fmt.Errorf("country questions: country-codes.csv has no column %q: %w", h, ErrBadData)
 		}
 	}
+	tpl := [2]string{"What is the capital of the country with code %s?", "Which currency is used in the country with code %s?"}
+	if czech {
+		tpl = [2]string{"Jaké je hlavní město země s kódem %s?", "Jaká měna se používá v zemi s kódem %s?"}
+	}
 	for i := 1; i < len(rows); i += step {
 		r := rows[i]
 		code := strings.TrimSpace(r[col["ISO3166-1-Alpha-2"]])
@@ -121,10 +126,10 @@ func CountryQuestions(dir string, step int, czech bool) ([]AnswerQuestion, error
 			continue
 		}
 		if v := strings.TrimSpace(r[col["Capital"]]); v != "" {
-			out = append(out, AnswerQuestion{"capital by code", fmt.Sprintf("What is the capital of the country with code %s?", code), []string{v}})
+			out = append(out, AnswerQuestion{"capital by code", fmt.Sprintf(tpl[0], code), []string{v}})
 		}
 		if v := strings.TrimSpace(r[col["ISO4217-currency_name"]]); v != "" {
-			out = append(out, AnswerQuestion{"currency by code", fmt.Sprintf("Which currency is used in the country with code %s?", code), []string{v}})
+			out = append(out, AnswerQuestion{"currency by code", fmt.Sprintf(tpl[1], code), []string{v}})
 		}
 	}
 	return out, nil
@@ -196,8 +201,8 @@ type AnswersConfig struct {
 	// Models and ORTLib locate the embedding models and ONNX Runtime;
 	// Reranker the cross-encoder directory.
 	Models, ORTLib, Reranker string
-	// Language of the collection ("en" or "cs"; cs asks the by-name
-	// questions in Czech and uses the collection's default model).
+	// Language of the collection ("en" or "cs"; cs asks the questions in
+	// Czech and uses the collection's default model).
 	Language string
 	// Step takes every Step-th country (default 5).
 	Step int
@@ -266,25 +271,48 @@ func RunAnswers(cfg AnswersConfig, w io.Writer) error {
 	}
 	k := cmp.Or(cfg.TopK, 5)
 	fmt.Fprintf(w, "%d questions (every %d-th country, language %s), answers from the top %d records\n", len(qs), cmp.Or(cfg.Step, 5), cfg.Language, k)
-	for _, scored := range []bool{false, true} {
-		r, err := AskCountries(ctx, e, "countries", qs, k, scored)
-		if err != nil {
-			return err
-		}
-		mode := "term weights (rerank: false)"
-		if scored {
-			mode = "reranker's scorer (default)"
-		}
-		fmt.Fprintf(w, "%-30s right %.3f (%d of %d), no answer %d, p50 %s, mean %s\n", mode, float64(r.Right)/float64(max(1, r.Questions)),
-			r.Right, r.Questions, r.NoAnswer, r.P50.Round(time.Millisecond), r.Mean.Round(time.Millisecond))
-		for _, kind := range slices.Sorted(mapKeys(r.ByKind)) {
-			v := r.ByKind[kind]
-			fmt.Fprintf(w, "    %-16s %d of %d\n", kind, v[0], v[1])
-		}
+	if err := answersCountries(ctx, e, qs, k, w); err != nil {
+		return err
 	}
 	if cfg.SciFactDir == "" {
 		return nil
 	}
+	return answersSciFact(ctx, prov, opts.Reranker, cfg, k, w)
+}
+
+// answersCountries asks the country questions with answer sentences picked
+// by term weights and by the reranker's scorer and prints the rates, the
+// rates by kind, latency and process CPU time per answer.
+func answersCountries(ctx context.Context, e *engine.Engine, qs []AnswerQuestion, k int, w io.Writer) error {
+	for _, scored := range []bool{false, true} {
+		load0 := loadAverage()
+		cpu0, _ := ingestCPUTime()
+		r, err := AskCountries(ctx, e, "countries", qs, k, scored)
+		if err != nil {
+			return err
+		}
+		cpu1, _ := ingestCPUTime()
+		mode := "term weights (the default)"
+		if scored {
+			mode = "reranker's scorer (rerank)"
+		}
+		fmt.Fprintf(w, "%-30s right %.3f (%d of %d), no answer %d, p50 %s, mean %s, CPU/answer %s, load %s → %s\n", mode, float64(r.Right)/float64(max(1, r.Questions)),
+			r.Right, r.Questions, r.NoAnswer, r.P50.Round(time.Millisecond), r.Mean.Round(time.Millisecond),
+			((cpu1 - cpu0) / time.Duration(max(1, r.Questions))).Round(time.Millisecond), load0, loadAverage())
+		for _, kind := range slices.Sorted(mapKeys(r.ByKind)) {
+			v := r.ByKind[kind]
+			fmt.Fprintf(w, "    %-16s %d of %d\n", kind, v[0], v[1])
+		}
+		for _, x := range r.Wrong {
+			fmt.Fprintf(w, "    wrong: %s\n", x)
+		}
+	}
+	return nil
+}
+
+// answersSciFact measures answers to SciFact claims (cfg.MaxQueries of
+// them, evenly spaced) on the engine directory cfg.SciFactDir, both ways.
+func answersSciFact(ctx context.Context, prov *engine.ModelProvider, rr engine.Reranker, cfg AnswersConfig, k int, w io.Writer) error {
 	b, err := LoadBEIR(cmp.Or(cfg.BEIRDir, "../shared/data/beir/scifact"))
 	if err != nil {
 		return err
@@ -296,7 +324,7 @@ func RunAnswers(cfg AnswersConfig, w io.Writer) error {
 		}
 		b.Queries = sel
 	}
-	sf, err := engine.Open(engine.Options{Dir: cfg.SciFactDir, Embedders: prov, Reranker: opts.Reranker})
+	sf, err := engine.Open(engine.Options{Dir: cfg.SciFactDir, Embedders: prov, Reranker: rr})
 	if err != nil {
 		return err
 	}

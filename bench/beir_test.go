@@ -9,13 +9,6 @@ import (
 	"github.com/najdi/najdi/internal/testutil"
 )
 
-// beirSharedData walks up from the package directory to the first ancestor
-// holding shared/data.
-func beirSharedData(t *testing.T) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 func TestNDCGAt(t *testing.T) {
 	l3 := math.Log2(3)
 	tests := []struct {
@@ -67,7 +60,7 @@ func TestRecallAt(t *testing.T) {
 }
 
 func TestLoadBEIR(t *testing.T) {
-	b, err := LoadBEIR(filepath.Join(beirSharedData(t), "beir", "scifact"))
+	b, err := LoadBEIR(filepath.Join(testutil.SharedData(t), "beir", "scifact"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +93,7 @@ func TestLoadBEIR(t *testing.T) {
 // full SciFact test set (BEIR reports 0.665 for Elasticsearch BM25; we
 // measure 0.69 with the default title boost).
 func TestKeywordSciFact(t *testing.T) {
-	cfg := KeywordConfig{Dir: filepath.Join(beirSharedData(t), "beir", "scifact"), Repeat: 1}
+	cfg := KeywordConfig{Dir: filepath.Join(testutil.SharedData(t), "beir", "scifact"), Repeat: 1}
 	res, _, err := EvalKeyword(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,18 @@ type ClusterConfig struct {
 	Large        []string
 	LargeColls   []string
 	LargeQueries int
+	// NoSciFact leaves SciFact out (measures cfg.Large alone).
+	NoSciFact bool
+	// Keep leaves the collections on every backend after the run (cluster
+	// indices under the fixed prefix KeepPrefix, the embedded store in
+	// Work); Reuse searches the collections a kept run left instead of
+	// ingesting them again when every backend holds all their documents.
+	Keep, Reuse bool
 }
+
+// KeepPrefix is the cluster index prefix of RunCluster with Keep or Reuse
+// (otherwise a prefix per run, dropped at the end).
+const KeepPrefix = "najdi-bench-keep-"
 
 // clusterColls are the three collections RunCluster builds per backend.
 var clusterColls = []struct {
@@ -102,6 +113,7 @@ func (q *queryMemo) EmbedQueries(ctx context.Context, texts []string) ([][]float
 // clusterSet is one corpus RunCluster measures: its documents and the
 // timed queries.
 type clusterSet struct {
+	idx     int // collections are named s<idx><kind>: 0 SciFact, 1 the large corpus
 	name    string
 	inputs  []engine.DocumentInput
 	queries []string
@@ -152,7 +164,10 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 		inputs[i] = fullDoc(d)
 		inputs[i].Fields = map[string]any{"bucket": fmt.Sprintf("b%d", i%10)}
 	}
-	sets := []clusterSet{{name: fmt.Sprintf("SciFact (%d documents)", len(docs)), inputs: inputs, queries: queries, colls: map[string]bool{"kw": true, "vec": true, "hyb": true}}}
+	var sets []clusterSet
+	if !cfg.NoSciFact {
+		sets = append(sets, clusterSet{idx: 0, name: fmt.Sprintf("SciFact (%d documents)", len(docs)), inputs: inputs, queries: queries, colls: map[string]bool{"kw": true, "vec": true, "hyb": true}})
+	}
 	if len(cfg.Large) > 0 {
 		large := make([]engine.DocumentInput, len(cfg.Large))
 		for i, t := range cfg.Large {
@@ -169,7 +184,7 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 		if cfg.LargeQueries > 0 && cfg.LargeQueries < len(lq) {
 			lq = lq[:cfg.LargeQueries]
 		}
-		sets = append(sets, clusterSet{name: fmt.Sprintf("large (%d one-chunk documents)", len(large)), inputs: large, queries: lq, colls: colls})
+		sets = append(sets, clusterSet{idx: 1, name: fmt.Sprintf("large (%d one-chunk documents)", len(large)), inputs: large, queries: lq, colls: colls})
 	}
 
 	emb := cfg.Embedder
@@ -181,17 +196,27 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 	var backends []clusterBackend
 	backends = append(backends, clusterBackend{name: "embedded"})
 	prefix := fmt.Sprintf("najdi-bench-%d-", time.Now().Unix())
+	if cfg.Keep || cfg.Reuse {
+		prefix = KeepPrefix
+	}
 	for _, u := range cfg.Clusters {
 		r := engine.DefaultRanker()
 		c, err := cluster.New(context.Background(), cluster.Config{URL: u, Prefix: prefix, K1: float64(r.K1), B: float64(r.B)})
 		if err != nil {
 			return err
 		}
-		defer func() { _ = c.DropCollectionsWithPrefix(context.Background()) }()
+		switch {
+		case !cfg.Keep:
+			defer func() { _ = c.DropCollectionsWithPrefix(context.Background()) }()
+		case !cfg.Reuse: // a kept run starts empty, so its ingest is measured fresh
+			if err := c.DropCollectionsWithPrefix(context.Background()); err != nil {
+				return err
+			}
+		}
 		backends = append(backends, clusterBackend{name: fmt.Sprintf("%s %s", c.Info().Flavour, c.Info().Version), b: cluster.EngineBackend{C: c}, c: c})
 	}
-	for si, set := range sets {
-		if err := measureClusterSet(cfg, set, si, backends, emb, w); err != nil {
+	for _, set := range sets {
+		if err := measureClusterSet(cfg, set, set.idx, backends, emb, w); err != nil {
 			return fmt.Errorf("%s: %w", set.name, err)
 		}
 	}
@@ -243,53 +268,137 @@ func modelEmbedder(cfg ClusterConfig, inputs []engine.DocumentInput, queries []s
 	return emb, nil
 }
 
-// measureClusterSet ingests one corpus into every backend and times its
-// searches, interleaved, and writes its table.
+// clusterKind is one kind of timed search: a collection of clusterColls
+// and an optional filter.
+type clusterKind struct {
+	name, coll string
+	filter     json.RawMessage
+}
+
+// clusterKinds are the timed searches, in table order.
+var clusterKinds = []clusterKind{
+	{"keyword", "kw", nil},
+	{"keyword + filter", "kw", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
+	{"vector", "vec", nil},
+	{"hybrid", "hyb", nil},
+	{"hybrid + filter", "hyb", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
+}
+
+// target returns the collection kd searches in set and the retrievers of
+// its requests: its own collection when the set has it, else the hybrid
+// collection searched with that retriever alone (engine
+// SearchRequest.Retrievers), so a large corpus is ingested once. ok is
+// false when neither is measured.
+func (kd clusterKind) target(set clusterSet) (coll, retrievers string, ok bool) {
+	switch {
+	case set.colls[kd.coll]:
+		return kd.coll, "", true
+	case !set.colls["hyb"]:
+		return "", "", false
+	case kd.coll == "kw":
+		return "hyb", engine.RetrieveKeyword, true
+	case kd.coll == "vec":
+		return "hyb", engine.RetrieveSemantic, true
+	}
+	return "", "", false
+}
+
+// setResult is what measureClusterSet measures on one backend.
+type setResult struct {
+	e      *engine.Engine
+	ingest map[string]time.Duration // collection → ingest time (absent: reused)
+	lat    map[string][]time.Duration
+	disk   int64
+	rss    [2]int64 // node (clusters) before and after
+}
+
+// measureClusterSet ingests one corpus into every backend (or reuses the
+// collections a kept run left, cfg.Reuse) and times its searches,
+// interleaved, and writes its table.
 func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clusterBackend, emb engine.Embedder, w io.Writer) error {
-	ctx := context.Background()
-	type result struct {
-		e      *engine.Engine
-		ingest map[string]time.Duration // collection → ingest time
-		lat    map[string][]time.Duration
-		disk   int64
-		rss    [2]int64 // node (clusters) before and after
-	}
-	kinds := []struct {
-		name, coll string
-		filter     json.RawMessage
-	}{
-		{"keyword", "kw", nil},
-		{"keyword + filter", "kw", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
-		{"vector", "vec", nil},
-		{"hybrid", "hyb", nil},
-		{"hybrid + filter", "hyb", json.RawMessage(`{"term":{"bucket":"b3"}}`)},
-	}
 	runtime.GC()
 	selfBefore := selfRSS()
-	res := make([]*result, len(backends))
-	for i, be := range backends {
+	res, err := openSetEngines(cfg, si, backends, emb)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, r := range res {
+			r.e.Close()
+		}
+	}()
+	if err := ingestSet(cfg, set, si, backends, res); err != nil {
+		return err
+	}
+	if err := timeSetQueries(set, si, backends, res); err != nil {
+		return err
+	}
+	runtime.GC()
+	selfAfter := selfRSS()
+	if err := measureSetDisk(set, si, backends, res); err != nil {
+		return err
+	}
+	writeSetTable(w, set, backends, res, selfAfter-selfBefore)
+	return nil
+}
+
+// openSetEngines opens an engine per backend for corpus si (the embedded
+// store in a directory of cfg.Work, emptied first unless cfg.Reuse) and
+// reads each node's resident memory.
+func openSetEngines(cfg ClusterConfig, si int, backends []clusterBackend, emb engine.Embedder) ([]*setResult, error) {
+	var res []*setResult
+	for _, be := range backends {
 		dir := filepath.Join(cfg.Work, fmt.Sprintf("set%d-%s", si, strings.ReplaceAll(be.name, " ", "-")))
-		_ = os.RemoveAll(dir)
+		if !cfg.Reuse {
+			_ = os.RemoveAll(dir)
+		}
 		opts := engine.Options{Dir: dir, Embedders: singleProvider{emb}, Backend: be.b}
 		if be.b == nil {
 			opts.MergeInterval = time.Hour // merged once after the ingest (MergeNow), as before
 		}
 		e, err := engine.Open(opts)
 		if err != nil {
-			return err
+			for _, r := range res {
+				r.e.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", be.name, err)
 		}
-		defer e.Close()
-		res[i] = &result{e: e, ingest: map[string]time.Duration{}, lat: map[string][]time.Duration{}}
+		r := &setResult{e: e, ingest: map[string]time.Duration{}, lat: map[string][]time.Duration{}}
 		if be.c != nil {
-			res[i].rss[0] = nodeRSS(be.c.Info().Flavour)
+			r.rss[0] = nodeRSS(be.c.Info().Flavour)
+		}
+		res = append(res, r)
+	}
+	return res, nil
+}
+
+// reusable tells whether every backend holds collection coll with n
+// documents already (a kept run's, cfg.Reuse).
+func reusable(ctx context.Context, coll string, n int, res []*setResult) bool {
+	for _, r := range res {
+		info, err := r.e.GetCollection(ctx, "", coll)
+		if err != nil || info.DocumentCount != int64(n) {
+			return false
 		}
 	}
+	return true
+}
+
+// ingestSet ingests the corpus into each measured collection of every
+// backend, batch by batch in turn, timing each backend, then merges the
+// embedded store's collection. With cfg.Reuse a collection every backend
+// already holds with all the documents is left as it is (not timed).
+func ingestSet(cfg ClusterConfig, set clusterSet, si int, backends []clusterBackend, res []*setResult) error {
+	ctx := context.Background()
 	const batch = 500
 	for _, c := range clusterColls {
 		if !set.colls[c.name] {
 			continue
 		}
 		coll := fmt.Sprintf("s%d%s", si, c.name)
+		if cfg.Reuse && reusable(ctx, coll, len(set.inputs), res) {
+			continue
+		}
 		for i, r := range res {
 			if _, _, err := r.e.PutCollection(ctx, "", coll, c.cfg()); err != nil {
 				return fmt.Errorf("%s: %w", backends[i].name, err)
@@ -314,17 +423,27 @@ func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clu
 			}
 		}
 	}
+	return nil
+}
+
+// timeSetQueries runs every kind's queries twice on every backend in turn
+// and keeps the second pass's latencies (the first warms caches).
+func timeSetQueries(set clusterSet, si int, backends []clusterBackend, res []*setResult) error {
+	ctx := context.Background()
 	k, hl := 10, false
-	for _, kd := range kinds {
-		if !set.colls[kd.coll] {
+	for _, kd := range clusterKinds {
+		coll, retrievers, ok := kd.target(set)
+		if !ok {
 			continue
 		}
-		coll := fmt.Sprintf("s%d%s", si, kd.coll)
-		for pass := range 2 { // the first pass warms caches
+		req := engine.SearchRequest{MaxResults: &k, Highlight: &hl, Filter: kd.filter, Retrievers: retrievers}
+		colls := []string{fmt.Sprintf("s%d%s", si, coll)}
+		for pass := range 2 {
 			for _, q := range set.queries {
+				req.Query = q
 				for i, r := range res {
 					t0 := time.Now()
-					if _, err := r.e.Search(ctx, "", []string{coll}, engine.SearchRequest{Query: q, MaxResults: &k, Highlight: &hl, Filter: kd.filter}); err != nil {
+					if _, err := r.e.Search(ctx, "", colls, req); err != nil {
 						return fmt.Errorf("%s: %s search: %w", backends[i].name, kd.name, err)
 					}
 					if pass == 1 {
@@ -334,40 +453,53 @@ func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clu
 			}
 		}
 	}
-	runtime.GC()
-	selfAfter := selfRSS()
+	return nil
+}
+
+// measureSetDisk reads the disk each backend uses for the measured
+// collections (a cluster's store size, the embedded store's size_bytes)
+// and each node's resident memory.
+func measureSetDisk(set clusterSet, si int, backends []clusterBackend, res []*setResult) error {
+	ctx := context.Background()
+	var colls []string
+	for _, c := range clusterColls {
+		if set.colls[c.name] {
+			colls = append(colls, fmt.Sprintf("s%d%s", si, c.name))
+		}
+	}
 	for i, r := range res {
-		be := backends[i]
-		if be.c != nil {
-			var names []string
-			for _, c := range clusterColls {
-				if set.colls[c.name] {
-					names = append(names, fmt.Sprintf("s%d%s", si, c.name))
-				}
-			}
+		if be := backends[i]; be.c != nil {
 			var err error
-			if r.disk, err = be.c.StoreBytes(ctx, names); err != nil {
+			if r.disk, err = be.c.StoreBytes(ctx, colls); err != nil {
 				return err
 			}
 			r.rss[1] = nodeRSS(be.c.Info().Flavour)
 			continue
 		}
-		for _, c := range clusterColls {
-			if !set.colls[c.name] {
-				continue
-			}
-			info, err := r.e.GetCollection(ctx, "", fmt.Sprintf("s%d%s", si, c.name))
+		for _, coll := range colls {
+			info, err := r.e.GetCollection(ctx, "", coll)
 			if err != nil {
 				return err
 			}
 			r.disk += info.SizeBytes
 		}
 	}
+	return nil
+}
+
+// writeSetTable writes the corpus's table: ingest throughput, latency,
+// disk and the memory the corpus added (self: the bench process's RSS
+// growth). Rows of collections reused from a kept run say so.
+func writeSetTable(w io.Writer, set clusterSet, backends []clusterBackend, res []*setResult, self int64) {
 	n := float64(len(set.inputs))
 	var measured []string
+	reused := false
 	for _, c := range clusterColls {
 		if set.colls[c.name] {
 			measured = append(measured, c.name)
+			if _, ok := res[0].ingest[c.name]; !ok {
+				reused = true
+			}
 		}
 	}
 	fmt.Fprintf(w, "### %s: collections %s, %d timed queries per kind, k = 10\n\n| | %s |\n| --- |%s\n", set.name, strings.Join(measured, ", "), len(set.queries), strings.Join(names(backends, func(b clusterBackend) string { return b.name }), " | "), strings.Repeat(" --- |", len(backends)))
@@ -376,6 +508,10 @@ func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clu
 			continue
 		}
 		fmt.Fprintf(w, "| ingest %s (docs/s) |", c.name)
+		if _, ok := res[0].ingest[c.name]; !ok {
+			fmt.Fprintf(w, "%s\n", strings.Repeat(" reused (-reuse) |", len(res)))
+			continue
+		}
 		base := n / res[0].ingest[c.name].Seconds()
 		for i, r := range res {
 			rate := n / r.ingest[c.name].Seconds()
@@ -383,11 +519,16 @@ func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clu
 		}
 		fmt.Fprintln(w)
 	}
-	for _, kd := range kinds {
-		if !set.colls[kd.coll] {
+	for _, kd := range clusterKinds {
+		coll, retrievers, ok := kd.target(set)
+		if !ok {
 			continue
 		}
-		fmt.Fprintf(w, "| %s p50 / p99 |", kd.name)
+		label := kd.name
+		if retrievers != "" {
+			label += fmt.Sprintf(" (%s collection, %s retrieval only)", coll, retrievers)
+		}
+		fmt.Fprintf(w, "| %s p50 / p99 |", label)
 		base := pct(res[0].lat[kd.name], 50)
 		for i, r := range res {
 			p50, p99 := pct(r.lat[kd.name], 50), pct(r.lat[kd.name], 99)
@@ -404,16 +545,19 @@ func measureClusterSet(cfg ClusterConfig, set clusterSet, si int, backends []clu
 	for _, r := range res {
 		fmt.Fprintf(w, " %.0f |", float64(r.disk)/1e6*per)
 	}
+	if reused {
+		fmt.Fprintf(w, "\n\n(memory not measured: collections reused from a kept run)\n\n")
+		return
+	}
 	fmt.Fprintf(w, "\n| memory added by the corpus (MB) |")
 	for i, r := range res {
 		if i == 0 {
-			fmt.Fprintf(w, " %.0f (bench process RSS, all engines) |", float64(selfAfter-selfBefore)/1e6)
+			fmt.Fprintf(w, " %.0f (bench process RSS, all engines) |", float64(self)/1e6)
 		} else {
 			fmt.Fprintf(w, " %.0f (node RSS %.0f → %.0f) |", float64(r.rss[1]-r.rss[0])/1e6, float64(r.rss[0])/1e6, float64(r.rss[1])/1e6)
 		}
 	}
 	fmt.Fprintf(w, "\n\n")
-	return nil
 }
 
 // selfRSS returns this process's resident memory.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -440,50 +441,88 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// Overload runs the workload of RunOverload and returns its figures.
+// Overload runs the workload of RunOverload and returns its figures: it
+// starts a server (startOverload), seeds and prefills the collections
+// (prepare), searches idle (idlePhase), then searches while clients
+// ingest (saturatedPhase).
 func Overload(cfg OverloadConfig) (OverloadResult, error) {
-	if cfg.SeedDocs == 0 {
-		cfg.SeedDocs = 5000
-	}
-	if cfg.JobDocs == 0 {
-		cfg.JobDocs = 2000
-	}
-	if cfg.Searchers == 0 {
-		cfg.Searchers = 4
-	}
-	if cfg.Submitters == 0 {
-		cfg.Submitters = 4
-	}
-	if cfg.Idle == 0 {
-		cfg.Idle = 10 * time.Second
-	}
-	if cfg.Saturated == 0 {
-		cfg.Saturated = 120 * time.Second
-	}
-	if cfg.MaxSubmissions == 0 {
-		cfg.MaxSubmissions = 2000
-	}
-	if cfg.Words == 0 {
-		cfg.Words = 200
-	}
-	if cfg.HeapProfileEvery <= 0 {
-		cfg.HeapProfileEvery = 15 * time.Second
-	}
-	model := cfg.Model
-	if model == "" {
-		model = "none"
-	}
+	cfg = cfg.withDefaults()
 	res := OverloadResult{OtherStatus: map[int]int{}}
 	if cfg.MemoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	}
+	r, stop, err := startOverload(cfg, &res)
+	if err != nil {
+		return res, err
+	}
+	defer stop()
+	if err := r.prepare(); err != nil {
+		return res, err
+	}
+	res.RSSBefore = rss("VmRSS")
+	r.idlePhase()
+	if err := r.saturatedPhase(); err != nil {
+		return res, err
+	}
+	res.RSSAfter = rss("VmRSS")
+	res.RSSPeak = max(res.RSSPeak, res.RSSAfter)
+	return res, nil
+}
+
+// withDefaults returns cfg with its zero fields set to the defaults.
+func (cfg OverloadConfig) withDefaults() OverloadConfig {
+	cfg.SeedDocs = cmp.Or(cfg.SeedDocs, 5000)
+	cfg.JobDocs = cmp.Or(cfg.JobDocs, 2000)
+	cfg.Searchers = cmp.Or(cfg.Searchers, 4)
+	cfg.Submitters = cmp.Or(cfg.Submitters, 4)
+	cfg.Idle = cmp.Or(cfg.Idle, 10*time.Second)
+	cfg.Saturated = cmp.Or(cfg.Saturated, 120*time.Second)
+	cfg.MaxSubmissions = cmp.Or(cfg.MaxSubmissions, 2000)
+	cfg.Words = cmp.Or(cfg.Words, 200)
+	if cfg.HeapProfileEvery <= 0 {
+		cfg.HeapProfileEvery = 15 * time.Second
+	}
+	return cfg
+}
+
+// overloadRun is one run of Overload: the engine and its server, the
+// clients' HTTP client, the request bodies made up front, and the figures
+// the clients add to res (under mu while the saturated phase runs).
+type overloadRun struct {
+	cfg    OverloadConfig
+	eng    *engine.Engine
+	base   string // the server's URL
+	client *http.Client
+	// bodies are each submitter's job bodies (three, with the same ids),
+	// small the bodies of synchronous ingests.
+	bodies [][][]byte
+	small  [][]byte
+
+	res *OverloadResult
+	// mu guards res, jobIDs and slow while clients run.
+	mu     sync.Mutex
+	jobIDs []string    // the accepted jobs
+	slow   []SlowQuery // the queries of the last search phase
+	sent   atomic.Int64
+}
+
+// startOverload opens the engine of cfg in a directory of its own (or
+// cfg.Dir) and serves it on a loopback port; the returned func shuts the
+// server down and closes and removes everything.
+func startOverload(cfg OverloadConfig, res *OverloadResult) (*overloadRun, func(), error) {
+	var undo []func()
+	stop := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
 	}
 	dir := cfg.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "najdi-overload")
 		if err != nil {
-			return res, err
+			return nil, nil, err
 		}
-		defer os.RemoveAll(d)
+		undo = append(undo, func() { os.RemoveAll(d) })
 		dir = d
 	}
 	opts := cfg.Engine
@@ -492,319 +531,354 @@ func Overload(cfg OverloadConfig) (OverloadResult, error) {
 	if cfg.Model != "" && opts.Embedders == nil {
 		prov, err := engine.NewModelProvider(cfg.Models, cfg.ORTLib)
 		if err != nil {
-			return res, err
+			stop()
+			return nil, nil, err
 		}
 		opts.Embedders = prov
 	}
 	eng, err := engine.Open(opts)
 	if err != nil {
-		return res, err
+		stop()
+		return nil, nil, err
 	}
-	defer eng.Close()
+	undo = append(undo, func() { eng.Close() })
 	srv := server.New(eng, nil, server.Config{Logger: opts.Logger})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return res, err
+		stop()
+		return nil, nil, err
 	}
 	go srv.Serve(ln)
-	base := "http://" + ln.Addr().String()
-	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	defer func() {
+	r := &overloadRun{cfg: cfg, eng: eng, res: res, base: "http://" + ln.Addr().String(),
+		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	undo = append(undo, func() {
 		// fasthttp's Shutdown waits for keep-alive connections to close.
-		client.CloseIdleConnections()
+		r.client.CloseIdleConnections()
 		srv.Shutdown()
-	}()
+	})
+	return r, stop, nil
+}
 
-	do := func(method, path, ctype string, body []byte) (int, http.Header, []byte, error) {
-		req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		if ctype != "" {
-			req.Header.Set("Content-Type", ctype)
-		}
-		r, err := client.Do(req)
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		defer r.Body.Close()
-		b, err := io.ReadAll(r.Body)
-		return r.StatusCode, r.Header, b, err
+// do sends one request to the server and reads the whole answer.
+func (r *overloadRun) do(method, path, ctype string, body []byte) (int, http.Header, []byte, error) {
+	req, err := http.NewRequest(method, r.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
 	}
-	// Searches go to "overload", ingests to "ingest": the searched
-	// collection keeps its size, so only the load differs between phases.
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b, err
+}
+
+// prepare creates the collections, seeds the searched one and makes the
+// ingest bodies. Searches go to "overload", ingests to "ingest": the
+// searched collection keeps its size, so only the load differs between
+// phases. The bodies of the saturated phase are made up front (the
+// clients share the CPUs with the server): each submitter cycles through
+// its own three, whose records have the same ids. Unless cfg.NoPrefill,
+// the ingested collection is filled with those ids now, before any
+// timing, so that during the saturated phase every job replaces
+// documents: the data keeps its size, and memory that grows is not the
+// data.
+func (r *overloadRun) prepare() error {
+	cfg := r.cfg
+	model := cmp.Or(cfg.Model, "none")
 	for _, c := range []string{"overload", "ingest"} {
-		if st, _, b, err := do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "`+model+`"}}`)); err != nil || st != 201 {
-			return res, fmt.Errorf("create collection: %d %s %v", st, b, err)
+		if st, _, b, err := r.do("PUT", "/v1/collections/"+c, "application/json", []byte(`{"embedding_config": {"model": "`+model+`"}}`)); err != nil || st != 201 {
+			return fmt.Errorf("create collection: %d %s %v", st, b, err)
 		}
 	}
-	if st, _, b, err := do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, cfg.Words, 1, "s")); err != nil || st != 200 {
-		return res, fmt.Errorf("seed: %d %.300s %v", st, b, err)
+	if st, _, b, err := r.do("POST", "/v1/collections/overload/documents?id_field=id&format=csv", "text/csv", overloadCSV(cfg.SeedDocs, cfg.Words, 1, "s")); err != nil || st != 200 {
+		return fmt.Errorf("seed: %d %.300s %v", st, b, err)
 	}
-	// The bodies of the saturated phase are made up front (the clients
-	// share the CPUs with the server): each submitter cycles through its
-	// own three, whose records have the same ids. The ingested collection
-	// is filled with those ids now, before any timing, so that during the
-	// saturated phase every job replaces documents: the data keeps its
-	// size, and memory that grows is not the data.
-	bodies := make([][][]byte, cfg.Submitters)
-	for s := range bodies {
+	r.bodies = make([][][]byte, cfg.Submitters)
+	for s := range r.bodies {
 		for i := range 3 {
-			bodies[s] = append(bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-", s)))
+			r.bodies[s] = append(r.bodies[s], overloadCSV(cfg.JobDocs, cfg.Words, uint64(1000*s+i), fmt.Sprintf("j%d-", s)))
 		}
 	}
-	small := make([][]byte, 10)
-	for i := range small {
-		small[i] = overloadCSV(overloadSyncDocs, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
+	r.small = make([][]byte, 10)
+	for i := range r.small {
+		r.small[i] = overloadCSV(overloadSyncDocs, cfg.Words, uint64(5000+i), fmt.Sprintf("y%d-", i))
 	}
-	if !cfg.NoPrefill {
-		fill := append([][]byte(nil), small...)
-		for s := range bodies {
-			fill = append(fill, bodies[s][0])
-		}
-		for _, b := range fill {
-			if st, _, body, err := do("POST", "/v1/collections/ingest/documents?id_field=id&format=csv", "text/csv", b); err != nil || st != 200 {
-				return res, fmt.Errorf("prefill: %d %.300s %v", st, body, err)
-			}
-		}
-		if info, err := eng.GetCollection(context.Background(), "", "ingest"); err == nil {
-			res.Prefilled = info.DocumentCount
+	if cfg.NoPrefill {
+		return nil
+	}
+	fill := append([][]byte(nil), r.small...)
+	for s := range r.bodies {
+		fill = append(fill, r.bodies[s][0])
+	}
+	for _, b := range fill {
+		if st, _, body, err := r.do("POST", "/v1/collections/ingest/documents?id_field=id&format=csv", "text/csv", b); err != nil || st != 200 {
+			return fmt.Errorf("prefill: %d %.300s %v", st, body, err)
 		}
 	}
-	res.RSSBefore = rss("VmRSS")
+	if info, err := r.eng.GetCollection(context.Background(), "", "ingest"); err == nil {
+		r.res.Prefilled = info.DocumentCount
+	}
+	return nil
+}
 
-	// search runs the searchers until stop closes and returns latencies.
-	var slow []SlowQuery // the saturated phase's queries, for the slowest
-	search := func(stop <-chan struct{}) ([]time.Duration, []time.Duration, int) {
-		var mu sync.Mutex
-		var lat, took []time.Duration
-		start := time.Now()
-		slow = slow[:0]
-		errs := 0
-		var wg sync.WaitGroup
-		for s := range cfg.Searchers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(s), 99))
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					q := fmt.Sprintf(`{"query": "w%x w%x w%x", "max_results": 10}`, rng.IntN(overloadVocab), rng.IntN(overloadVocab), rng.IntN(overloadVocab))
-					t0 := time.Now()
-					st, _, b, err := do("POST", "/v1/collections/overload/search", "application/json", []byte(q))
-					d := time.Since(t0)
-					var m struct {
-						Metadata struct {
-							TookMS float64 `json:"took_ms"`
-						} `json:"metadata"`
-					}
-					if err == nil && st == 200 {
-						err = json.Unmarshal(b, &m)
-					}
-					mu.Lock()
-					if err != nil || st != 200 {
-						errs++
-					} else {
-						lat = append(lat, d)
-						slow = append(slow, SlowQuery{At: t0.Sub(start), Latency: d, Took: time.Duration(m.Metadata.TookMS * float64(time.Millisecond))})
-						took = append(took, time.Duration(m.Metadata.TookMS*float64(time.Millisecond)))
-					}
-					mu.Unlock()
+// search runs cfg.Searchers searching clients until stop closes and
+// returns the latencies at the client and the server's took_ms of the
+// searches that succeeded, and the number that failed; r.slow holds the
+// phase's queries.
+func (r *overloadRun) search(stop <-chan struct{}) (lat, took []time.Duration, errs int) {
+	start := time.Now()
+	r.slow = r.slow[:0]
+	var wg sync.WaitGroup
+	for s := range r.cfg.Searchers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(s), 99))
+			for !stopped(stop) {
+				q := fmt.Sprintf(`{"query": "w%x w%x w%x", "max_results": 10}`, rng.IntN(overloadVocab), rng.IntN(overloadVocab), rng.IntN(overloadVocab))
+				t0 := time.Now()
+				st, _, b, err := r.do("POST", "/v1/collections/overload/search", "application/json", []byte(q))
+				d := time.Since(t0)
+				var m struct {
+					Metadata struct {
+						TookMS float64 `json:"took_ms"`
+					} `json:"metadata"`
 				}
-			}()
-		}
-		wg.Wait()
-		return lat, took, errs
+				if err == nil && st == 200 {
+					err = json.Unmarshal(b, &m)
+				}
+				r.mu.Lock()
+				if err != nil || st != 200 {
+					errs++
+				} else {
+					lat = append(lat, d)
+					r.slow = append(r.slow, SlowQuery{At: t0.Sub(start), Latency: d, Took: time.Duration(m.Metadata.TookMS * float64(time.Millisecond))})
+					took = append(took, time.Duration(m.Metadata.TookMS*float64(time.Millisecond)))
+				}
+				r.mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
+	return lat, took, errs
+}
+
+// stopped reports whether stop is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// idlePhase searches for cfg.Idle with nothing else running.
+func (r *overloadRun) idlePhase() {
 	stop := make(chan struct{})
-	time.AfterFunc(cfg.Idle, func() { close(stop) })
+	time.AfterFunc(r.cfg.Idle, func() { close(stop) })
 	m0 := readRuntime()
 	stalls := watchStalls()
-	idle, idleTook, errs := search(stop)
+	idle, idleTook, errs := r.search(stop)
+	res := r.res
 	res.Idle = m0.phase(readRuntime(), idleTook)
 	res.Idle.Stalls, res.Idle.LongestStall, res.Idle.Stalled = stalls()
 	res.SearchErrors += errs
 	res.IdleQueries = len(idle)
 	res.IdleP50, res.IdleP99 = percentile(idle, 0.50), percentile(idle, 0.99)
+}
 
-	// Saturated phase.
-	stop = make(chan struct{})
+// saturatedPhase starts the submitters, the synchronous ingester and the
+// watcher of progress and memory, lets the queue fill for a second, then
+// searches for cfg.Saturated (profiled into cfg.ProfileDir) and stops the
+// clients.
+func (r *overloadRun) saturatedPhase() error {
+	stop := make(chan struct{})
 	satStart := time.Now()
-	var sent atomic.Int64
-	var mu sync.Mutex
-	var jobIDs []string
 	var wg sync.WaitGroup
-	count := func(f func()) { mu.Lock(); f(); mu.Unlock() }
-	for s := range cfg.Submitters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if sent.Add(1) > int64(cfg.MaxSubmissions) {
-					return
-				}
-				st, h, b, err := do("POST", "/v1/collections/ingest/documents?async=true&id_field=id&format=csv", "text/csv", bodies[s][i%len(bodies[s])])
-				var wait time.Duration
-				count(func() {
-					switch {
-					case err != nil:
-						res.OtherStatus[0]++
-					case st == 202:
-						res.JobsAccepted++
-						var m struct {
-							JobID string `json:"job_id"`
-						}
-						if json.Unmarshal(b, &m) == nil {
-							jobIDs = append(jobIDs, m.JobID)
-						}
-					case st == 429:
-						res.Jobs429++
-						res.RetryAfter = h.Get("Retry-After")
-						sec, _ := strconv.Atoi(res.RetryAfter)
-						// Obey Retry-After, but keep knocking within the phase.
-						wait = min(time.Duration(sec)*time.Second, time.Second)
-					default:
-						res.OtherStatus[st]++
-					}
-				})
-				if wait > 0 {
-					select {
-					case <-stop:
-					case <-time.After(wait):
-					}
-				}
-			}
-		}()
+	for s := range r.cfg.Submitters {
+		wg.Go(func() { r.submitJobs(r.bodies[s], stop) })
 	}
-	wg.Add(1)
-	go func() { // synchronous ingests
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if sent.Add(1) > int64(cfg.MaxSubmissions) {
-				return
-			}
-			st, _, _, err := do("POST", "/v1/collections/ingest/documents?id_field=id&format=csv", "text/csv", small[i%len(small)])
-			count(func() {
-				switch {
-				case err != nil:
-					res.OtherStatus[0]++
-				case st == 200:
-					res.SyncOK++
-				case st == 429:
-					res.Sync429++
-				default:
-					res.OtherStatus[st]++
-				}
-			})
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	wg.Add(1)
-	go func() { // job progress and memory
-		defer wg.Done()
-		last := time.Now()
-		nextProfile := time.Duration(0)
-		done := map[string]int{} // processed documents of finished jobs
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(250 * time.Millisecond):
-			}
-			r := rss("VmRSS")
-			res.RSSPeak = max(res.RSSPeak, r)
-			mu.Lock()
-			ids := append([]string(nil), jobIDs...)
-			syncDocs := int64(res.SyncOK * overloadSyncDocs)
-			mu.Unlock()
-			written := syncDocs
-			for _, id := range ids {
-				if n, ok := done[id]; ok {
-					written += int64(n)
-					continue
-				}
-				st, err := eng.Job("", "ingest", id)
-				if err != nil {
-					continue
-				}
-				written += int64(st.Processed)
-				if st.Status != "running" {
-					done[id] = st.Processed
-				} else if st.Processed > res.MaxProcessedSeen {
-					res.MaxProcessedSeen = st.Processed
-				}
-			}
-			if time.Since(last) < time.Second {
-				continue
-			}
-			last = time.Now()
-			m := readMem(r)
-			m.At = time.Since(satStart)
-			m.PebbleCache, m.PebbleMemtables = eng.Store().MemoryUsage()
-			m.Written = written
-			for _, c := range []string{"overload", "ingest"} {
-				if info, err := eng.GetCollection(context.Background(), "", c); err == nil {
-					m.IndexBytes += info.SizeBytes
-					if c == "ingest" {
-						m.LiveDocs = info.DocumentCount
-					}
-				}
-			}
-			mu.Lock()
-			res.RSSSamples = append(res.RSSSamples, r)
-			res.HeapSamples = append(res.HeapSamples, m.HeapObjects)
-			res.Mem = append(res.Mem, m)
-			mu.Unlock()
-			if cfg.ProfileDir != "" && m.At >= nextProfile {
-				nextProfile += cfg.HeapProfileEvery
-				writeHeapProfile(filepath.Join(cfg.ProfileDir, fmt.Sprintf("heap-%03ds.pprof", int(m.At.Seconds()))))
-			}
-		}
-	}()
+	wg.Go(func() { r.ingestSync(stop) })
+	wg.Go(func() { r.watch(satStart, stop) })
 	time.Sleep(time.Second) // let the queue fill before timing searches
 	stopSearch := make(chan struct{})
-	time.AfterFunc(cfg.Saturated, func() { close(stopSearch) })
-	stopProfile, err := startProfiles(cfg.ProfileDir)
+	time.AfterFunc(r.cfg.Saturated, func() { close(stopSearch) })
+	stopProfile, err := startProfiles(r.cfg.ProfileDir)
 	if err != nil {
-		return res, err
+		return err
 	}
-	m0 = readRuntime()
-	stalls = watchStalls()
-	sat, satTook, errs := search(stopSearch)
-	sort.Slice(slow, func(i, j int) bool { return slow[i].Latency > slow[j].Latency })
-	res.Slowest = append([]SlowQuery(nil), slow[:min(len(slow), 8)]...)
+	m0 := readRuntime()
+	stalls := watchStalls()
+	sat, satTook, errs := r.search(stopSearch)
+	res := r.res
+	sort.Slice(r.slow, func(i, j int) bool { return r.slow[i].Latency > r.slow[j].Latency })
+	res.Slowest = append([]SlowQuery(nil), r.slow[:min(len(r.slow), 8)]...)
 	res.Sat = m0.phase(readRuntime(), satTook)
 	res.Sat.Stalls, res.Sat.LongestStall, res.Sat.Stalled = stalls()
 	if err := stopProfile(); err != nil {
-		return res, err
+		return err
 	}
 	close(stop)
 	wg.Wait()
 	res.SearchErrors += errs
 	res.SatQueries = len(sat)
 	res.SatP50, res.SatP99 = percentile(sat, 0.50), percentile(sat, 0.99)
-	for _, id := range jobIDs {
-		if st, err := eng.Job("", "ingest", id); err == nil && st.Status == "done" {
+	for _, id := range r.jobIDs {
+		if st, err := r.eng.Job("", "ingest", id); err == nil && st.Status == "done" {
 			res.JobsDone++
 		}
 	}
-	res.RSSAfter = rss("VmRSS")
-	res.RSSPeak = max(res.RSSPeak, res.RSSAfter)
-	return res, nil
+	return nil
+}
+
+// maySend reports whether a client may send another ingest: stop is
+// not closed and cfg.MaxSubmissions are not all sent.
+func (r *overloadRun) maySend(stop <-chan struct{}) bool {
+	return !stopped(stop) && r.sent.Add(1) <= int64(r.cfg.MaxSubmissions)
+}
+
+// submitJobs submits asynchronous ingest jobs of bodies, in turn, as fast
+// as they are accepted, until stop closes; a 429 is obeyed by waiting its
+// Retry-After, but at most a second, to keep knocking within the phase.
+func (r *overloadRun) submitJobs(bodies [][]byte, stop <-chan struct{}) {
+	res := r.res
+	for i := 0; r.maySend(stop); i++ {
+		st, h, b, err := r.do("POST", "/v1/collections/ingest/documents?async=true&id_field=id&format=csv", "text/csv", bodies[i%len(bodies)])
+		var wait time.Duration
+		r.mu.Lock()
+		switch {
+		case err != nil:
+			res.OtherStatus[0]++
+		case st == 202:
+			res.JobsAccepted++
+			var m struct {
+				JobID string `json:"job_id"`
+			}
+			if json.Unmarshal(b, &m) == nil {
+				r.jobIDs = append(r.jobIDs, m.JobID)
+			}
+		case st == 429:
+			res.Jobs429++
+			res.RetryAfter = h.Get("Retry-After")
+			sec, _ := strconv.Atoi(res.RetryAfter)
+			wait = min(time.Duration(sec)*time.Second, time.Second)
+		default:
+			res.OtherStatus[st]++
+		}
+		r.mu.Unlock()
+		if wait > 0 {
+			select {
+			case <-stop:
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+// ingestSync sends a small synchronous ingest every 100 ms until stop
+// closes.
+func (r *overloadRun) ingestSync(stop <-chan struct{}) {
+	res := r.res
+	for i := 0; r.maySend(stop); i++ {
+		st, _, _, err := r.do("POST", "/v1/collections/ingest/documents?id_field=id&format=csv", "text/csv", r.small[i%len(r.small)])
+		r.mu.Lock()
+		switch {
+		case err != nil:
+			res.OtherStatus[0]++
+		case st == 200:
+			res.SyncOK++
+		case st == 429:
+			res.Sync429++
+		default:
+			res.OtherStatus[st]++
+		}
+		r.mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// watch follows the saturated phase until stop closes: every 250 ms the
+// resident memory's peak, and every second a memory reading (memSample)
+// and, with cfg.ProfileDir, a heap profile every cfg.HeapProfileEvery.
+func (r *overloadRun) watch(satStart time.Time, stop <-chan struct{}) {
+	res := r.res
+	last := time.Now()
+	nextProfile := time.Duration(0)
+	done := map[string]int{} // processed documents of finished jobs
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+		rssNow := rss("VmRSS")
+		res.RSSPeak = max(res.RSSPeak, rssNow)
+		written := r.written(done)
+		if time.Since(last) < time.Second {
+			continue
+		}
+		last = time.Now()
+		m := r.memSample(rssNow, written)
+		m.At = time.Since(satStart)
+		r.mu.Lock()
+		res.RSSSamples = append(res.RSSSamples, rssNow)
+		res.HeapSamples = append(res.HeapSamples, m.HeapObjects)
+		res.Mem = append(res.Mem, m)
+		r.mu.Unlock()
+		if r.cfg.ProfileDir != "" && m.At >= nextProfile {
+			nextProfile += r.cfg.HeapProfileEvery
+			writeHeapProfile(filepath.Join(r.cfg.ProfileDir, fmt.Sprintf("heap-%03ds.pprof", int(m.At.Seconds()))))
+		}
+	}
+}
+
+// written returns the documents ingested so far in the saturated phase:
+// the synchronous ingests' and the jobs' progress; done keeps the counts
+// of finished jobs between calls, and the largest progress of a running
+// job goes to res.MaxProcessedSeen.
+func (r *overloadRun) written(done map[string]int) int64 {
+	r.mu.Lock()
+	ids := append([]string(nil), r.jobIDs...)
+	n := int64(r.res.SyncOK * overloadSyncDocs)
+	r.mu.Unlock()
+	for _, id := range ids {
+		if p, ok := done[id]; ok {
+			n += int64(p)
+			continue
+		}
+		st, err := r.eng.Job("", "ingest", id)
+		if err != nil {
+			continue
+		}
+		n += int64(st.Processed)
+		if st.Status != "running" {
+			done[id] = st.Processed
+		} else if st.Processed > r.res.MaxProcessedSeen {
+			r.res.MaxProcessedSeen = st.Processed
+		}
+	}
+	return n
+}
+
+// memSample reads the process's, the store's and the data's memory
+// figures; rssNow is VmRSS, written the documents ingested so far.
+func (r *overloadRun) memSample(rssNow, written int64) MemSample {
+	m := readMem(rssNow)
+	m.PebbleCache, m.PebbleMemtables = r.eng.Store().MemoryUsage()
+	m.Written = written
+	for _, c := range []string{"overload", "ingest"} {
+		if info, err := r.eng.GetCollection(context.Background(), "", c); err == nil {
+			m.IndexBytes += info.SizeBytes
+			if c == "ingest" {
+				m.LiveDocs = info.DocumentCount
+			}
+		}
+	}
+	return m
 }
 
 // overloadVocab is the number of distinct words of the generated records.

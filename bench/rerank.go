@@ -42,6 +42,9 @@ type RerankConfig struct {
 	// CachedOnly evaluates Tune on the queries of Scores only (a run
 	// stopped early), computing nothing.
 	CachedOnly bool
+	// MaxTokens caps the cross-encoder's pair length (rerank.Options;
+	// 0: the model's).
+	MaxTokens int
 	// Ks and Weights are the grid of Tune (defaults 5–50 and 0.3–1).
 	Ks      []int
 	Weights []float64
@@ -71,7 +74,7 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 		return err
 	}
 	defer prov.Close()
-	ce, err := rerank.Load(cfg.Reranker, rerank.Options{LibraryPath: sc.ORTLib})
+	ce, err := rerank.Load(cfg.Reranker, rerank.Options{LibraryPath: sc.ORTLib, MaxTokens: cfg.MaxTokens})
 	if err != nil {
 		return err
 	}
@@ -85,7 +88,7 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 	if c, err := e.GetCollection(ctx, "", "all"); err != nil || c.DocumentCount == 0 {
 		return fmt.Errorf("rerank: %s holds no SciFact collection \"all\" (run najdi-bench search -dir %s first)", sc.Dir, sc.Dir)
 	}
-	fmt.Fprintf(w, "%d queries (%s judgments), reranker %s\n", len(b.Queries), cmp.Or(sc.Qrels, "test"), ce.Manifest().Name)
+	fmt.Fprintf(w, "%d queries (%s judgments), reranker %s, pairs of at most %d tokens\n", len(b.Queries), cmp.Or(sc.Qrels, "test"), ce.Manifest().Name, ce.Manifest().MaxTokens)
 	if cfg.Tune {
 		return rerankTune(ctx, e, ce, b, cfg, w)
 	}
@@ -93,51 +96,61 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 	if len(topK) == 0 {
 		topK = []int{engine.DefaultRerankTopK}
 	}
-	depth := 100
 	reps := max(1, cfg.Repeat)
-	fmt.Fprintf(w, "%-16s %3s %8s %9s %10s %9s %9s %9s %11s %s\n", "mode", "run", "nDCG@10", "recall@10", "recall@100", "p50", "p90", "mean", "CPU/query", "load average (start → end)")
+	fmt.Fprintf(w, "%-16s %3s %8s %9s %10s %9s %9s %9s %11s %s\n", "mode", "run", "nDCG@10", "recall@10", "recall@100", "p50", "p95", "mean", "CPU/query", "load average (start → end)")
 	for _, k := range append([]int{0}, topK...) {
 		for rep := range reps {
-			load0 := loadAverage()
-			cpu0, _ := ingestCPUTime()
-			var lat []time.Duration
-			var ndcg, r10, r100 float64
-			hl := false
-			for _, q := range b.Queries {
-				req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
-				if k > 0 {
-					req.Rerank = &engine.RerankRequest{TopK: &k}
-				}
-				start := time.Now()
-				res, err := e.Search(ctx, "", []string{"all"}, req)
-				if err != nil {
-					return err
-				}
-				lat = append(lat, time.Since(start))
-				ranked := make([]string, len(res.Documents))
-				for i, d := range res.Documents {
-					ranked[i] = d.DocumentID
-				}
-				ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
-				r10 += RecallAt(10, ranked, b.Qrels[q.ID])
-				r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+			if err := rerankEngineRun(ctx, e, b, k, rep, w); err != nil {
+				return err
 			}
-			cpu1, _ := ingestCPUTime()
-			n := float64(len(b.Queries))
-			slices.Sort(lat)
-			var sum time.Duration
-			for _, l := range lat {
-				sum += l
-			}
-			mode := "hybrid"
-			if k > 0 {
-				mode = fmt.Sprintf("hybrid+rerank%d", k)
-			}
-			fmt.Fprintf(w, "%-16s %3d %8.4f %9.4f %10.4f %9s %9s %9s %11s %s → %s\n", mode, rep+1, ndcg/n, r10/n, r100/n,
-				lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*9/10].Round(time.Millisecond), (sum / time.Duration(len(lat))).Round(time.Millisecond),
-				((cpu1 - cpu0) / time.Duration(len(lat))).Round(time.Millisecond), load0, loadAverage())
 		}
 	}
+	return nil
+}
+
+// rerankEngineRun searches every query of b through engine.Search, with
+// "rerank": {"top_k": k} when k > 0, and prints one row: quality, wall
+// latency, process CPU time per query and the load average around the run.
+func rerankEngineRun(ctx context.Context, e *engine.Engine, b *BEIR, k, rep int, w io.Writer) error {
+	depth := 100
+	load0 := loadAverage()
+	cpu0, _ := ingestCPUTime()
+	var lat []time.Duration
+	var ndcg, r10, r100 float64
+	hl := false
+	for _, q := range b.Queries {
+		req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
+		if k > 0 {
+			req.Rerank = &engine.RerankRequest{TopK: &k}
+		}
+		start := time.Now()
+		res, err := e.Search(ctx, "", []string{"all"}, req)
+		if err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(start))
+		ranked := make([]string, len(res.Documents))
+		for i, d := range res.Documents {
+			ranked[i] = d.DocumentID
+		}
+		ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
+		r10 += RecallAt(10, ranked, b.Qrels[q.ID])
+		r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+	}
+	cpu1, _ := ingestCPUTime()
+	n := float64(len(b.Queries))
+	slices.Sort(lat)
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	mode := "hybrid"
+	if k > 0 {
+		mode = fmt.Sprintf("hybrid+rerank%d", k)
+	}
+	fmt.Fprintf(w, "%-16s %3d %8.4f %9.4f %10.4f %9s %9s %9s %11s %s → %s\n", mode, rep+1, ndcg/n, r10/n, r100/n,
+		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*95/100].Round(time.Millisecond), (sum / time.Duration(len(lat))).Round(time.Millisecond),
+		((cpu1 - cpu0) / time.Duration(len(lat))).Round(time.Millisecond), load0, loadAverage())
 	return nil
 }
 
@@ -155,149 +168,204 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
+// tuneCand is one candidate of rerankTune: its fused first-stage score and
+// the cross-encoder's probability, cached in RerankConfig.Scores.
+type tuneCand struct {
+	ID    string  `json:"id"`
+	Fused float64 `json:"fused"`
+	Prob  float64 `json:"prob"`
+}
+
+// tuneRun is one run of rerankTune: the score cache, the grid and its
+// nDCG@10 sums, and the cross-encoder's cost so far.
+type tuneRun struct {
+	e      *engine.Engine
+	ce     *rerank.CrossEncoder
+	b      *BEIR
+	texts  map[string]string // document text by id
+	cache  map[string][]tuneCand
+	depth  int
+	ks     []int
+	as     []float64
+	sum    [][]float64 // nDCG@10 sums by depth and weight
+	base   float64     // nDCG@10 sum without reranking
+	wall   time.Duration
+	cpu    time.Duration
+	pairs  int
+	scored int // queries scored since the cache was last written
+}
+
 // rerankTune scores each query's top TuneDepth hybrid candidates once and
 // reports nDCG@10 for reranking depths k and weights a of the
 // cross-encoder probability against the fused score (the engine's rule:
 // a·p + (1−a)·fused over the top k, the rest below in their order).
 func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, b *BEIR, cfg RerankConfig, w io.Writer) error {
-	depth := cmp.Or(cfg.TuneDepth, 50)
-	texts := map[string]string{}
-	for _, d := range b.Docs {
-		texts[d.ID] = d.Title + "\n" + d.Text
-		if d.Title == "" {
-			texts[d.ID] = d.Text
-		}
+	r, err := newTuneRun(e, ce, b, cfg)
+	if err != nil {
+		return err
 	}
-	type cand struct {
-		ID    string  `json:"id"`
-		Fused float64 `json:"fused"`
-		Prob  float64 `json:"prob"`
-	}
-	cache := map[string][]cand{}
-	if cfg.Scores != "" {
-		if data, err := os.ReadFile(cfg.Scores); err == nil {
-			if err := json.Unmarshal(data, &cache); err != nil {
-				return fmt.Errorf("scores %s: %w", cfg.Scores, err)
-			}
-		}
-	}
-	ks, as := cfg.Ks, cfg.Weights
-	if len(ks) == 0 {
-		ks = []int{5, 10, 20, 30, 50}
-	}
-	if len(as) == 0 {
-		as = []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3}
-	}
-	sum := make([][]float64, len(ks))
-	for i := range sum {
-		sum[i] = make([]float64, len(as))
-	}
-	var base float64
-	hl := false
-	start := time.Now()
-	// Even positions first: a run stopped halfway has cached the queries
-	// that -max-queries of half the number selects.
-	order := make([]BEIRQuery, 0, len(b.Queries))
-	for par := range 2 {
-		for i := par; i < len(b.Queries); i += 2 {
-			order = append(order, b.Queries[i])
-		}
-	}
+	order := tuneOrder(b.Queries)
 	if cfg.CachedOnly {
 		kept := order[:0]
 		for _, q := range order {
-			if len(cache[q.ID]) >= depth {
+			if len(r.cache[q.ID]) >= r.depth {
 				kept = append(kept, q)
 			}
 		}
 		order = kept
 		fmt.Fprintf(w, "%d queries with cached scores\n", len(order))
 	}
-	var scoreWall, scoreCPU time.Duration
-	pairs := 0
+	start := time.Now()
 	for qi, q := range order {
-		cs, ok := cache[q.ID]
-		if !ok || len(cs) < depth {
-			res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
-			if err != nil {
+		cs, err := r.candidates(ctx, q)
+		if err != nil {
+			return err
+		}
+		if cfg.Scores != "" && r.scored == 5 {
+			if err := writeJSON(cfg.Scores, r.cache); err != nil {
 				return err
 			}
-			cs = make([]cand, len(res.Documents))
-			ps := make([]string, len(res.Documents))
-			for i, d := range res.Documents {
-				cs[i] = cand{ID: d.DocumentID, Fused: d.Score}
-				ps[i] = texts[d.DocumentID]
-			}
-			cpu0, _ := ingestCPUTime()
-			t0 := time.Now()
-			probs, err := ce.Score(ctx, q.Text, ps)
-			if err != nil {
-				return err
-			}
-			scoreWall += time.Since(t0)
-			cpu1, _ := ingestCPUTime()
-			scoreCPU += cpu1 - cpu0
-			pairs += len(ps)
-			for i := range cs {
-				cs[i].Prob = probs[i]
-			}
-			cache[q.ID] = cs
-			if cfg.Scores != "" && (qi+1)%5 == 0 {
-				if err := writeJSON(cfg.Scores, cache); err != nil {
-					return err
-				}
-			}
+			r.scored = 0
 		}
-		cs = cs[:min(depth, len(cs))]
-		ranked := make([]string, len(cs))
-		for i, c := range cs {
-			ranked[i] = c.ID
-		}
-		base += NDCGAt(10, ranked, b.Qrels[q.ID])
-		for ki, k := range ks {
-			for ai, a := range as {
-				top := slices.Clone(cs[:min(k, len(cs))])
-				sort.SliceStable(top, func(i, j int) bool {
-					si := a*top[i].Prob + (1-a)*top[i].Fused
-					sj := a*top[j].Prob + (1-a)*top[j].Fused
-					return si > sj
-				})
-				r := make([]string, 0, 10)
-				for _, c := range top {
-					r = append(r, c.ID)
-				}
-				for _, c := range cs[min(k, len(cs)):] {
-					r = append(r, c.ID)
-				}
-				sum[ki][ai] += NDCGAt(10, r, b.Qrels[q.ID])
-			}
-		}
+		r.add(q, cs)
 		if (qi+1)%25 == 0 {
 			fmt.Fprintf(w, "  %d queries scored (%s)\n", qi+1, time.Since(start).Round(time.Second))
 		}
 	}
 	if cfg.Scores != "" {
-		if err := writeJSON(cfg.Scores, cache); err != nil {
+		if err := writeJSON(cfg.Scores, r.cache); err != nil {
 			return err
 		}
 	}
-	if pairs > 0 {
-		fmt.Fprintf(w, "cross-encoder: %d pairs scored, %s wall (%s a pair), %s process CPU (%s a pair)\n", pairs,
-			scoreWall.Round(time.Millisecond), (scoreWall / time.Duration(pairs)).Round(time.Millisecond),
-			scoreCPU.Round(10*time.Millisecond), (scoreCPU / time.Duration(pairs)).Round(time.Millisecond))
+	r.report(len(order), w)
+	return nil
+}
+
+// newTuneRun reads the score cache and fills the grid's defaults (depths
+// 5–50, weights 0.3–1).
+func newTuneRun(e *engine.Engine, ce *rerank.CrossEncoder, b *BEIR, cfg RerankConfig) (*tuneRun, error) {
+	r := &tuneRun{e: e, ce: ce, b: b, texts: map[string]string{}, cache: map[string][]tuneCand{},
+		depth: cmp.Or(cfg.TuneDepth, 50), ks: cfg.Ks, as: cfg.Weights}
+	for _, d := range b.Docs {
+		r.texts[d.ID] = d.Title + "\n" + d.Text
+		if d.Title == "" {
+			r.texts[d.ID] = d.Text
+		}
 	}
-	n := float64(len(order))
-	fmt.Fprintf(w, "hybrid without reranking: nDCG@10 %.4f\n", base/n)
+	if cfg.Scores != "" {
+		if data, err := os.ReadFile(cfg.Scores); err == nil {
+			if err := json.Unmarshal(data, &r.cache); err != nil {
+				return nil, fmt.Errorf("scores %s: %w", cfg.Scores, err)
+			}
+		}
+	}
+	if len(r.ks) == 0 {
+		r.ks = []int{5, 10, 20, 30, 50}
+	}
+	if len(r.as) == 0 {
+		r.as = []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3}
+	}
+	r.sum = make([][]float64, len(r.ks))
+	for i := range r.sum {
+		r.sum[i] = make([]float64, len(r.as))
+	}
+	return r, nil
+}
+
+// tuneOrder puts even positions first: a run stopped halfway has cached
+// the queries that -max-queries of half the number selects.
+func tuneOrder(qs []BEIRQuery) []BEIRQuery {
+	order := make([]BEIRQuery, 0, len(qs))
+	for par := range 2 {
+		for i := par; i < len(qs); i += 2 {
+			order = append(order, qs[i])
+		}
+	}
+	return order
+}
+
+// candidates returns the query's top depth hybrid candidates with their
+// cross-encoder probabilities, from the cache or scored now.
+func (r *tuneRun) candidates(ctx context.Context, q BEIRQuery) ([]tuneCand, error) {
+	if cs, ok := r.cache[q.ID]; ok && len(cs) >= r.depth {
+		return cs[:r.depth], nil
+	}
+	hl := false
+	res, err := r.e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &r.depth, Highlight: &hl, IncludeFields: []string{"none"}})
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]tuneCand, len(res.Documents))
+	ps := make([]string, len(res.Documents))
+	for i, d := range res.Documents {
+		cs[i] = tuneCand{ID: d.DocumentID, Fused: d.Score}
+		ps[i] = r.texts[d.DocumentID]
+	}
+	cpu0, _ := ingestCPUTime()
+	t0 := time.Now()
+	probs, err := r.ce.Score(ctx, q.Text, ps)
+	if err != nil {
+		return nil, err
+	}
+	r.wall += time.Since(t0)
+	cpu1, _ := ingestCPUTime()
+	r.cpu += cpu1 - cpu0
+	r.pairs += len(ps)
+	for i := range cs {
+		cs[i].Prob = probs[i]
+	}
+	r.cache[q.ID] = cs
+	r.scored++
+	return cs, nil
+}
+
+// add adds the query's nDCG@10 without reranking and at every grid point.
+func (r *tuneRun) add(q BEIRQuery, cs []tuneCand) {
+	ranked := make([]string, len(cs))
+	for i, c := range cs {
+		ranked[i] = c.ID
+	}
+	r.base += NDCGAt(10, ranked, r.b.Qrels[q.ID])
+	for ki, k := range r.ks {
+		for ai, a := range r.as {
+			top := slices.Clone(cs[:min(k, len(cs))])
+			sort.SliceStable(top, func(i, j int) bool {
+				si := a*top[i].Prob + (1-a)*top[i].Fused
+				sj := a*top[j].Prob + (1-a)*top[j].Fused
+				return si > sj
+			})
+			out := make([]string, 0, len(cs))
+			for _, c := range top {
+				out = append(out, c.ID)
+			}
+			for _, c := range cs[min(k, len(cs)):] {
+				out = append(out, c.ID)
+			}
+			r.sum[ki][ai] += NDCGAt(10, out, r.b.Qrels[q.ID])
+		}
+	}
+}
+
+// report prints the cross-encoder's cost, nDCG@10 without reranking and
+// the grid over n queries with its best point.
+func (r *tuneRun) report(n int, w io.Writer) {
+	if r.pairs > 0 {
+		fmt.Fprintf(w, "cross-encoder: %d pairs scored, %s wall (%s a pair), %s process CPU (%s a pair)\n", r.pairs,
+			r.wall.Round(time.Millisecond), (r.wall / time.Duration(r.pairs)).Round(time.Millisecond),
+			r.cpu.Round(10*time.Millisecond), (r.cpu / time.Duration(r.pairs)).Round(time.Millisecond))
+	}
+	nf := float64(n)
+	fmt.Fprintf(w, "hybrid without reranking: nDCG@10 %.4f\n", r.base/nf)
 	fmt.Fprintf(w, "nDCG@10 by depth k (rows) and cross-encoder weight a (columns)\n%6s", "k\\a")
-	for _, a := range as {
+	for _, a := range r.as {
 		fmt.Fprintf(w, " %7.2f", a)
 	}
 	fmt.Fprintln(w)
 	bestK, bestA, best := 0, 0.0, math.Inf(-1)
-	for ki, k := range ks {
+	for ki, k := range r.ks {
 		fmt.Fprintf(w, "%6d", k)
-		for ai, a := range as {
-			v := sum[ki][ai] / n
+		for ai, a := range r.as {
+			v := r.sum[ki][ai] / nf
 			fmt.Fprintf(w, " %7.4f", v)
 			if v > best {
 				bestK, bestA, best = k, a, v
@@ -306,7 +374,6 @@ func rerankTune(ctx context.Context, e *engine.Engine, ce *rerank.CrossEncoder, 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "best: k %d, a %.2f, nDCG@10 %.4f\n", bestK, bestA, best)
-	return nil
 }
 
 // writeJSON writes v to path atomically.

@@ -87,155 +87,211 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%d queries (%s judgments), collection language %s, model %s\n", len(b.Queries), cmp.Or(sc.Qrels, "test"),
 		info.Config.SearchConfig.Language, info.Config.EmbeddingConfig.Key())
-	texts := map[string]string{}
-	for _, d := range b.Docs {
-		texts[d.ID] = strings.TrimSpace(d.Title + "\n" + d.Text)
-	}
-	vecs := map[string][]float32{}
+	r := newSimRun(ctx, cfg, e, emb, b)
 	if cfg.Vectors != "" {
-		if err := readGob(cfg.Vectors, &vecs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := readGob(cfg.Vectors, &r.vecs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	embedMissing := func(ws []string) error {
-		var need []string
-		seen := map[string]bool{}
-		for _, s := range ws {
-			if _, ok := vecs[s]; !ok && !seen[s] {
-				seen[s] = true
-				need = append(need, s)
-			}
-		}
-		for lo := 0; lo < len(need); lo += 64 {
-			hi := min(lo+64, len(need))
-			vs, err := emb.EmbedPassages(ctx, need[lo:hi])
-			if err != nil {
-				return err
-			}
-			for i, v := range vs {
-				vecs[need[lo+i]] = v
-			}
-		}
-		return nil
-	}
-	depth := cmp.Or(cfg.Depth, 50)
-	ks, as := cfg.Ks, cfg.Weights
-	if len(ks) == 0 {
-		ks = []int{10, 20, 50}
-	}
-	if len(as) == 0 {
-		as = []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1}
-	}
-	feats := []struct {
-		name string
-		f    func(c simFeatures) float64
-	}{
-		{"sentence", func(c simFeatures) float64 { return c.s1 }},
-		{"sentence+pair", func(c simFeatures) float64 { return c.s2 }},
-		{"sentence+pair+whole", func(c simFeatures) float64 { return max(c.s2, c.whole) }},
-		{"whole", func(c simFeatures) float64 { return c.whole }},
-	}
-	sum := make([][][]float64, len(feats))
-	for fi := range sum {
-		sum[fi] = make([][]float64, len(ks))
-		for ki := range ks {
-			sum[fi][ki] = make([]float64, len(as))
-		}
-	}
-	var base float64
-	hl := false
-	start := time.Now()
-	var qtexts []string
-	for _, q := range b.Queries {
-		qtexts = append(qtexts, q.Text)
-	}
-	qvecs, err := emb.EmbedQueries(ctx, qtexts)
-	if err != nil {
+	if err := r.score(w); err != nil {
 		return err
 	}
-	var cosTop []float64
-	evaluated := 0
-	for qi, q := range b.Queries {
-		res, err := e.Search(ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}})
+	if err := r.report(w); err != nil {
+		return err
+	}
+	if !cfg.Engine {
+		return nil
+	}
+	return simEngine(ctx, e, b, r.depth, w)
+}
+
+// simFeature names one similarity feature of the grid.
+type simFeature struct {
+	name string
+	f    func(c simFeatures) float64
+}
+
+// simFeatureGrid lists the features the grid compares.
+var simFeatureGrid = []simFeature{
+	{"sentence", func(c simFeatures) float64 { return c.s1 }},
+	{"sentence+pair", func(c simFeatures) float64 { return c.s2 }},
+	{"sentence+pair+whole", func(c simFeatures) float64 { return max(c.s2, c.whole) }},
+	{"whole", func(c simFeatures) float64 { return c.whole }},
+}
+
+// simRun is one run of RunRerankSimilarity: the data, the window
+// embeddings cached so far and the grid's nDCG@10 sums.
+type simRun struct {
+	ctx   context.Context
+	cfg   SimilarityConfig
+	e     *engine.Engine
+	emb   rerank.Embedder
+	b     *BEIR
+	texts map[string]string    // document text by id
+	vecs  map[string][]float32 // window embeddings by window text
+	depth int
+	ks    []int
+	as    []float64
+	sum   [][][]float64 // nDCG@10 sums by feature, depth and weight
+	base  float64       // nDCG@10 sum without reranking
+	n     int           // queries evaluated
+	top   []float64     // best window cosine of each query's top candidate
+}
+
+// newSimRun fills the grid's defaults (depths 10, 20, 50; weights 0..1).
+func newSimRun(ctx context.Context, cfg SimilarityConfig, e *engine.Engine, emb rerank.Embedder, b *BEIR) *simRun {
+	r := &simRun{ctx: ctx, cfg: cfg, e: e, emb: emb, b: b, texts: map[string]string{}, vecs: map[string][]float32{},
+		depth: cmp.Or(cfg.Depth, 50), ks: cfg.Ks, as: cfg.Weights}
+	for _, d := range b.Docs {
+		r.texts[d.ID] = strings.TrimSpace(d.Title + "\n" + d.Text)
+	}
+	if len(r.ks) == 0 {
+		r.ks = []int{10, 20, 50}
+	}
+	if len(r.as) == 0 {
+		r.as = []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1}
+	}
+	r.sum = make([][][]float64, len(simFeatureGrid))
+	for fi := range r.sum {
+		r.sum[fi] = make([][]float64, len(r.ks))
+		for ki := range r.ks {
+			r.sum[fi][ki] = make([]float64, len(r.as))
+		}
+	}
+	return r
+}
+
+// embedMissing embeds the windows of ws not cached yet.
+func (r *simRun) embedMissing(ws []string) error {
+	var need []string
+	seen := map[string]bool{}
+	for _, s := range ws {
+		if _, ok := r.vecs[s]; !ok && !seen[s] {
+			seen[s] = true
+			need = append(need, s)
+		}
+	}
+	for lo := 0; lo < len(need); lo += 64 {
+		hi := min(lo+64, len(need))
+		vs, err := r.emb.EmbedPassages(r.ctx, need[lo:hi])
 		if err != nil {
 			return err
 		}
-		if cfg.CachedOnly && !simCached(res.Documents, texts, vecs) {
+		for i, v := range vs {
+			r.vecs[need[lo+i]] = v
+		}
+	}
+	return nil
+}
+
+// score fetches every query's hybrid candidates, computes their features
+// and adds each grid point's nDCG@10, saving the window cache every 10
+// queries and at the end.
+func (r *simRun) score(w io.Writer) error {
+	var qtexts []string
+	for _, q := range r.b.Queries {
+		qtexts = append(qtexts, q.Text)
+	}
+	qvecs, err := r.emb.EmbedQueries(r.ctx, qtexts)
+	if err != nil {
+		return err
+	}
+	hl := false
+	start := time.Now()
+	for qi, q := range r.b.Queries {
+		res, err := r.e.Search(r.ctx, "", []string{"all"}, engine.SearchRequest{Query: q.Text, MaxResults: &r.depth, Highlight: &hl, IncludeFields: []string{"none"}})
+		if err != nil {
+			return err
+		}
+		if r.cfg.CachedOnly && !simCached(res.Documents, r.texts, r.vecs) {
 			continue
 		}
-		evaluated++
-		cs := make([]simFeatures, len(res.Documents))
-		ranked := make([]string, len(res.Documents))
-		for i, d := range res.Documents {
-			t := texts[d.DocumentID]
-			w1, w2 := rerank.Windows(t, 1), rerank.Windows(t, 2)
-			whole := []rune(t)
-			wt := string(whole[:min(len(whole), 1500)])
-			if err := embedMissing(append(append(slices.Clone(w1), w2...), wt)); err != nil {
-				return err
-			}
-			c := simFeatures{id: d.DocumentID, fused: d.Score, s1: -1, s2: -1}
-			for _, x := range w1 {
-				c.s1 = max(c.s1, rerank.Cosine(qvecs[qi], vecs[x]))
-			}
-			for _, x := range w2 {
-				c.s2 = max(c.s2, rerank.Cosine(qvecs[qi], vecs[x]))
-			}
-			c.whole = rerank.Cosine(qvecs[qi], vecs[wt])
-			cs[i] = c
-			ranked[i] = d.DocumentID
-		}
-		if len(cs) > 0 {
-			cosTop = append(cosTop, cs[0].s2)
-		}
-		base += NDCGAt(10, ranked, b.Qrels[q.ID])
-		for fi, ft := range feats {
-			for ki, k := range ks {
-				for ai, a := range as {
-					sum[fi][ki][ai] += NDCGAt(10, simRerank(cs, k, a, ft.f), b.Qrels[q.ID])
-				}
-			}
+		if err := r.scoreQuery(q, qvecs[qi], res.Documents); err != nil {
+			return err
 		}
 		if (qi+1)%10 == 0 {
-			fmt.Fprintf(w, "  %d queries (%s, %d windows embedded)\n", qi+1, time.Since(start).Round(time.Second), len(vecs))
-			if cfg.Vectors != "" {
-				if err := writeGob(cfg.Vectors, vecs); err != nil {
+			fmt.Fprintf(w, "  %d queries (%s, %d windows embedded)\n", qi+1, time.Since(start).Round(time.Second), len(r.vecs))
+			if r.cfg.Vectors != "" {
+				if err := writeGob(r.cfg.Vectors, r.vecs); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	if cfg.Vectors != "" {
-		if err := writeGob(cfg.Vectors, vecs); err != nil {
+	if r.cfg.Vectors != "" {
+		return writeGob(r.cfg.Vectors, r.vecs)
+	}
+	return nil
+}
+
+// scoreQuery computes the features of one query's candidates and adds
+// nDCG@10 without reranking and at every grid point.
+func (r *simRun) scoreQuery(q BEIRQuery, qvec []float32, docs []engine.ResultDoc) error {
+	r.n++
+	cs := make([]simFeatures, len(docs))
+	ranked := make([]string, len(docs))
+	for i, d := range docs {
+		t := r.texts[d.DocumentID]
+		w1, w2 := rerank.Windows(t, 1), rerank.Windows(t, 2)
+		whole := []rune(t)
+		wt := string(whole[:min(len(whole), 1500)])
+		if err := r.embedMissing(append(append(slices.Clone(w1), w2...), wt)); err != nil {
 			return err
 		}
+		c := simFeatures{id: d.DocumentID, fused: d.Score, s1: -1, s2: -1}
+		for _, x := range w1 {
+			c.s1 = max(c.s1, rerank.Cosine(qvec, r.vecs[x]))
+		}
+		for _, x := range w2 {
+			c.s2 = max(c.s2, rerank.Cosine(qvec, r.vecs[x]))
+		}
+		c.whole = rerank.Cosine(qvec, r.vecs[wt])
+		cs[i] = c
+		ranked[i] = d.DocumentID
 	}
-	slices.Sort(cosTop)
-	if len(cosTop) > 0 {
+	if len(cs) > 0 {
+		r.top = append(r.top, cs[0].s2)
+	}
+	r.base += NDCGAt(10, ranked, r.b.Qrels[q.ID])
+	for fi, ft := range simFeatureGrid {
+		for ki, k := range r.ks {
+			for ai, a := range r.as {
+				r.sum[fi][ki][ai] += NDCGAt(10, simRerank(cs, k, a, ft.f), r.b.Qrels[q.ID])
+			}
+		}
+	}
+	return nil
+}
+
+// report prints the spread of the top candidates' cosines, nDCG@10
+// without reranking and the grid with its best point.
+func (r *simRun) report(w io.Writer) error {
+	slices.Sort(r.top)
+	if len(r.top) > 0 {
 		fmt.Fprintf(w, "best window cosine of the top candidate: p10 %.3f, p50 %.3f, p90 %.3f\n",
-			cosTop[len(cosTop)/10], cosTop[len(cosTop)/2], cosTop[len(cosTop)*9/10])
+			r.top[len(r.top)/10], r.top[len(r.top)/2], r.top[len(r.top)*9/10])
 	}
-	if evaluated == 0 {
+	if r.n == 0 {
 		return fmt.Errorf("rerank-similarity: no query evaluated")
 	}
-	n := float64(evaluated)
-	fmt.Fprintf(w, "%d queries evaluated; hybrid without reranking: nDCG@10 %.4f\n", evaluated, base/n)
+	n := float64(r.n)
+	fmt.Fprintf(w, "%d queries evaluated; hybrid without reranking: nDCG@10 %.4f\n", r.n, r.base/n)
 	type best struct {
 		feat string
 		k    int
 		a, v float64
 	}
 	top := best{v: math.Inf(-1)}
-	for fi, ft := range feats {
+	for fi, ft := range simFeatureGrid {
 		fmt.Fprintf(w, "feature %s: nDCG@10 by depth k (rows) and similarity weight a (columns)\n%6s", ft.name, "k\\a")
-		for _, a := range as {
+		for _, a := range r.as {
 			fmt.Fprintf(w, " %7.2f", a)
 		}
 		fmt.Fprintln(w)
-		for ki, k := range ks {
+		for ki, k := range r.ks {
 			fmt.Fprintf(w, "%6d", k)
-			for ai, a := range as {
-				v := sum[fi][ki][ai] / n
+			for ai, a := range r.as {
+				v := r.sum[fi][ki][ai] / n
 				fmt.Fprintf(w, " %7.4f", v)
 				if v > top.v+1e-9 {
 					top = best{ft.name, k, a, v}
@@ -245,10 +301,7 @@ func RunRerankSimilarity(cfg SimilarityConfig, w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "best: feature %s, k %d, a %.2f, nDCG@10 %.4f\n", top.feat, top.k, top.a, top.v)
-	if !cfg.Engine {
-		return nil
-	}
-	return simEngine(ctx, e, b, depth, w)
+	return nil
 }
 
 // simCached reports whether every window of the documents is in vecs.

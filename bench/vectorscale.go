@@ -123,6 +123,35 @@ func SynthesizeVectors(seeds [][]float32, n int) [][]float32 {
 // default first), recall@k against exact float32 search and single-thread
 // p50/p99 latency, next to the p50 of exact single-thread float32 search.
 func RunVectorScale(cfg VectorScaleConfig, w io.Writer) error {
+	cfg = cfg.withDefaults()
+	corpus, queries, err := scaleData(&cfg, w)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "vector-scale: %d corpus vectors, %d queries, %d dims, kernel %s, GOMAXPROCS %d\n",
+		len(corpus), len(queries), cfg.Dims, vector.Kernel(), runtime.GOMAXPROCS(0))
+	x, err := buildScaleIndex(cfg, corpus, w)
+	if err != nil {
+		return err
+	}
+	maxK := slices.Max(cfg.Ks)
+	start := time.Now()
+	truth := exactTopK32(corpus, queries, maxK)
+	fmt.Fprintf(w, "exact top-%d of %d queries on %d cores: %.1fs\n", maxK, len(queries), runtime.GOMAXPROCS(0), time.Since(start).Seconds())
+	exact50 := exactVsIndex(x, corpus, queries[:min(cfg.ExactQueries, len(queries))], w)
+	fmt.Fprintf(w, "load average at the start: %s\n\n", loadAvg())
+	sweepNProbe(x, cfg, queries, truth, exact50, w)
+	var ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms1)
+	fmt.Fprintf(w, "load average at the end: %s\n", loadAvg())
+	fmt.Fprintf(w, "\nGo heap after build (corpus rows + index): %.0f MiB\n", float64(ms1.HeapAlloc)/(1<<20))
+	runtime.KeepAlive(x)
+	return nil
+}
+
+// withDefaults fills the unset fields of cfg.
+func (cfg VectorScaleConfig) withDefaults() VectorScaleConfig {
 	if cfg.Dims == 0 {
 		cfg.Dims = DefaultVectorDims
 	}
@@ -135,15 +164,12 @@ func RunVectorScale(cfg VectorScaleConfig, w io.Writer) error {
 	if len(cfg.Ks) == 0 {
 		cfg.Ks = []int{10, 300}
 	}
-	corpus, queries, err := scaleData(&cfg, w)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "vector-scale: %d corpus vectors, %d queries, %d dims, kernel %s, GOMAXPROCS %d\n",
-		len(corpus), len(queries), cfg.Dims, vector.Kernel(), runtime.GOMAXPROCS(0))
-	var ms0 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms0)
+	return cfg
+}
+
+// buildScaleIndex builds the vector index of corpus with cfg.Options and
+// reports its build time and parameters.
+func buildScaleIndex(cfg VectorScaleConfig, corpus [][]float32, w io.Writer) (*vector.Index, error) {
 	start := time.Now()
 	b := vector.NewBuilder(cfg.Dims)
 	for i, v := range corpus {
@@ -151,20 +177,17 @@ func RunVectorScale(cfg VectorScaleConfig, w io.Writer) error {
 	}
 	x, err := b.Build(cfg.Options)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b = nil
 	fmt.Fprintf(w, "build %.1fs (nlist %d, default nprobe %d, rerank %d)\n",
 		time.Since(start).Seconds(), x.NList(), x.Options().NProbe, x.Options().Rerank)
+	return x, nil
+}
 
-	maxK := slices.Max(cfg.Ks)
-	start = time.Now()
-	truth := exactTopK32(corpus, queries, maxK)
-	fmt.Fprintf(w, "exact top-%d of %d queries on %d cores: %.1fs\n", maxK, len(queries), runtime.GOMAXPROCS(0), time.Since(start).Seconds())
-
-	// Exact single-thread search, interleaved query by query with the
-	// index at its defaults, so that machine noise hits both alike.
-	eq := queries[:min(cfg.ExactQueries, len(queries))]
+// exactVsIndex times exact single-thread search against the index at its
+// defaults, interleaved query by query so that machine noise hits both
+// alike, and returns the exact search's p50.
+func exactVsIndex(x *vector.Index, corpus, eq [][]float32, w io.Writer) time.Duration {
 	exLat := make([]time.Duration, len(eq))
 	ivLat := make([]time.Duration, len(eq))
 	var dst []vector.Result
@@ -181,8 +204,14 @@ func RunVectorScale(cfg VectorScaleConfig, w io.Writer) error {
 	exact50 := exLat[len(exLat)/2]
 	fmt.Fprintf(w, "interleaved over %d queries, one thread, k 10: exact float32 p50 %.2f ms, index (default nprobe) p50 %.3f ms: %.1f× faster\n",
 		len(eq), ms(exact50), ms(ivLat[len(ivLat)/2]), float64(exact50)/float64(max(ivLat[len(ivLat)/2], 1)))
-	fmt.Fprintf(w, "load average at the start: %s\n\n", loadAvg())
+	return exact50
+}
+
+// sweepNProbe reports recall@k and latency of every k of cfg.Ks at the
+// default nprobe and at cfg.NProbes.
+func sweepNProbe(x *vector.Index, cfg VectorScaleConfig, queries [][]float32, truth [][]uint32, exact50 time.Duration, w io.Writer) {
 	fmt.Fprintf(w, "%-5s %-8s %-9s %-9s %-9s %-10s\n", "k", "nprobe", "recall", "p50 ms", "p99 ms", "exact/p50")
+	var dst []vector.Result
 	for _, k := range cfg.Ks {
 		for _, np := range append([]int{0}, cfg.NProbes...) {
 			lat := make([]time.Duration, len(queries))
@@ -203,13 +232,6 @@ func RunVectorScale(cfg VectorScaleConfig, w io.Writer) error {
 				ms(p50), ms(lat[len(lat)*99/100]), float64(exact50)/float64(max(p50, 1)))
 		}
 	}
-	var ms1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms1)
-	fmt.Fprintf(w, "load average at the end: %s\n", loadAvg())
-	fmt.Fprintf(w, "\nGo heap after build (corpus rows + index): %.0f MiB\n", float64(ms1.HeapAlloc)/(1<<20))
-	runtime.KeepAlive(x)
-	return nil
 }
 
 // scaleData reads or synthesizes the corpus and the queries of cfg.

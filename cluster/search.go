@@ -97,15 +97,18 @@ type searchResp struct {
 		Total struct {
 			Value int64 `json:"value"`
 		} `json:"total"`
-		Hits []struct {
-			Index  string          `json:"_index"`
-			ID     string          `json:"_id"`
-			Score  float64         `json:"_score"`
-			Source json.RawMessage `json:"_source"`
-			Sort   []any           `json:"sort"`
-		} `json:"hits"`
+		Hits []searchHit `json:"hits"`
 	} `json:"hits"`
 	Aggregations json.RawMessage `json:"aggregations"`
+}
+
+// searchHit is one hit of a search answer.
+type searchHit struct {
+	Index  string          `json:"_index"`
+	ID     string          `json:"_id"`
+	Score  float64         `json:"_score"`
+	Source json.RawMessage `json:"_source"`
+	Sort   []any           `json:"sort"`
 }
 
 // Keyword returns the k best documents of collections for the analyzed
@@ -118,7 +121,33 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 	if err != nil {
 		return nil, err
 	}
-	k = min(k, maxWindow)
+	df, err := c.docFilter("doc", flt)
+	if err != nil {
+		return nil, err
+	}
+	body := keywordBody(terms, df, min(k, maxWindow))
+	var r searchResp
+	q := url.Values{"search_type": {"dfs_query_then_fetch"}, "ignore_unavailable": {"false"}}
+	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", q, body, &r); err != nil {
+		return nil, fmt.Errorf("cluster: keyword search: %w", err)
+	}
+	res := &KeywordResult{Hits: c.keywordHits(r.Hits.Hits)}
+	if res.Stats, err = keywordStats(r.Aggregations); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// noTerms names the filters-aggregation bucket of a query without terms
+// (an aggregation needs at least one filter).
+const noTerms = "\x00none"
+
+// keywordBody is the keyword search's request: the top k documents by
+// BM25 of the terms, boosted by their counts, among those the filter
+// clauses df admit, and the statistics aggregated over every document of
+// the indices (count, summed length, each term's document frequency). No
+// terms or k ≤ 0 ask for the statistics alone.
+func keywordBody(terms []QueryTerm, df []any, k int) map[string]any {
 	should := make([]any, 0, len(terms))
 	perTerm := map[string]any{}
 	for _, t := range terms {
@@ -128,13 +157,8 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 		should = append(should, map[string]any{"term": map[string]any{fTerms: map[string]any{"value": t.Term, "boost": t.Count}}})
 		perTerm[t.Term] = map[string]any{"term": map[string]any{fTerms: t.Term}}
 	}
-	df, err := c.docFilter("doc", flt)
-	if err != nil {
-		return nil, err
-	}
-	res := &KeywordResult{Stats: Stats{DocFreq: map[string]int64{}}}
 	if len(should) == 0 {
-		perTerm["\x00none"] = map[string]any{"match_none": map[string]any{}}
+		perTerm[noTerms] = map[string]any{"match_none": map[string]any{}}
 	}
 	aggs := map[string]any{"all": map[string]any{
 		"global": map[string]any{},
@@ -153,25 +177,31 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 		body["size"] = 0
 		body["query"] = map[string]any{"match_none": map[string]any{}}
 	}
-	var r searchResp
-	q := url.Values{"search_type": {"dfs_query_then_fetch"}, "ignore_unavailable": {"false"}}
-	if err := c.doJSON(ctx, "POST", "/"+idx+"/_search", q, body, &r); err != nil {
-		return nil, fmt.Errorf("cluster: keyword search: %w", err)
-	}
-	// Elasticsearch's BM25 similarity keeps Lucene 7's (k1 + 1) factor
-	// (LegacyBM25Similarity); OpenSearch's does not. najdi's scores have
-	// none.
+	return body
+}
+
+// keywordHits turns the keyword search's hits into najdi's documents and
+// BM25 scores. Elasticsearch's BM25 similarity keeps Lucene 7's (k1 + 1)
+// factor (LegacyBM25Similarity); OpenSearch's does not. najdi's scores
+// have none.
+func (c *Client) keywordHits(hits []searchHit) []Hit {
 	scale := 1.0
 	if c.info.Flavour == Elasticsearch {
 		scale = 1 / (c.cfg.K1*TFScale + 1)
 	}
-	for _, h := range r.Hits.Hits {
+	var out []Hit
+	for _, h := range hits {
 		id, ok := idOfDoc(h.ID)
 		coll, _, ok2 := c.collectionOf(h.Index)
 		if ok && ok2 {
-			res.Hits = append(res.Hits, Hit{Collection: coll, ID: id, Score: h.Score * scale})
+			out = append(out, Hit{Collection: coll, ID: id, Score: h.Score * scale})
 		}
 	}
+	return out
+}
+
+// keywordStats reads the statistics keywordBody aggregates.
+func keywordStats(aggs json.RawMessage) (Stats, error) {
 	var a struct {
 		All struct {
 			Docs struct {
@@ -187,19 +217,19 @@ func (c *Client) Keyword(ctx context.Context, colls []string, terms []QueryTerm,
 			} `json:"docs"`
 		} `json:"all"`
 	}
-	if err := json.Unmarshal(r.Aggregations, &a); err != nil {
-		return nil, clusterError(ErrCluster, 0, "keyword search", "unexpected aggregations", err)
+	if err := json.Unmarshal(aggs, &a); err != nil {
+		return Stats{}, clusterError(ErrCluster, 0, "keyword search", "unexpected aggregations", err)
 	}
-	res.Stats.Docs = a.All.Docs.DocCount
-	if res.Stats.Docs > 0 {
-		res.Stats.AvgLength = a.All.Docs.Len.Value / float64(res.Stats.Docs)
+	st := Stats{Docs: a.All.Docs.DocCount, DocFreq: map[string]int64{}}
+	if st.Docs > 0 {
+		st.AvgLength = a.All.Docs.Len.Value / float64(st.Docs)
 	}
 	for t, b := range a.All.Docs.Terms.Buckets {
-		if t != "\x00none" {
-			res.Stats.DocFreq[t] = b.DocCount
+		if t != noTerms {
+			st.DocFreq[t] = b.DocCount
 		}
 	}
-	return res, nil
+	return st, nil
 }
 
 // VectorHit is one document found by its best chunk.

@@ -255,3 +255,69 @@ func toF64(v []float32) []float64 {
 	}
 	return out
 }
+
+// BenchmarkShortQueryBreakdown splits the embedding of one short query
+// (bge-small, 5 to 15 tokens with the query instruction excluded) into its
+// stages: tokenization, the raw ONNX Runtime run of the query session on
+// tensors built beforehand, and the whole EmbedQueries call (tokenize,
+// tensors, run, pool, normalize). Raw and full runs alternate query by
+// query, so both see the same load. It reports tokenize_µs, raw_ms,
+// full_ms and full-raw_ms (the Go side around the model run).
+func BenchmarkShortQueryBreakdown(b *testing.B) {
+	l := loadModel(b, "bge-small-en-v1.5")
+	ctx := context.Background()
+	for _, q := range []string{
+		"bone fractures elderly",
+		"what causes bone fractures in elderly patients",
+		"does vitamin D supplementation reduce the risk of hip fractures in older women",
+	} {
+		ids := l.tok.Encode(l.man.QueryPrefix+q, l.man.MaxTokens)
+		b.Run(fmt.Sprintf("tokens=%d", len(ids)), func(b *testing.B) {
+			var in inputBuf
+			in.fill([][]int32{ids}, []int{0}, len(ids), l.tok.PadID())
+			shape := ort.NewShape(1, int64(len(ids)))
+			var vals []ort.Value
+			for i, data := range [][]int64{in.ids, in.mask, in.types} {
+				if i == 2 && !l.withTypes {
+					break
+				}
+				t, err := ort.NewTensor(shape, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				vals = append(vals, t)
+			}
+			out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, int64(len(ids)), int64(l.Dims())))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				for _, v := range append(vals, out) {
+					v.Destroy()
+				}
+			}()
+			var tok, raw, full time.Duration
+			texts := []string{q}
+			for b.Loop() {
+				t0 := time.Now()
+				l.tok.Encode(l.man.QueryPrefix+q, l.man.MaxTokens)
+				t1 := time.Now()
+				if err := l.query.sess.Run(vals, []ort.Value{out}); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				if _, err := l.EmbedQueries(ctx, texts); err != nil {
+					b.Fatal(err)
+				}
+				tok += t1.Sub(t0)
+				raw += t2.Sub(t1)
+				full += time.Since(t2)
+			}
+			n := float64(b.N)
+			b.ReportMetric(tok.Seconds()*1e6/n, "tokenize_µs")
+			b.ReportMetric(raw.Seconds()*1e3/n, "raw_ms")
+			b.ReportMetric(full.Seconds()*1e3/n, "full_ms")
+			b.ReportMetric((full-raw).Seconds()*1e3/n, "full-raw_ms")
+		})
+	}
+}

@@ -49,34 +49,54 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	docs := summaryDocs(hits)
-	var ans summary.AnswerResult
+	ans, err := e.answerFrom(ctx, p, req, summaryDocs(hits), cfg)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	resp := e.answerResponse(p, hits, ans)
+	p.tm.render = time.Since(t)
+	resp.Metadata.TookMS = e.msSince(start)
+	resp.Metadata.Timings = p.tm.report()
+	return resp, nil
+}
+
+// answerFrom answers the question from docs: with the configured LLM when
+// the engine has one, else extractively, its sentences picked by the
+// reranker's scorer when the request asks for it (answerScorer) and by
+// question-term weights otherwise or when the scorer fails.
+func (e *Engine) answerFrom(ctx context.Context, p *plan, req SearchRequest, docs []summary.Doc, cfg summary.Config) (summary.AnswerResult, error) {
 	if e.opts.Answerer != nil && len(docs) > 0 {
-		ans, err = e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
+		ans, err := e.opts.Answerer.Answer(ctx, p.query, docs, cfg)
 		if err != nil {
 			switch {
 			case errors.Is(err, summary.ErrUpstreamTimeout):
-				return SearchResponse{}, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
+				return ans, kindError(ErrUpstreamTimeout, err, "the answer model did not answer in time")
 			case errors.Is(err, summary.ErrUpstream):
-				return SearchResponse{}, kindError(ErrUpstream, err, "the answer model failed")
+				return ans, kindError(ErrUpstream, err, "the answer model failed")
 			}
-			return SearchResponse{}, err
 		}
-	} else {
-		res, err := summary.Summarize(p.query, docs, cfg, false)
-		if err != nil {
-			return SearchResponse{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
-		}
-		if ans, err = summary.ExtractiveScored(ctx, p.query, res, docs, e.answerScorer(p, req)); err != nil {
-			if ctx.Err() != nil {
-				return SearchResponse{}, ctx.Err()
-			}
-			// The scorer is an improvement, not a dependency (a reranker
-			// that is not installed, a failing embedding endpoint): the
-			// question-term weights still answer.
-			ans = summary.Extractive(p.query, res, docs)
-		}
+		return ans, err
 	}
+	res, err := summary.Summarize(p.query, docs, cfg, false)
+	if err != nil {
+		return summary.AnswerResult{}, &Error{Kind: ErrInvalid, Message: "summary: " + err.Error(), Cause: err}
+	}
+	ans, err := summary.ExtractiveScored(ctx, p.query, res, docs, e.answerScorer(p, req))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ans, ctx.Err()
+		}
+		// The scorer is an improvement, not a dependency (a reranker that
+		// is not installed, a failing embedding endpoint): the
+		// question-term weights still answer.
+		ans = summary.Extractive(p.query, res, docs)
+	}
+	return ans, nil
+}
+
+// answerResponse renders the answer, its sources, the summaries and (when
+// asked) the documents into a response.
+func (e *Engine) answerResponse(p *plan, hits []*hit, ans summary.AnswerResult) SearchResponse {
 	resp := SearchResponse{SearchID: newID()}
 	p.pageMetadata(&resp.Metadata)
 	if p.changed {
@@ -96,10 +116,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 	for _, s := range ans.Sources {
 		resp.Metadata.AnswerSources = append(resp.Metadata.AnswerSources, s.DocumentID)
 	}
-	p.tm.render = time.Since(t)
-	resp.Metadata.TookMS = e.msSince(start)
-	resp.Metadata.Timings = p.tm.report()
-	return resp, nil
+	return resp
 }
 
 func newID() string { return uuid.NewString() }

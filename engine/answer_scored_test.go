@@ -9,6 +9,7 @@ import (
 	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/testutil"
 	"github.com/najdi/najdi/rerank"
 )
 
@@ -19,7 +20,7 @@ import (
 // (".cz", "Czechia") are answered right, and the answer rate with the
 // reranker's scorer stays above a floor and above the term weights'.
 func TestAnswerScoredCountries(t *testing.T) {
-	src := filepath.Join(sharedData(t), "docs")
+	src := filepath.Join(testutil.SharedData(t), "docs")
 	dst := t.TempDir()
 	if err := bench.WriteCountriesSubset(src, dst, 50, "CZ"); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,21 @@ type SearchRequest struct {
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
 	SimpleFilters [][2]string `json:"-"`
+	// Retrievers restricts the retrievers of a search; Go callers only,
+	// not part of the HTTP API. Empty runs those the collections'
+	// configurations enable; RetrieveKeyword runs keyword retrieval alone
+	// (no query vector), RetrieveSemantic semantic retrieval alone (as on
+	// collections with fulltext_config.enabled false). Benchmarks use it to
+	// time one retriever on a hybrid collection without ingesting the
+	// corpus again.
+	Retrievers string `json:"-"`
 }
+
+// The values of SearchRequest.Retrievers besides "".
+const (
+	RetrieveKeyword  = "keyword"
+	RetrieveSemantic = "semantic"
+)
 
 // RequestSummaryConfig overrides the collection's summary settings (package
 // api).

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -282,15 +283,13 @@ func checkMaxTokens(body []byte) error {
 	return nil
 }
 
-// Normalize fills defaults and validates the configuration.
+// Normalize fills defaults and validates the configuration: the search
+// language, full-text search, summaries (normalizeSummary), the embedding
+// (normalizeEmbedding) and the declared fields (validateFields), in that
+// order (the first error is reported).
 func (c *CollectionConfig) Normalize() error {
-	if c.SearchConfig.Language == "" {
-		c.SearchConfig.Language = DefaultLanguage
-	}
-	switch c.SearchConfig.Language {
-	case "en", "cs", "auto":
-	default:
-		return invalidField("search_config.language", "%q is not supported (use en, cs or auto)", c.SearchConfig.Language)
+	if err := defaultOneOf("search_config.language", &c.SearchConfig.Language, DefaultLanguage, "en", "cs", "auto"); err != nil {
+		return err
 	}
 	if c.FulltextConfig.Engine == "" {
 		c.FulltextConfig.Engine = DefaultEngine
@@ -299,60 +298,86 @@ func (c *CollectionConfig) Normalize() error {
 		on := true
 		c.FulltextConfig.Enabled = &on
 	}
-	if c.SummaryConfig.MaxTokens < 0 {
-		return invalidField("summary_config.max_tokens", "must be positive, got %d", c.SummaryConfig.MaxTokens)
+	if err := c.SummaryConfig.normalize(); err != nil {
+		return err
 	}
-	if c.SummaryConfig.MaxTokens == 0 {
-		c.SummaryConfig.MaxTokens = DefaultMaxTokens
+	if err := c.normalizeEmbedding(); err != nil {
+		return err
 	}
-	if c.SummaryConfig.SummarySeparator == nil {
-		s := DefaultSummarySeparator
-		c.SummaryConfig.SummarySeparator = &s
+	return c.validateFields()
+}
+
+// defaultOneOf sets *v to def when it is empty and checks that it is one
+// of allowed; the error names field and the allowed values.
+func defaultOneOf(field string, v *string, def string, allowed ...string) error {
+	if *v == "" {
+		*v = def
 	}
-	if c.SummaryConfig.DocumentSeparator == nil {
-		s := DefaultDocumentSeparator
-		c.SummaryConfig.DocumentSeparator = &s
+	if slices.Contains(allowed, *v) {
+		return nil
 	}
-	if c.SummaryConfig.Tokenizer == "" {
-		c.SummaryConfig.Tokenizer = DefaultTokenizer
+	return invalidField(field, "%q is not supported (use %s or %s)", *v, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1])
+}
+
+// normalize fills the summary defaults (budget, separators, tokenizer)
+// and validates them.
+func (s *SummaryConfig) normalize() error {
+	if s.MaxTokens < 0 {
+		return invalidField("summary_config.max_tokens", "must be positive, got %d", s.MaxTokens)
 	}
-	switch c.SummaryConfig.Tokenizer {
-	case "o200k_base", "cl100k_base", "embedding":
-	default:
-		return invalidField("summary_config.tokenizer", "%q is not supported (use o200k_base, cl100k_base or embedding)", c.SummaryConfig.Tokenizer)
+	if s.MaxTokens == 0 {
+		s.MaxTokens = DefaultMaxTokens
 	}
+	if s.SummarySeparator == nil {
+		sep := DefaultSummarySeparator
+		s.SummarySeparator = &sep
+	}
+	if s.DocumentSeparator == nil {
+		sep := DefaultDocumentSeparator
+		s.DocumentSeparator = &sep
+	}
+	return defaultOneOf("summary_config.tokenizer", &s.Tokenizer, DefaultTokenizer, "o200k_base", "cl100k_base", "embedding")
+}
+
+// normalizeEmbedding defaults the model to the search language's (noted
+// in modelDefaulted) or validates the remote endpoint: an http(s) URL, a
+// model name, the vector length, the timeout and batch size.
+func (c *CollectionConfig) normalizeEmbedding() error {
 	if c.EmbeddingConfig.Remote == nil && c.EmbeddingConfig.Model == "" {
 		c.EmbeddingConfig.Model = LanguageModel(c.SearchConfig.Language)
 		c.modelDefaulted = true
 	}
-	if r := c.EmbeddingConfig.Remote; r != nil {
-		if scheme := strings.ToLower(r.URL[:min(len(r.URL), 8)]); !(strings.HasPrefix(scheme, "http://") || strings.HasPrefix(scheme, "https://")) {
-			return invalidField("embedding_config.model.url", "must be an http(s) URL of an OpenAI-compatible embedding server")
-		}
-		if r.Model == "" {
-			return invalidField("embedding_config.model.model", "names the remote model and is required")
-		}
-		if r.Dims > MaxRemoteDims {
-			return invalidField("embedding_config.model.dims", "must be at most %d (the remote model's vector length), got %d", MaxRemoteDims, r.Dims)
-		}
-		for _, f := range []struct {
-			name string
-			v    int
-		}{{"timeout_ms", r.TimeoutMS}, {"batch_size", r.BatchSize}} {
-			if f.v < 0 || f.v > math.MaxInt32 {
-				return invalidField("embedding_config.model."+f.name, "must be 0..%d (0: the default), got %d", math.MaxInt32, f.v)
-			}
+	r := c.EmbeddingConfig.Remote
+	if r == nil {
+		return nil
+	}
+	if scheme := strings.ToLower(r.URL[:min(len(r.URL), 8)]); !(strings.HasPrefix(scheme, "http://") || strings.HasPrefix(scheme, "https://")) {
+		return invalidField("embedding_config.model.url", "must be an http(s) URL of an OpenAI-compatible embedding server")
+	}
+	if r.Model == "" {
+		return invalidField("embedding_config.model.model", "names the remote model and is required")
+	}
+	if r.Dims > MaxRemoteDims {
+		return invalidField("embedding_config.model.dims", "must be at most %d (the remote model's vector length), got %d", MaxRemoteDims, r.Dims)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"timeout_ms", r.TimeoutMS}, {"batch_size", r.BatchSize}} {
+		if f.v < 0 || f.v > math.MaxInt32 {
+			return invalidField("embedding_config.model."+f.name, "must be 0..%d (0: the default), got %d", math.MaxInt32, f.v)
 		}
 	}
+	return nil
+}
+
+// validateFields checks the declared fields, by name: their number, their
+// names and their types.
+func (c *CollectionConfig) validateFields() error {
 	if len(c.Fields) > MaxFieldsPerCollection {
 		return invalidField("fields", "%d fields declared, more than the limit of %d fields per collection", len(c.Fields), MaxFieldsPerCollection)
 	}
-	names := make([]string, 0, len(c.Fields))
-	for n := range c.Fields {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(c.Fields)) {
 		if n == "" || utf8.RuneCountInString(n) > 128 || !utf8.ValidString(n) {
 			return invalidField("fields", "field names must be 1-128 characters of UTF-8, got %q", n)
 		}

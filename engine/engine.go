@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,6 +77,8 @@ type Options struct {
 	QueryCacheSize int
 }
 
+// fill checks o and sets its zero (for the sizes, non-positive) fields
+// to the defaults.
 func (o *Options) fill() error {
 	if o.Dir == "" {
 		return fmt.Errorf("engine: Options.Dir is required")
@@ -110,18 +113,10 @@ func (o *Options) fill() error {
 	if o.IngestWorkers == 0 {
 		o.IngestWorkers = defaultIngestWorkers()
 	}
-	if o.MaxIngests == 0 {
-		o.MaxIngests = defaultMaxIngests
-	}
-	if o.MaxIngestJobs == 0 {
-		o.MaxIngestJobs = defaultMaxIngestJobs
-	}
-	if o.MaxIngestJobsPerOwner == 0 {
-		o.MaxIngestJobsPerOwner = defaultMaxIngestJobsPerOwner
-	}
-	if o.QueryCacheSize == 0 {
-		o.QueryCacheSize = DefaultQueryCacheSize
-	}
+	o.MaxIngests = cmp.Or(o.MaxIngests, defaultMaxIngests)
+	o.MaxIngestJobs = cmp.Or(o.MaxIngestJobs, defaultMaxIngestJobs)
+	o.MaxIngestJobsPerOwner = cmp.Or(o.MaxIngestJobsPerOwner, defaultMaxIngestJobsPerOwner)
+	o.QueryCacheSize = cmp.Or(o.QueryCacheSize, DefaultQueryCacheSize)
 	return nil
 }
 

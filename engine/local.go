@@ -166,7 +166,10 @@ func (b *localBackend) commit(w *writer, bt *batch, docs []pendingDoc, ids []str
 }
 
 // commitSegment is commit; it also returns the collection's number of
-// segments after the commit.
+// segments after the commit. Under c.wmu it types the fields (w.fields),
+// finds what the documents replace (replacements), marks them replacing,
+// writes one batch (writeCommit) and installs the new segment
+// (installCommit); a failed write unmarks them.
 func (b *localBackend) commitSegment(w *writer, seg *segment.Segment, docs []pendingDoc, ids []string) ([]DocStatus, int, error) {
 	c := w.c
 	c.wmu.Lock()
@@ -179,8 +182,28 @@ func (b *localBackend) commitSegment(w *writer, seg *segment.Segment, docs []pen
 	if err != nil {
 		return nil, 0, err
 	}
+	segs, replaced, status := c.replacements(docs, ids)
+	gen := c.markReplacing(ids)
+	changed, err := b.writeCommit(w, seg, docs, bodies, segs, replaced)
+	if err != nil {
+		c.mu.Lock()
+		c.installedLocked(gen)
+		c.mu.Unlock()
+		return nil, 0, err
+	}
+	if testHookCommitted != nil {
+		testHookCommitted()
+	}
+	return status, c.installCommit(w, seg, docs, changed, gen), nil
+}
+
+// replacements returns the collection's segments, the local numbers of
+// the documents docs replace by segment, and the status of each id
+// ("replaced" when the collection or an earlier id of the batch holds it,
+// else "created"). c.wmu is held.
+func (c *collection) replacements(docs []pendingDoc, ids []string) ([]*segment.Segment, map[uint64][]uint32, []DocStatus) {
 	c.mu.RLock()
-	segs := c.mu.segs
+	defer c.mu.RUnlock()
 	replaced := map[uint64][]uint32{}
 	for _, d := range docs {
 		if l, ok := c.mu.loc[d.id]; ok {
@@ -196,9 +219,15 @@ func (b *localBackend) commitSegment(w *writer, seg *segment.Segment, docs []pen
 		}
 		inBatch[id] = true
 	}
-	c.mu.RUnlock()
-	gen := c.markReplacing(ids)
+	return c.mu.segs, replaced, status
+}
 
+// writeCommit writes one synced batch: the documents' bodies, the new
+// segment, the new delete bitmaps of the segments (of segs) holding
+// replaced documents, and the collection record when w changed it. It
+// returns the segments with those deletes.
+func (b *localBackend) writeCommit(w *writer, seg *segment.Segment, docs []pendingDoc, bodies [][]byte, segs []*segment.Segment, replaced map[uint64][]uint32) ([]*segment.Segment, error) {
+	c := w.c
 	batch := b.e.store.NewBatch()
 	for i, d := range docs {
 		batch.PutDocument(c.num, d.id, bodies[i])
@@ -214,23 +243,23 @@ func (b *localBackend) commitSegment(w *writer, seg *segment.Segment, docs []pen
 		raw, err := json.Marshal(w.rec)
 		if err != nil {
 			batch.Abort()
-			c.mu.Lock()
-			c.installedLocked(gen)
-			c.mu.Unlock()
-			return nil, 0, fmt.Errorf("encode collection: %w", err)
+			return nil, fmt.Errorf("encode collection: %w", err)
 		}
 		batch.PutCollection(c.owner, c.id, raw)
 	}
 	if err := batch.Commit(); err != nil {
-		c.mu.Lock()
-		c.installedLocked(gen)
-		c.mu.Unlock()
-		return nil, 0, err
+		return nil, err
 	}
-	if testHookCommitted != nil {
-		testHookCommitted()
-	}
+	return changed, nil
+}
+
+// installCommit puts the committed segment and the changed ones in the
+// collection's state, points the documents' ids at the new segment
+// (generation gen) and takes w's record; it returns the number of
+// segments. c.wmu is held.
+func (c *collection) installCommit(w *writer, seg *segment.Segment, docs []pendingDoc, changed []*segment.Segment, gen uint64) int {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	// Segment ids are taken before the lock, so concurrent writers may
 	// commit out of id order: keep the list sorted (segByID searches it).
 	c.mu.segs = append(replaceSegs(c.mu.segs, changed), seg)
@@ -244,11 +273,10 @@ func (b *localBackend) commitSegment(w *writer, seg *segment.Segment, docs []pen
 		c.mu.rec = w.rec
 		w.recDirty = false
 	}
-	nsegs := len(c.mu.segs)
-	c.mu.Unlock()
-	return status, nsegs, nil
+	return len(c.mu.segs)
 }
 
+// document loads document id of c.
 func (b *localBackend) document(_ context.Context, c *collection, id string) (Document, error) {
 	c.mu.RLock()
 	_, ok := c.mu.loc[id]

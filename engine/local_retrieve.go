@@ -24,11 +24,6 @@ type localSearch struct {
 	segs  [][]*segment.Segment
 	allow [][]*roaring.Bitmap
 	cs    candidateSet
-	// n and avg are the keyword statistics of all the searched
-	// collections (documents, average weighted length), so that scores
-	// are comparable across collections; avg < 0 until computed.
-	n   uint64
-	avg float64
 
 	segsBuf  [1][]*segment.Segment
 	allowBuf [1][]*roaring.Bitmap
@@ -38,7 +33,7 @@ type localSearch struct {
 // commit generations (version.go), and evaluates the filter on every
 // segment.
 func (b *localBackend) search(p *plan) (searcher, error) {
-	s := &localSearch{e: b.e, p: p, avg: -1}
+	s := &localSearch{e: b.e, p: p}
 	s.segs, s.allow = s.segsBuf[:0], s.allowBuf[:0]
 	if len(p.colls) > 1 {
 		s.segs = make([][]*segment.Segment, 0, len(p.colls))
@@ -80,23 +75,25 @@ func (s *localSearch) filterOnly() ([]*hit, error) {
 }
 
 func (s *localSearch) weigh(g *group, cand int) (queryTerms, error) {
-	if s.avg < 0 {
-		var total float64
-		for _, segs := range s.segs {
-			for _, seg := range segs {
-				s.n += uint64(seg.Text.NumDocs())
-				total += seg.Text.TotalLength()
-			}
-		}
-		s.avg = 1.0
-		if s.n > 0 {
-			s.avg = total / float64(s.n)
+	// The statistics of the group's collections: the documents analyzed
+	// in the query's language, as a cluster weighs a group with its
+	// indices' statistics (mixed-language searches rank alike on both).
+	var n uint64
+	var total float64
+	for _, c := range g.colls {
+		for _, seg := range s.segs[s.of(c)] {
+			n += uint64(seg.Text.NumDocs())
+			total += seg.Text.TotalLength()
 		}
 	}
-	return weighQuery(s.e.opts.Ranker, g.an, s.p.query, g.order, g.counts, s.n, s.avg, func(t string) uint64 {
+	avg := 1.0
+	if n > 0 {
+		avg = total / float64(n)
+	}
+	return weighQuery(s.e.opts.Ranker, g.an, s.p.query, g.order, g.counts, n, avg, func(t string) uint64 {
 		var df uint64
-		for _, segs := range s.segs {
-			for _, seg := range segs {
+		for _, c := range g.colls {
+			for _, seg := range s.segs[s.of(c)] {
 				df += uint64(seg.Text.DocFreq(t))
 			}
 		}

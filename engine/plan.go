@@ -77,6 +77,9 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	if err := p.planFilter(req); err != nil {
 		return nil, err
 	}
+	if r := req.Retrievers; r != "" && r != RetrieveKeyword && r != RetrieveSemantic {
+		return nil, invalidField("retrievers", "%q: want %q, %q or empty", r, RetrieveKeyword, RetrieveSemantic)
+	}
 	if p.query == "" && p.flt == nil {
 		// Neither a query nor a filter: every document, as the filter
 		// match_all returns them (Elasticsearch's empty search). It is

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // TestRecordsSemantic checks that records keep their semantic evidence
@@ -22,7 +23,7 @@ import (
 // The floors sit below the last figures with a margin for other machines;
 // a regression in what records embed fails them.
 func TestRecordsSemantic(t *testing.T) {
-	path := filepath.Join(sharedData(t), "docs", "country-codes.csv")
+	path := filepath.Join(testutil.SharedData(t), "docs", "country-codes.csv")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -35,13 +36,8 @@ func TestRecordsSemantic(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	prov := modelProvider(t)
-	dir := t.TempDir()
+	e, prov, dir := openModels(t)
 	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := e.PutCollection(ctx, "", "countries", engine.CollectionConfig{}); err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func (p *plan) groups(qvec []float32) []*group {
 			out = append(out, g)
 		}
 		g.colls = append(g.colls, c)
-		g.keyOn = append(g.keyOn, cfg.FulltextConfig.On() || qvec == nil)
+		g.keyOn = append(g.keyOn, (cfg.FulltextConfig.On() && p.req.Retrievers != RetrieveSemantic) || qvec == nil)
 	}
 	p.grps = out
 	return out
@@ -224,7 +224,7 @@ func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 			}
 		}
 	}
-	if !useSem {
+	if !useSem || p.req.Retrievers == RetrieveKeyword {
 		return nil, nil
 	}
 	emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)

@@ -13,15 +13,10 @@ import (
 	"github.com/najdi/najdi/ingest"
 )
 
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 // subset returns the SciFact test queries with the documents they judge
 // plus the first extra documents of the corpus as distractors.
 func subset(t testing.TB, queries, extra int) (*bench.BEIR, []bench.BEIRDoc) {
-	b, err := bench.LoadBEIR(filepath.Join(sharedData(t), "beir", "scifact"))
+	b, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(t), "beir", "scifact"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +49,20 @@ func ingestBEIR(t testing.TB, e *engine.Engine, coll string, docs []bench.BEIRDo
 	if err != nil || len(res.Errors) > 0 {
 		t.Fatalf("ingest: %v %v", err, res.Errors)
 	}
+}
+
+// openModels opens an engine with the installed embedding models in a
+// new directory, for a test that closes it and reopens the directory
+// (openRanked); it returns the engine, the models and the directory.
+func openModels(t testing.TB) (*engine.Engine, *engine.ModelProvider, string) {
+	t.Helper()
+	prov := modelProvider(t)
+	dir := t.TempDir()
+	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, prov, dir
 }
 
 // openRanked opens the engine in dir with the default ranker changed by
@@ -160,13 +169,8 @@ func modelProvider(t testing.TB) *engine.ModelProvider {
 // documents as one collection holding all of it.
 func TestHybridSciFact(t *testing.T) {
 	b, docs := subset(t, 60, 200)
-	prov := modelProvider(t)
-	dir := t.TempDir()
+	e, prov, dir := openModels(t)
 	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: dir, Embedders: prov})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []string{"all", "even", "odd"} {
 		if _, _, err := e.PutCollection(ctx, "", c, engine.CollectionConfig{}); err != nil {
 			t.Fatal(err)

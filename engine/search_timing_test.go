@@ -2,31 +2,17 @@ package engine_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/najdi/najdi/bench"
 	"github.com/najdi/najdi/engine"
-	"github.com/najdi/najdi/internal/testutil"
 )
 
 // BenchmarkSearchKeyword measures a whole keyword search request (analysis,
 // BM25 over segments, fusion, loading and rendering the top 10) on the
 // SciFact corpus, with and without a filter and passages.
 func BenchmarkSearchKeyword(b *testing.B) {
-	data, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(b), "beir", "scifact"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := engine.Open(engine.Options{Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e, data := keywordSciFact(b, engine.Options{})
 	ctx := context.Background()
-	if _, _, err := e.PutCollection(ctx, "", "s", engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}}); err != nil {
-		b.Fatal(err)
-	}
 	docs := data.Docs
 	ingestBEIR(b, e, "s", docs, nil)
 	if err := e.MergeNow("", "s"); err != nil {

@@ -36,8 +36,8 @@ type writer struct {
 	progress func(int)
 	jobID    string // see IngestRequest.jobID
 	turn     *ingestTurn
-	// lastFlush is when the buffer was last emptied: a job flushes at
-	// least every jobFlushInterval (backpressure.go).
+	// lastFlush is when the last flush ended: a job flushes at least
+	// jobFlushInterval after it (backpressure.go).
 	lastFlush time.Time
 	// jobBatch is the size of a job's next flush (see jobFirstFlushDocs).
 	jobBatch int
@@ -167,8 +167,12 @@ func (w *writer) flush() error {
 	}
 	docs := dedupe(w.pending)
 	w.pending, w.pendingBytes = w.pending[:0], 0
-	w.lastFlush = w.e.opts.Now()
 	w.jobBatch = min(2*max(w.jobBatch, jobFirstFlushDocs), jobFlushDocs)
+	// The interval counts from the end of this flush: counted from its
+	// start, a flush slower than jobFlushInterval (embedding, a cluster's
+	// refresh) made every next one flush the single document then
+	// buffered, about one document per flush.
+	defer func() { w.lastFlush = w.e.opts.Now() }()
 
 	b, err := w.e.be.prepare(w, docs)
 	if err != nil {

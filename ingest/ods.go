@@ -38,11 +38,7 @@ type odsReader struct {
 // newODSReader reads the whole ODS file (up to MaxSpreadsheetSize) and
 // opens its content.xml.
 func newODSReader(r io.Reader) (RecordReader, error) {
-	data, err := recReadAll(r, "ods")
-	if err != nil {
-		return nil, err
-	}
-	z, err := openZip("ods", data)
+	z, err := openSpreadsheet(r, "ods")
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +59,9 @@ func newODSReader(r io.Reader) (RecordReader, error) {
 	return &recTableReader{grid: &odsReader{dec: dec, budget: newSheetBudget("ods")}}, nil
 }
 
-// recReadAll reads r up to MaxSpreadsheetSize.
-func recReadAll(r io.Reader, what string) ([]byte, error) {
+// openSpreadsheet reads the spreadsheet file (format what) r, up to
+// MaxSpreadsheetSize, and opens it as a zip archive.
+func openSpreadsheet(r io.Reader, what string) (*zipFile, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxSpreadsheetSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", what, err)
@@ -72,7 +69,7 @@ func recReadAll(r io.Reader, what string) ([]byte, error) {
 	if len(data) > MaxSpreadsheetSize {
 		return nil, fmt.Errorf("%s: over %d bytes: %w", what, MaxSpreadsheetSize, ErrTooLarge)
 	}
-	return data, nil
+	return openZip(what, data)
 }
 
 // odsCorrupt wraps an XML error; the limits' errors and the archive's

@@ -60,11 +60,7 @@ type xlsxSheet struct{ name, path string }
 // newXLSXReader reads the whole XLSX file (up to MaxSpreadsheetSize) and
 // its workbook, relationships, shared strings and styles.
 func newXLSXReader(r io.Reader) (RecordReader, error) {
-	data, err := recReadAll(r, "xlsx")
-	if err != nil {
-		return nil, err
-	}
-	z, err := openZip("xlsx", data)
+	z, err := openSpreadsheet(r, "xlsx")
 	if err != nil {
 		return nil, err
 	}

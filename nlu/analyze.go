@@ -1,11 +1,14 @@
 package nlu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -266,75 +269,85 @@ func (s *Service) buildAnnotator(ctx context.Context, m Model) (annotator, error
 	}
 	switch a.Model {
 	case ModelIntent:
-		cfg, err := parseIntentConfig(a.Config)
-		if err != nil {
-			return nil, err
-		}
-		ex := map[string][]string{}
-		for k, us := range cfg.Examples {
-			for _, u := range us {
-				if strings.TrimSpace(u) != "" {
-					ex[k] = append(ex[k], u)
-				}
-			}
-		}
-		emb, embName := s.opts.Embedder, ""
-		if s.opts.EmbedderFor != nil {
-			lang := m.Language
-			if lang == "" {
-				lang = cfg.Language
-			}
-			if e := s.opts.EmbedderFor(lang); e != nil {
-				emb, embName = e, "lang:"+lang
-			}
-		}
-		emb = s.embCache.wrap(embName, emb)
-		c, err := intent.Train(ctx, ex, intent.Options{Embedder: emb})
-		if err != nil {
-			return nil, fmt.Errorf("%w: annotator.config.examples: %v", ErrInvalid, err)
-		}
-		th := DefaultThreshold
-		if cfg.Threshold != nil {
-			th = *cfg.Threshold
-		}
-		return &intentAnnotator{c: c, threshold: th}, nil
+		return s.buildIntent(ctx, m)
 	case ModelRegex:
-		res, err := parseRegexConfig(a.Config)
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(res))
-		for k := range res {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		ra := &regexAnnotator{}
-		for _, k := range names {
-			ra.names = append(ra.names, k)
-			ra.res = append(ra.res, res[k])
-		}
-		return ra, nil
+		return buildRegex(a)
 	case ModelBuiltinNER:
-		// Load the name tagger now rather than on the first analysis.
-		if m.Language == "cs" {
-			ner.CzechTagger()
-		} else if _, err := ner.English(); err != nil {
-			return nil, fmt.Errorf("builtin-ner: %w", err)
-		}
-		ea := &entityAnnotator{lang: m.Language, now: s.opts.Now}
-		if m.Language != "cs" && s.opts.WordStates != nil {
-			t, err := ner.EnglishContextual()
-			if err != nil {
-				return nil, fmt.Errorf("builtin-ner: %w", err)
-			}
-			model, _ := t.Contextual()
-			ea.states = s.opts.WordStates(model)
-		}
-		return ea, nil
+		return s.buildEntities(m)
 	case ModelClosedNER:
 		return closedAnnotator{}, nil
 	}
 	return nil, fmt.Errorf("%w: annotator.model: unknown builtin model %q", ErrInvalid, a.Model)
+}
+
+// buildIntent trains the intent classifier of m's examples (blank ones
+// left out) with the embedder of its language, through the Service's
+// embedding cache.
+func (s *Service) buildIntent(ctx context.Context, m Model) (annotator, error) {
+	cfg, err := parseIntentConfig(m.Annotator.Config)
+	if err != nil {
+		return nil, err
+	}
+	ex := map[string][]string{}
+	for k, us := range cfg.Examples {
+		for _, u := range us {
+			if strings.TrimSpace(u) != "" {
+				ex[k] = append(ex[k], u)
+			}
+		}
+	}
+	emb, embName := s.opts.Embedder, ""
+	if s.opts.EmbedderFor != nil {
+		lang := cmp.Or(m.Language, cfg.Language)
+		if e := s.opts.EmbedderFor(lang); e != nil {
+			emb, embName = e, "lang:"+lang
+		}
+	}
+	emb = s.embCache.wrap(embName, emb)
+	c, err := intent.Train(ctx, ex, intent.Options{Embedder: emb})
+	if err != nil {
+		return nil, fmt.Errorf("%w: annotator.config.examples: %v", ErrInvalid, err)
+	}
+	th := DefaultThreshold
+	if cfg.Threshold != nil {
+		th = *cfg.Threshold
+	}
+	return &intentAnnotator{c: c, threshold: th}, nil
+}
+
+// buildRegex compiles a's patterns, kept in the order of their names.
+func buildRegex(a *Annotator) (annotator, error) {
+	res, err := parseRegexConfig(a.Config)
+	if err != nil {
+		return nil, err
+	}
+	ra := &regexAnnotator{}
+	for _, k := range slices.Sorted(maps.Keys(res)) {
+		ra.names = append(ra.names, k)
+		ra.res = append(ra.res, res[k])
+	}
+	return ra, nil
+}
+
+// buildEntities returns the built-in entity annotator of m's language,
+// loading its name tagger now rather than on the first analysis (and,
+// with Options.WordStates, the English contextual tagger's states).
+func (s *Service) buildEntities(m Model) (annotator, error) {
+	if m.Language == "cs" {
+		ner.CzechTagger()
+	} else if _, err := ner.English(); err != nil {
+		return nil, fmt.Errorf("builtin-ner: %w", err)
+	}
+	ea := &entityAnnotator{lang: m.Language, now: s.opts.Now}
+	if m.Language != "cs" && s.opts.WordStates != nil {
+		t, err := ner.EnglishContextual()
+		if err != nil {
+			return nil, fmt.Errorf("builtin-ner: %w", err)
+		}
+		model, _ := t.Contextual()
+		ea.states = s.opts.WordStates(model)
+	}
+	return ea, nil
 }
 
 // intentAnnotator reports the classifier's intents with probability of at
@@ -449,18 +462,5 @@ func (closedAnnotator) annotate(ctx context.Context, in *input) ([]Intent, []Ann
 		return nil, out, nil
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].End-out[i].Start > out[j].End-out[j].Start })
-	var kept []Annotation
-	for _, a := range out {
-		ok := true
-		for _, k := range kept {
-			if a.Start < k.End && k.Start < a.End {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			kept = append(kept, a)
-		}
-	}
-	return nil, kept, nil
+	return nil, entity.Disjoint(out, func(a Annotation) (int, int) { return a.Start, a.End }), nil
 }

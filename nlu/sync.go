@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 )
 
@@ -84,6 +85,9 @@ func (s *Service) noteWritten(key string, value []byte) {
 // sync brings the models and phrase sets up to date with a SharedStore
 // (nothing for another Store). A store that cannot be read is an error:
 // the caller would otherwise act on a state the store may have left.
+// When the store's version moved it reads the store and builds what
+// changed without holding s.mu (readChanges), then applies it under s.mu
+// unless a write of this Service raced (applyChanges).
 func (s *Service) sync(_ context.Context) error {
 	ss, ok := s.store.(SharedStore)
 	if !ok {
@@ -100,37 +104,54 @@ func (s *Service) sync(_ context.Context) error {
 	}
 	s.mu.RLock()
 	writes := s.shared.writes
-	known := make(map[string][32]byte, len(s.shared.hashes))
-	for k, h := range s.shared.hashes {
-		known[k] = h
-	}
+	known := maps.Clone(s.shared.hashes)
 	s.mu.RUnlock()
+	c, err := s.readChanges(known)
+	if err != nil {
+		return err
+	}
+	s.applyChanges(c, writes, v)
+	return nil
+}
 
-	// Read everything; build what changed without holding s.mu.
-	present := map[string][32]byte{}
-	sets := map[string]*compiledSet{}
-	err = s.store.Scan(setPrefix, func(key string, value []byte) error {
+// storeChanges is what sync read from the store: the hash of every key
+// present, and the phrase sets and models whose bytes are not the loaded
+// ones, built; seq is the largest sequence of those models.
+type storeChanges struct {
+	present map[string][32]byte
+	sets    map[string]*compiledSet
+	models  map[string]*modelEntry
+	seq     uint64
+}
+
+// readChanges scans the phrase sets, then the models, and builds those
+// whose hash is not in known.
+func (s *Service) readChanges(known map[string][32]byte) (*storeChanges, error) {
+	c := &storeChanges{present: map[string][32]byte{}, sets: map[string]*compiledSet{}, models: map[string]*modelEntry{}}
+	// changed records the key's hash and reports whether its bytes are
+	// not the loaded ones.
+	changed := func(key string, value []byte) bool {
 		h := sha256.Sum256(value)
-		present[key] = h
-		if old, ok := known[key]; ok && old == h {
+		c.present[key] = h
+		old, ok := known[key]
+		return !ok || old != h
+	}
+	err := s.store.Scan(setPrefix, func(key string, value []byte) error {
+		if !changed(key, value) {
 			return nil
 		}
 		_, cs, err := loadPhraseSet(key, value)
 		if err != nil {
 			return err
 		}
-		sets[key] = cs
+		c.sets[key] = cs
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("nlu: reload phrase sets: %w", err)
+		return nil, fmt.Errorf("nlu: reload phrase sets: %w", err)
 	}
-	models := map[string]*modelEntry{}
-	var seq uint64
 	err = s.store.Scan(modelPrefix, func(key string, value []byte) error {
-		h := sha256.Sum256(value)
-		present[key] = h
-		if old, ok := known[key]; ok && old == h {
+		if !changed(key, value) {
 			return nil
 		}
 		var sm storedModel
@@ -141,37 +162,38 @@ func (s *Service) sync(_ context.Context) error {
 		// Not the caller's context: a cancelled request must not leave a
 		// model that failed to build.
 		e.ann, e.err = s.buildAnnotator(context.Background(), sm.Model)
-		models[key] = e
-		seq = max(seq, sm.Seq)
+		c.models[key] = e
+		c.seq = max(c.seq, sm.Seq)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("nlu: reload models: %w", err)
+		return nil, fmt.Errorf("nlu: reload models: %w", err)
 	}
+	return c, nil
+}
 
+// applyChanges drops the sets and models no longer present, puts in the
+// changed ones and records version v as loaded; it does nothing when this
+// Service wrote since sync read writes (the next call reads again).
+func (s *Service) applyChanges(c *storeChanges, writes uint64, v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shared.writes != writes {
-		return nil // a write of this Service raced: the next call reads again
+		return
 	}
 	for k := range s.sets {
-		if _, ok := present[k]; !ok {
+		if _, ok := c.present[k]; !ok {
 			delete(s.sets, k)
 		}
 	}
 	for k := range s.models {
-		if _, ok := present[k]; !ok {
+		if _, ok := c.present[k]; !ok {
 			delete(s.models, k)
 		}
 	}
-	for k, cs := range sets {
-		s.sets[k] = cs
-	}
-	for k, e := range models {
-		s.models[k] = e
-	}
-	s.seq = max(s.seq, seq)
-	s.shared.hashes = present
+	maps.Copy(s.sets, c.sets)
+	maps.Copy(s.models, c.models)
+	s.seq = max(s.seq, c.seq)
+	s.shared.hashes = c.present
 	s.shared.version = v
-	return nil
 }

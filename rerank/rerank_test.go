@@ -37,7 +37,8 @@ type refPair struct {
 // logitTolerance bounds the difference to onnxruntime in Python on the same
 // file and ids. Both run ONNX Runtime 1.24.2's int8 CPU kernels on the same
 // unpadded single pair, so only the float summation order of the thread
-// pool (1 thread there, GOMAXPROCS here) can differ; observed differences
+// pool can differ (1 intra-op thread on both sides since pairs run side by
+// side here, Options.Threads); observed differences
 // are below 1e-4 on logits spanning −11..9, and 1e-3 is far below any gap
 // that changes an order of candidates (0.3 logits between the closest
 // reference pairs).
@@ -160,5 +161,71 @@ func TestNotInstalled(t *testing.T) {
 	l := NewLazy(filepath.Join(t.TempDir(), "missing"), Options{})
 	if _, err := l.Score(context.Background(), "q", []string{"p"}); !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("Lazy.Score without a model: %v, want ErrNotInstalled", err)
+	}
+}
+
+// TestScoreSideBySide checks that pairs scored side by side (several
+// workers, more passages than workers) get exactly the logits each gets
+// alone, in the order of the passages, and that a cancelled context stops
+// the call with its error.
+func TestScoreSideBySide(t *testing.T) {
+	cache := embed.DefaultCacheDir()
+	_, lib := embed.CachePaths(cache)
+	ps := scifactPassages(t, 7)
+	ps = append(ps, "Bananas are rich in potassium.", "")
+	const q = "Vitamin D deficiency is associated with bone fractures."
+	ctx := context.Background()
+	for _, workers := range []int{1, 3} {
+		ce, err := Load(DefaultDir(cache), Options{LibraryPath: lib, Workers: workers})
+		if err != nil {
+			t.Fatalf("load reranker (run scripts/install-models.sh %s): %v", DefaultModel, err)
+		}
+		all, err := ce.Logits(ctx, q, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range ps {
+			alone, err := ce.Logits(ctx, q, []string{p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alone[0] != all[i] {
+				t.Errorf("workers %d: passage %d: logit %v among others, %v alone", workers, i, all[i], alone[0])
+			}
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := ce.Logits(cctx, q, ps); !errors.Is(err, context.Canceled) {
+			t.Errorf("workers %d: cancelled context: err %v, want context.Canceled", workers, err)
+		}
+		ce.Close()
+	}
+}
+
+// TestMaxTokens checks that Options.MaxTokens caps every pair, the query
+// and passage cut longest first, and that the manifest's limit still
+// applies above it.
+func TestMaxTokens(t *testing.T) {
+	cache := embed.DefaultCacheDir()
+	_, lib := embed.CachePaths(cache)
+	long := scifactPassages(t, 1)[0]
+	const q = "Vitamin D deficiency is associated with bone fractures."
+	for _, tc := range []struct{ max, want int }{{0, 512}, {128, 128}, {256, 256}, {4096, 512}} {
+		ce, err := Load(DefaultDir(cache), Options{LibraryPath: lib, MaxTokens: tc.max})
+		if err != nil {
+			t.Fatalf("load reranker (run scripts/install-models.sh %s): %v", DefaultModel, err)
+		}
+		ids, types := ce.EncodePair(q, long+" "+long)
+		if len(ids) != tc.want || len(types) != tc.want {
+			t.Errorf("MaxTokens %d: pair of %d ids, %d types; want %d", tc.max, len(ids), len(types), tc.want)
+		}
+		short, _ := ce.EncodePair(q, "Bananas.")
+		if len(short) >= 32 {
+			t.Errorf("MaxTokens %d: short pair of %d ids, want it uncut", tc.max, len(short))
+		}
+		ce.Close()
+	}
+	if _, err := Load(DefaultDir(cache), Options{LibraryPath: lib, MaxTokens: 4}); err == nil {
+		t.Error("MaxTokens 4: loaded, want an error")
 	}
 }

@@ -61,13 +61,16 @@ func readCoNLL(path string) ([]ner.Sentence, error) {
 	return ner.ReadCoNLL(f)
 }
 
+// run trains a tagger on trainPath (with the contextual model's word
+// vectors when contextual is set), saves it to out and, with validPath,
+// reports its scores there (validate).
 func run(trainPath, validPath, out, contextual, cache string, epochs, window int, minWeight, scale float32) error {
 	sents, err := readCoNLL(trainPath)
 	if err != nil {
 		return err
 	}
 	opts := ner.TrainOptions{Epochs: epochs, DenseScale: scale, DenseWindow: window}
-	var states func(path string, sents []ner.Sentence) ([][][]float32, error)
+	var states wordStatesFunc
 	if contextual != "" {
 		modelsDir, lib := embed.CachePaths(embed.DefaultCacheDir())
 		l, err := embed.LoadLocal(filepath.Join(modelsDir, contextual), embed.LocalOptions{LibraryPath: lib})
@@ -89,6 +92,23 @@ func run(trainPath, validPath, out, contextual, cache string, epochs, window int
 		return err
 	}
 	fmt.Printf("trained on %d sentences in %v\n", len(sents), time.Since(start).Round(time.Millisecond))
+	if err := saveModel(t, out, minWeight); err != nil {
+		return err
+	}
+	st, _ := os.Stat(out)
+	fmt.Printf("wrote %s (%d bytes) from %d sentences\n", out, st.Size(), len(sents))
+	if validPath == "" {
+		return nil
+	}
+	return validate(out, validPath, states)
+}
+
+// wordStatesFunc returns the contextual word vectors of the sentences of
+// the file at path.
+type wordStatesFunc func(path string, sents []ner.Sentence) ([][][]float32, error)
+
+// saveModel writes t to the file out, dropping weights below minWeight.
+func saveModel(t *ner.Tagger, out string, minWeight float32) error {
 	w, err := os.Create(out)
 	if err != nil {
 		return err
@@ -97,14 +117,13 @@ func run(trainPath, validPath, out, contextual, cache string, epochs, window int
 		w.Close()
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	st, _ := os.Stat(out)
-	fmt.Printf("wrote %s (%d bytes) from %d sentences\n", out, st.Size(), len(sents))
-	if validPath == "" {
-		return nil
-	}
+	return w.Close()
+}
+
+// validate loads the saved model out (as the service will) and prints its
+// precision, recall and F1 per class on the CoNLL file validPath, with the
+// word vectors of states when the model is contextual (states non-nil).
+func validate(out, validPath string, states wordStatesFunc) error {
 	vs, err := readCoNLL(validPath)
 	if err != nil {
 		return err

@@ -156,7 +156,9 @@ func europeJSONL(path string) []byte {
 }
 
 // mozillaHTML keeps the article's title, lead and first sections
-// (headings and paragraphs, citations removed) up to about 9 kB of text.
+// (headings and paragraphs, citations removed) up to about 9 kB of text:
+// the content element (elementByID), its paragraphs and headings
+// (articleBody), in a page of their own with the attribution.
 func mozillaHTML(path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
@@ -167,57 +169,83 @@ func mozillaHTML(path string) []byte {
 	if err != nil {
 		log.Fatalf("%s: %v", path, err)
 	}
-	var content *xhtml.Node
-	var find func(n *xhtml.Node)
-	find = func(n *xhtml.Node) {
-		for _, a := range n.Attr {
-			if a.Key == "id" && a.Val == "mw-content-text" {
-				content = n
-				return
-			}
-		}
-		for c := n.FirstChild; c != nil && content == nil; c = c.NextSibling {
-			find(c)
-		}
-	}
-	find(doc)
+	content := elementByID(doc, "mw-content-text")
 	if content == nil {
 		log.Fatalf("%s: no mw-content-text", path)
 	}
-	var text func(n *xhtml.Node, sb *strings.Builder)
-	text = func(n *xhtml.Node, sb *strings.Builder) {
-		if n.Type == xhtml.ElementNode {
-			for _, a := range n.Attr {
-				if a.Key == "class" && (strings.Contains(a.Val, "reference") || strings.Contains(a.Val, "mw-editsection")) {
-					return
-				}
-			}
-		}
-		if n.Type == xhtml.TextNode {
-			sb.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			text(c, sb)
+	var out bytes.Buffer
+	out.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Mozilla</title>\n</head>\n<body>\n<h1>Mozilla</h1>\n")
+	out.WriteString(articleBody(content, 9000))
+	out.WriteString("<footer><p>From the Wikipedia article \"Mozilla\" (https://en.wikipedia.org/wiki/Mozilla), CC BY-SA 4.0; shortened.</p></footer>\n</body>\n</html>\n")
+	return out.Bytes()
+}
+
+// elementByID returns the first node below n (n included, depth first)
+// whose id is id, or nil.
+func elementByID(n *xhtml.Node, id string) *xhtml.Node {
+	for _, a := range n.Attr {
+		if a.Key == "id" && a.Val == id {
+			return n
 		}
 	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if found := elementByID(c, id); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// classHas reports whether n's class attribute contains one of parts.
+func classHas(n *xhtml.Node, parts ...string) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" {
+			continue
+		}
+		for _, p := range parts {
+			if strings.Contains(a.Val, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// articleText appends the text below n to sb, without citations and
+// edit links.
+func articleText(n *xhtml.Node, sb *strings.Builder) {
+	if n.Type == xhtml.ElementNode && classHas(n, "reference", "mw-editsection") {
+		return
+	}
+	if n.Type == xhtml.TextNode {
+		sb.WriteString(n.Data)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		articleText(c, sb)
+	}
+}
+
+// articleBody returns the paragraphs and h2/h3 headings below content, in
+// order, as clean HTML with their white space folded, skipping infoboxes,
+// the table of contents, navigation boxes and thumbnails, and stopping
+// once more than limit bytes of text are out.
+func articleBody(content *xhtml.Node, limit int) string {
 	var body strings.Builder
 	size := 0
 	var walk func(n *xhtml.Node)
 	walk = func(n *xhtml.Node) {
-		if size > 9000 {
+		if size > limit {
 			return
 		}
 		if n.Type == xhtml.ElementNode {
 			switch n.Data {
 			case "table", "div":
-				for _, a := range n.Attr {
-					if a.Key == "class" && (strings.Contains(a.Val, "infobox") || strings.Contains(a.Val, "toc") || strings.Contains(a.Val, "navbox") || strings.Contains(a.Val, "thumb")) {
-						return
-					}
+				if classHas(n, "infobox", "toc", "navbox", "thumb") {
+					return
 				}
 			case "p", "h2", "h3":
 				var sb strings.Builder
-				text(n, &sb)
+				articleText(n, &sb)
 				s := strings.Join(strings.Fields(sb.String()), " ")
 				if s == "" || s == "Contents" {
 					return
@@ -232,11 +260,7 @@ func mozillaHTML(path string) []byte {
 		}
 	}
 	walk(content)
-	var out bytes.Buffer
-	out.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Mozilla</title>\n</head>\n<body>\n<h1>Mozilla</h1>\n")
-	out.WriteString(body.String())
-	out.WriteString("<footer><p>From the Wikipedia article \"Mozilla\" (https://en.wikipedia.org/wiki/Mozilla), CC BY-SA 4.0; shortened.</p></footer>\n</body>\n</html>\n")
-	return out.Bytes()
+	return body.String()
 }
 
 var tracingText = []struct{ kind, text string }{

@@ -425,30 +425,14 @@ func TestSecurityUpstreamErrors(t *testing.T) {
 		if r.status != 201 {
 			t.Fatalf("%s: create: %d %s", tg.name, r.status, truncate(r.body, 300))
 		}
-		ir := n.postJSON("/v1/collections/"+id+"/documents", secDoc)
-		if strings.Contains(string(ir.body), marker) || strings.Contains(string(ir.body), "SSH") {
-			t.Errorf("%s: the ingest error echoes the upstream answer: %s", tg.name, ir.body)
-		}
-		if ir.status != 502 {
-			t.Errorf("%s: ingest %d %s, want 502", tg.name, ir.status, truncate(ir.body, 300))
-		} else {
-			embedMsgs = append(embedMsgs, fmt.Sprintf("%d %s", ir.status, strings.ReplaceAll(errMessage(t, ir), tg.url, "URL")))
-		}
+		embedMsgs = upstreamFailure(t, n.postJSON("/v1/collections/"+id+"/documents", secDoc), tg.name+": ingest", tg.url, marker, embedMsgs)
 
 		mr := n.postJSON("/models", microserviceModel(id, tg.url))
 		if mr.status != 201 {
 			t.Fatalf("%s: create model: %d %s", tg.name, mr.status, truncate(mr.body, 300))
 		}
 		m := decodeModel(t, mr)
-		ar := n.postJSON("/models/"+m.ModelID+"/analyze", `{"text": "hello"}`)
-		if strings.Contains(string(ar.body), marker) || strings.Contains(string(ar.body), "SSH") {
-			t.Errorf("%s: the analysis error echoes the upstream answer: %s", tg.name, ar.body)
-		}
-		if ar.status != 502 {
-			t.Errorf("%s: analyze %d %s, want 502", tg.name, ar.status, truncate(ar.body, 300))
-		} else {
-			annMsgs = append(annMsgs, fmt.Sprintf("%d %s", ar.status, strings.ReplaceAll(errMessage(t, ar), tg.url, "URL")))
-		}
+		annMsgs = upstreamFailure(t, n.postJSON("/models/"+m.ModelID+"/analyze", `{"text": "hello"}`), tg.name+": analyze", tg.url, marker, annMsgs)
 	}
 	for what, msgs := range map[string][]string{"embedding": embedMsgs, "annotation": annMsgs} {
 		for i := 1; i < len(msgs); i++ {
@@ -489,4 +473,20 @@ func TestSecurityLogQuotesNoRequest(t *testing.T) {
 	if log := n.log.String(); strings.Contains(log, secret) || strings.Contains(log, "s3cret") {
 		t.Fatalf("the server log quotes the credentials of a malformed request:\n%s", log)
 	}
+}
+
+// upstreamFailure checks the answer r to a request (what) whose upstream
+// at url failed: 502, without echoing what the upstream said (marker, an
+// SSH banner). It returns msgs with the error message, the URL replaced
+// by "URL", added.
+func upstreamFailure(t *testing.T, r resp, what, url, marker string, msgs []string) []string {
+	t.Helper()
+	if strings.Contains(string(r.body), marker) || strings.Contains(string(r.body), "SSH") {
+		t.Errorf("%s: the error echoes the upstream answer: %s", what, r.body)
+	}
+	if r.status != 502 {
+		t.Errorf("%s: %d %s, want 502", what, r.status, truncate(r.body, 300))
+		return msgs
+	}
+	return append(msgs, fmt.Sprintf("%d %s", r.status, strings.ReplaceAll(errMessage(t, r), url, "URL")))
 }

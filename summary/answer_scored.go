@@ -65,16 +65,7 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 			byID[k] = i
 		}
 	}
-	type cand struct {
-		text      string // what the scorer reads and the answer quotes
-		summary   int    // index into r.Summaries
-		pre       float64
-		field     bool    // a record field's sentence
-		terms     float64 // question-term weight of "field: sentence"
-		value     float64 // question-term weight of the sentence alone
-		raw, disc float64
-	}
-	var cands []cand
+	var cands []scoredCand
 	anyTerm := false
 	for si, s := range r.Summaries {
 		di, ok := byID[[2]string{s.CollectionID, s.DocumentID}]
@@ -84,61 +75,9 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 		if si == scoredDocs {
 			break
 		}
-		d := &docs[di]
-		p := prepare(si, d, w)
-		var mine []cand
-		seen := map[string]bool{}
-		// The field whose value holds the most question-term weight names
-		// the record's subject ("cca2: CZ" for "the country with code
-		// CZ"); field names count not, they name what is asked.
-		anchor := -1
-		for _, st := range p.sents {
-			sec := d.Sections[st.sec]
-			sent := strings.TrimSpace(sec.Content[st.a:st.b])
-			// A record repeats values (a name in twenty translations):
-			// the scorer reads each once, in its first field.
-			if key := strings.ToLower(sent); seen[key] {
-				continue
-			} else {
-				seen[key] = true
-			}
-			c := cand{summary: si, pre: st.score, value: w.termScore(sent)}
-			if !proseTypes[strings.ToLower(sec.Type)] {
-				c.pre += w.termScore(sec.Type)
-				c.field = true
-				sent = sec.Type + ": " + sent
-			}
-			c.text = text.TruncateRunes(sent, scoredMaxRunes)
-			c.terms = w.termScore(sent)
-			if c.terms > 0 {
-				anyTerm = true
-			}
-			if c.field && c.value > 0 && (anchor < 0 || c.value > mine[anchor].value) {
-				anchor = len(mine)
-			}
-			mine = append(mine, c)
-		}
-		// A field's value alone does not say whose it is ("capital:
-		// Prague"): the scorer reads it after the anchor ("cca2: CZ.
-		// capital: Prague"), which the answer quotes too.
-		if anchor >= 0 {
-			at := mine[anchor].text
-			for i := range mine {
-				if i != anchor && mine[i].field {
-					mine[i].text = at + ". " + mine[i].text
-				}
-			}
-		}
-		slices.SortStableFunc(mine, func(a, b cand) int {
-			switch {
-			case a.pre > b.pre:
-				return -1
-			case a.pre < b.pre:
-				return 1
-			}
-			return 0
-		})
-		cands = append(cands, mine[:min(scoredPerDoc, len(mine))]...)
+		mine, terms := docCandidates(si, &docs[di], w)
+		anyTerm = anyTerm || terms
+		cands = append(cands, mine...)
 	}
 	if !anyTerm || len(cands) == 0 {
 		return out, nil
@@ -151,6 +90,90 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 	if err != nil {
 		return out, fmt.Errorf("answer: score %d sentences: %w", len(texts), err)
 	}
+	for _, c := range pickScored(cands, scores) {
+		out.quote(r.Summaries[c.summary], c.text)
+	}
+	return out, nil
+}
+
+// scoredCand is a sentence ExtractiveScored may quote.
+type scoredCand struct {
+	text      string // what the scorer reads and the answer quotes
+	summary   int    // index into Result.Summaries
+	pre       float64
+	field     bool    // a record field's sentence
+	terms     float64 // question-term weight of "field: sentence"
+	value     float64 // question-term weight of the sentence alone
+	raw, disc float64
+}
+
+// docCandidates returns the scoredPerDoc sentences of d (summary si) with
+// the most question-term weight and evidence, each read once, record
+// fields as "anchor field: value. field: sentence", and whether any of its
+// sentences shares a term with the question.
+func docCandidates(si int, d *Doc, w *weights) ([]scoredCand, bool) {
+	p := prepare(si, d, w)
+	var mine []scoredCand
+	seen := map[string]bool{}
+	anyTerm := false
+	// The field whose value holds the most question-term weight names the
+	// record's subject ("cca2: CZ" for "the country with code CZ"); field
+	// names count not, they name what is asked.
+	anchor := -1
+	for _, st := range p.sents {
+		sec := d.Sections[st.sec]
+		sent := strings.TrimSpace(sec.Content[st.a:st.b])
+		// A record repeats values (a name in twenty translations): the
+		// scorer reads each once, in its first field.
+		key := strings.ToLower(sent)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		c := scoredCand{summary: si, pre: st.score, value: w.termScore(sent)}
+		if !proseTypes[strings.ToLower(sec.Type)] {
+			c.pre += w.termScore(sec.Type)
+			c.field = true
+			sent = sec.Type + ": " + sent
+		}
+		c.text = text.TruncateRunes(sent, scoredMaxRunes)
+		c.terms = w.termScore(sent)
+		if c.terms > 0 {
+			anyTerm = true
+		}
+		if c.field && c.value > 0 && (anchor < 0 || c.value > mine[anchor].value) {
+			anchor = len(mine)
+		}
+		mine = append(mine, c)
+	}
+	// A field's value alone does not say whose it is ("capital: Prague"):
+	// the scorer reads it after the anchor ("cca2: CZ. capital: Prague"),
+	// which the answer quotes too.
+	if anchor >= 0 {
+		at := mine[anchor].text
+		for i := range mine {
+			if i != anchor && mine[i].field {
+				mine[i].text = at + ". " + mine[i].text
+			}
+		}
+	}
+	slices.SortStableFunc(mine, func(a, b scoredCand) int {
+		switch {
+		case a.pre > b.pre:
+			return -1
+		case a.pre < b.pre:
+			return 1
+		}
+		return 0
+	})
+	return mine[:min(scoredPerDoc, len(mine))], anyTerm
+}
+
+// pickScored returns the sentences to quote given their scores: the best
+// after the rank discount (score / (1 + rankDecay × rank)), plus the best
+// of another document when its undiscounted score is at least secondAnswer
+// of the best one's, in rank order.
+func pickScored(cands []scoredCand, scores []float64) []scoredCand {
 	best := -1
 	for i := range cands {
 		cands[i].raw = scores[i]
@@ -159,7 +182,7 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 			best = i
 		}
 	}
-	quote := []cand{cands[best]}
+	quote := []scoredCand{cands[best]}
 	second := -1
 	for i, c := range cands {
 		if c.summary != cands[best].summary && (second < 0 || c.raw > cands[second].raw) {
@@ -172,8 +195,5 @@ func ExtractiveScored(ctx context.Context, question string, r Result, docs []Doc
 			quote[0], quote[1] = quote[1], quote[0]
 		}
 	}
-	for _, c := range quote {
-		out.quote(r.Summaries[c.summary], c.text)
-	}
-	return out, nil
+	return quote
 }

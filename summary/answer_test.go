@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/najdi/najdi/internal/testutil"
 	"github.com/najdi/najdi/text"
 )
 
@@ -90,7 +91,7 @@ func (ix *bm25) search(query string, k int) []Doc {
 // relevant document ids.
 func loadClaims(t testing.TB) (map[string]string, map[string]map[string]bool) {
 	t.Helper()
-	dir := filepath.Join(sharedData(t), "beir", "scifact")
+	dir := filepath.Join(testutil.SharedData(t), "beir", "scifact")
 	qrels := map[string]map[string]bool{}
 	b, err := os.ReadFile(filepath.Join(dir, "qrels", "test.tsv"))
 	if err != nil {

@@ -9,13 +9,6 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-// sharedData returns the shared/data directory found by walking up from the
-// package directory.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 // loadSciFact reads the first n documents of the SciFact corpus (all if
 // n <= 0) as Docs with a title and a text section.
 func loadSciFact(t testing.TB, n int) []Doc {

@@ -58,42 +58,85 @@ func (a *Analyzer) IsStopword(word string) bool {
 // a prefix of the original word, so lowercase text mostly costs no
 // allocations; Term is an ordinary string that may be retained.
 func (a *Analyzer) Analyze(s string, fn func(Token)) {
-	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
-	for i := 0; i < len(s); {
-		start, end := nextWord(s, i)
-		if start < 0 {
-			return
-		}
-		i = end
-		w := s[start:end]
-		if len(w) > MaxTokenBytes {
-			continue
-		}
-		b := appendFold(buf[:0], w)
-		if len(b) == 0 || len(b) > MaxTokenBytes {
-			continue // only combining marks, or too long
-		}
-		if _, ok := a.stop[string(b)]; ok {
-			continue
-		}
-		if isASCIIWord(b) {
-			if a.lang == Czech {
-				b = stemCzech(b, CzechIndex)
-			} else {
-				b = stemEnglish(b)
-			}
-		}
-		if len(b) == 0 {
-			continue
-		}
+	ws := wordScanner{s: s}
+	for b, ok := a.nextTerm(&ws, nil); ok; b, ok = a.nextTerm(&ws, nil) {
+		w := ws.word
 		var term string
 		if len(b) <= len(w) && string(b) == w[:len(b)] {
 			term = w[:len(b)]
 		} else {
 			term = string(b)
 		}
-		fn(Token{Term: term, Start: start, End: end})
+		fn(Token{Term: term, Start: ws.start, End: ws.end})
 	}
+}
+
+// wordScanner steps through the words of s that analysis looks at (see
+// next).
+type wordScanner struct {
+	s          string
+	i          int    // where the next word is looked for
+	word       string // the last word next returned, s[start:end]
+	start, end int
+	buf        [2*MaxTokenBytes + utf8.UTFMax]byte // its folded form
+}
+
+// next moves to the next word (see Words) of at most MaxTokenBytes whose
+// folded form is not empty nor longer than MaxTokenBytes, and returns that
+// form (in ws.buf, valid until the next call); false at the end of s.
+func (ws *wordScanner) next() ([]byte, bool) {
+	for ws.i < len(ws.s) {
+		start, end := nextWord(ws.s, ws.i)
+		if start < 0 {
+			return nil, false
+		}
+		ws.i = end
+		w := ws.s[start:end]
+		if len(w) > MaxTokenBytes {
+			continue
+		}
+		b := appendFold(ws.buf[:0], w)
+		if len(b) == 0 || len(b) > MaxTokenBytes {
+			continue // only combining marks, or too long
+		}
+		ws.word, ws.start, ws.end = w, start, end
+		return b, true
+	}
+	return nil, false
+}
+
+// nextTerm moves ws to the next word that yields a term and returns the
+// term (valid until the next call); false at the end. Words that f (when
+// not nil) rules out are skipped without a stopword lookup or stemming.
+func (a *Analyzer) nextTerm(ws *wordScanner, f *termFilter) ([]byte, bool) {
+	for {
+		b, ok := ws.next()
+		if !ok {
+			return nil, false
+		}
+		if f != nil && !f.mayMatch(b) {
+			continue
+		}
+		if b = a.term(b); len(b) > 0 {
+			return b, true
+		}
+	}
+}
+
+// term returns the term of the folded word b: nothing for a stopword,
+// else b, stemmed when it is a word of ASCII letters (which may leave
+// nothing).
+func (a *Analyzer) term(b []byte) []byte {
+	if _, ok := a.stop[string(b)]; ok {
+		return nil
+	}
+	if isASCIIWord(b) {
+		if a.lang == Czech {
+			return stemCzech(b, CzechIndex)
+		}
+		return stemEnglish(b)
+	}
+	return b
 }
 
 // stemSlack bounds the bytes stemming changes at the end of a word: a stem
@@ -150,35 +193,9 @@ func (f *termFilter) mayMatch(b []byte) bool {
 // apostrophe, and Czech stemming changes words of one or two bytes, so such
 // words always take the full path).
 func (a *Analyzer) matchTerms(s string, f *termFilter, fn func(term []byte, start, end int)) {
-	var buf [2*MaxTokenBytes + utf8.UTFMax]byte
-	for i := 0; i < len(s); {
-		start, end := nextWord(s, i)
-		if start < 0 {
-			return
-		}
-		i = end
-		w := s[start:end]
-		if len(w) > MaxTokenBytes {
-			continue
-		}
-		b := appendFold(buf[:0], w)
-		if len(b) == 0 || len(b) > MaxTokenBytes || !f.mayMatch(b) {
-			continue
-		}
-		if _, ok := a.stop[string(b)]; ok {
-			continue
-		}
-		if isASCIIWord(b) {
-			if a.lang == Czech {
-				b = stemCzech(b, CzechIndex)
-			} else {
-				b = stemEnglish(b)
-			}
-		}
-		if len(b) == 0 {
-			continue
-		}
-		fn(b, start, end)
+	ws := wordScanner{s: s}
+	for b, ok := a.nextTerm(&ws, f); ok; b, ok = a.nextTerm(&ws, f) {
+		fn(b, ws.start, ws.end)
 	}
 }
 

@@ -10,20 +10,13 @@ import (
 	"github.com/najdi/najdi/internal/testutil"
 )
 
-// sharedData returns the shared/data directory found by walking up from the
-// package directory.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 // czechSentences returns the sentences of the UD Czech-CAC files.
 func czechSentences(t testing.TB) []string { return testutil.CzechSentences(t) }
 
 // czechFormLemmas returns (form, lemma) pairs of the UD Czech-CAC dev file.
 func czechFormLemmas(t testing.TB) [][2]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(sharedData(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
+	f, err := os.Open(filepath.Join(testutil.SharedData(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
 	if err != nil {
 		t.Fatal(err)
 	}

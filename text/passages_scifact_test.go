@@ -9,13 +9,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/najdi/najdi/internal/testutil"
 )
 
 // scifactTexts returns the first n abstracts and n queries of BEIR SciFact.
 func scifactTexts(t testing.TB, n int) (docs, queries []string) {
 	t.Helper()
 	read := func(name string, fn func(map[string]any)) {
-		f, err := os.Open(filepath.Join(sharedData(t), "beir", "scifact", name))
+		f, err := os.Open(filepath.Join(testutil.SharedData(t), "beir", "scifact", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -178,7 +178,10 @@ type najdiSearchResponse struct {
 		DocumentID string `json:"document_id"`
 	} `json:"documents"`
 	Metadata struct {
-		TookMS float64 `json:"took_ms"`
+		TookMS  float64 `json:"took_ms"`
+		Timings *struct {
+			EmbedMS float64 `json:"embed_ms"`
+		} `json:"timings"`
 	} `json:"metadata"`
 }
 
@@ -188,6 +191,9 @@ func parseNajdi(data []byte) (Result, error) {
 		return Result{}, fmt.Errorf("najdi search answer: %w", err)
 	}
 	res := Result{Took: time.Duration(r.Metadata.TookMS * float64(time.Millisecond))}
+	if t := r.Metadata.Timings; t != nil {
+		res.Embed = time.Duration(t.EmbedMS * float64(time.Millisecond))
+	}
 	for _, d := range r.Documents {
 		res.IDs = append(res.IDs, d.DocumentID)
 	}

@@ -57,6 +57,11 @@ type Config struct {
 	// ModelVectors embeds SciFact with the transformer (slow) instead of
 	// static vectors.
 	ModelVectors bool
+	// SkipSciFact runs the large collection only (SciFact is still read:
+	// its vocabulary and queries make the large collection).
+	SkipSciFact bool
+	// WeaviateREST talks to Weaviate over REST and GraphQL instead of gRPC.
+	WeaviateREST bool
 	// Command is the command line, for the report.
 	Command string
 }
@@ -66,15 +71,7 @@ const K = 10
 
 // Run runs the whole benchmark and writes the report into cfg.Out.
 func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
-	if cfg.Repeats <= 0 {
-		cfg.Repeats = 2
-	}
-	if cfg.SatClients <= 0 {
-		cfg.SatClients = 4
-	}
-	if cfg.SatTime <= 0 {
-		cfg.SatTime = 5 * time.Second
-	}
+	cfg = withDefaults(cfg)
 	rep := newReport(cfg)
 	models, lib := embed.CachePaths(cfg.Cache)
 	modelDir := filepath.Join(models, "bge-small-en-v1.5")
@@ -82,50 +79,18 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	staticEmbed := func(texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i, t := range texts {
-			out[i] = st.Embed(t)
-		}
-		return out, nil
-	}
 	fmt.Fprintln(log, "loading SciFact and its vectors")
-	var beir *bench.BEIR
-	var docs []Doc
-	var queries []Query
-	embedFn := staticEmbed
-	if cfg.ModelVectors {
-		model, err := embed.LoadLocal(modelDir, embed.LocalOptions{LibraryPath: lib})
-		if err != nil {
-			return nil, fmt.Errorf("load bge-small-en-v1.5: %w", err)
-		}
-		defer model.Close()
-		store, err := openVecStore(filepath.Join(cfg.Cache, "bench", "peers-scifact-bge-small.vec"))
-		if err != nil {
-			return nil, err
-		}
-		defer store.Close()
-		if beir, docs, queries, err = SciFactData(ctx, cfg.BEIRDir, model, store, log); err != nil {
-			return nil, err
-		}
-		me := &modelEmbedder{m: model, store: store}
-		embedFn = func(texts []string, _ bool) ([][]float32, error) { return me.passages(ctx, texts) }
-		rep.Vectors = "SciFact: bge-small-en-v1.5 (ONNX, this repository's embed package) — documents: title and abstract joined, the model's 512-token window; queries with the model's query instruction; najdi's chunks embedded by the same model."
-	} else {
-		if beir, docs, queries, err = SciFactStatic(cfg.BEIRDir, st); err != nil {
-			return nil, err
-		}
-		rep.Vectors = "SciFact: static vectors (below) of the title and abstract joined, and of each query; najdi's chunks get the static vector of their own text. " +
-			"The transformer (bge-small-en-v1.5) embeds about one abstract per second on this shared machine during the run, too slow for the session: `-model-vectors` uses it instead on a quieter machine. " +
-			"With static vectors the vector and hybrid nDCG@10 measure how each system uses the same weak vectors, not the model's quality."
+	sf, err := loadSciFact(ctx, cfg, modelDir, lib, st, rep, log)
+	if err != nil {
+		return nil, err
 	}
-	rep.Vectors += " " + staticDoc
-	stub, err := StartStub(queries, embedFn)
+	defer sf.close()
+	stub, err := StartStub(sf.queries, sf.embed)
 	if err != nil {
 		return nil, err
 	}
 	defer stub.Close()
-	rtt, err := stub.RoundTrip(ctx, queries[0].Text, 200)
+	rtt, err := stub.RoundTrip(ctx, sf.queries[0].Text, 200)
 	if err != nil {
 		return nil, err
 	}
@@ -141,79 +106,170 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	if len(systems) == 0 {
 		return nil, errors.New("no system started")
 	}
-
-	// SciFact.
-	sf := &Workload{Name: "SciFact", Docs: len(docs), Queries: len(queries)}
-	rep.Workloads = append(rep.Workloads, sf)
-	if err := runWorkload(ctx, cfg, sf, systems, "scifact", docs, queries, cfg.ModelVectors, rtt, log); err != nil {
-		return nil, err
-	}
-	quality(sf, beir)
-	// The SciFact indexes go before the large collection is loaded, so that
-	// its memory and disk figures hold only it.
-	for _, s := range systems {
-		if err := s.Drop(ctx, "scifact"); err != nil {
-			fmt.Fprintf(log, "  %s: drop scifact: %v\n", s.Name(), err)
+	if !cfg.SkipSciFact {
+		if err := runSciFact(ctx, cfg, rep, systems, sf, rtt, log); err != nil {
+			return nil, err
 		}
 	}
-	runtime.GC()
-
-	// The large collection with static vectors.
 	if cfg.Large > 0 {
-		maxN := cfg.Large
-		if len(cfg.Scale) > 0 {
-			maxN = max(maxN, cfg.Scale[len(cfg.Scale)-1])
-		}
-		fmt.Fprintf(log, "making %d large-collection chunks and their static vectors\n", maxN)
-		texts := LargeTexts(beir, maxN, 1)
-		all, err := LargeDocs(texts, st, filepath.Join(cfg.Cache, "bench", fmt.Sprintf("peers-large-static-%d.f32", maxN)))
-		if err != nil {
+		if err := runLarge(ctx, cfg, rep, systems, stub, st, sf, rtt, log); err != nil {
 			return nil, err
-		}
-		lq := make([]Query, len(queries))
-		for i, q := range queries {
-			lq[i] = Query{ID: q.ID, Text: q.Text, Vector: st.Embed(q.Text)}
-		}
-		stub.SetQueries(lq)
-		stub.SetEmbedder(staticEmbed)
-		lw := &Workload{Name: fmt.Sprintf("large (%s chunks, static vectors)", count(cfg.Large)), Docs: cfg.Large, Queries: len(lq)}
-		rep.Workloads = append(rep.Workloads, lw)
-		largeSys := systems
-		if len(cfg.LargeSystems) > 0 {
-			largeSys = nil
-			for _, s := range systems {
-				if slices.Contains(cfg.LargeSystems, strings.ToLower(s.Name())) {
-					largeSys = append(largeSys, s)
-				} else {
-					rep.Notes = append(rep.Notes, fmt.Sprintf("%s did not load the large collection in this run (-large-systems).", s.Name()))
-				}
-			}
-		}
-		if err := runWorkload(ctx, cfg, lw, largeSys, "large", all[:cfg.Large], lq, false, rtt, log); err != nil {
-			return nil, err
-		}
-		exactRecall(lw, all[:cfg.Large], lq)
-		// The peers are stopped before najdi's growth run, which goes on
-		// with najdi's large collections.
-		var nj *najdi
-		for _, s := range systems {
-			if n, ok := s.(*najdi); ok {
-				nj = n
-			} else {
-				s.Close()
-			}
-		}
-		if nj != nil && len(cfg.Scale) > 0 {
-			if err := runScale(ctx, cfg, rep, nj, all, lq, rtt, log); err != nil {
-				fmt.Fprintf(log, "growth run stopped: %v\n", err)
-				rep.Notes = append(rep.Notes, "The growth run stopped early: "+err.Error())
-			}
 		}
 	}
 	if err := rep.Write(cfg.Out); err != nil {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// withDefaults fills the unset bounds of cfg.
+func withDefaults(cfg Config) Config {
+	if cfg.Repeats <= 0 {
+		cfg.Repeats = 2
+	}
+	if cfg.SatClients <= 0 {
+		cfg.SatClients = 4
+	}
+	if cfg.SatTime <= 0 {
+		cfg.SatTime = 5 * time.Second
+	}
+	return cfg
+}
+
+// sciFact is the SciFact collection as the systems receive it, and the
+// embedding function the stub serves najdi's chunks with.
+type sciFact struct {
+	beir    *bench.BEIR
+	docs    []Doc
+	queries []Query
+	embed   func(texts []string, query bool) ([][]float32, error)
+	closers []io.Closer
+}
+
+func (s *sciFact) close() {
+	for _, c := range s.closers {
+		c.Close()
+	}
+}
+
+// staticEmbedder embeds texts with the static vectors.
+func staticEmbedder(st *Static) func([]string, bool) ([][]float32, error) {
+	return func(texts []string, _ bool) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			out[i] = st.Embed(t)
+		}
+		return out, nil
+	}
+}
+
+// loadSciFact reads SciFact with static vectors or, with cfg.ModelVectors,
+// with bge-small-en-v1.5 vectors (cached), and says which in rep.
+func loadSciFact(ctx context.Context, cfg Config, modelDir, lib string, st *Static, rep *Report, log io.Writer) (*sciFact, error) {
+	sf := &sciFact{embed: staticEmbedder(st)}
+	var err error
+	if !cfg.ModelVectors {
+		if sf.beir, sf.docs, sf.queries, err = SciFactStatic(cfg.BEIRDir, st); err != nil {
+			return nil, err
+		}
+		rep.Vectors = "SciFact: static vectors (below) of the title and abstract joined, and of each query; najdi's chunks get the static vector of their own text. " +
+			"The transformer (bge-small-en-v1.5) embeds about one abstract per second on this shared machine during the run, too slow for the session: `-model-vectors` uses it instead on a quieter machine. " +
+			"With static vectors the vector and hybrid nDCG@10 measure how each system uses the same weak vectors, not the model's quality. " + staticDoc
+		return sf, nil
+	}
+	model, err := embed.LoadLocal(modelDir, embed.LocalOptions{LibraryPath: lib})
+	if err != nil {
+		return nil, fmt.Errorf("load bge-small-en-v1.5: %w", err)
+	}
+	sf.closers = append(sf.closers, model)
+	store, err := openVecStore(filepath.Join(cfg.Cache, "bench", "peers-scifact-bge-small.vec"))
+	if err != nil {
+		sf.close()
+		return nil, err
+	}
+	sf.closers = append(sf.closers, store)
+	if sf.beir, sf.docs, sf.queries, err = SciFactData(ctx, cfg.BEIRDir, model, store, log); err != nil {
+		sf.close()
+		return nil, err
+	}
+	me := &modelEmbedder{m: model, store: store}
+	sf.embed = func(texts []string, _ bool) ([][]float32, error) { return me.passages(ctx, texts) }
+	rep.Vectors = "SciFact: bge-small-en-v1.5 (ONNX, this repository's embed package) — documents: title and abstract joined, the model's 512-token window; queries with the model's query instruction; najdi's chunks embedded by the same model. " + staticDoc
+	return sf, nil
+}
+
+// runSciFact runs the SciFact workload on every system, then drops the
+// SciFact indexes so that the large collection's memory and disk figures
+// hold only it.
+func runSciFact(ctx context.Context, cfg Config, rep *Report, systems []System, sf *sciFact, rtt time.Duration, log io.Writer) error {
+	w := &Workload{Name: "SciFact", Docs: len(sf.docs), Queries: len(sf.queries), stubRTT: rtt}
+	rep.Workloads = append(rep.Workloads, w)
+	if err := runWorkload(ctx, cfg, w, systems, "scifact", sf.docs, sf.queries, cfg.ModelVectors, log); err != nil {
+		return err
+	}
+	quality(w, sf.beir)
+	for _, s := range systems {
+		if err := s.Drop(ctx, "scifact"); err != nil {
+			fmt.Fprintf(log, "  %s: drop scifact: %v\n", s.Name(), err)
+		}
+	}
+	runtime.GC()
+	return nil
+}
+
+// runLarge runs the large collection (static vectors) on the systems
+// named by cfg.LargeSystems, then najdi's growth run.
+func runLarge(ctx context.Context, cfg Config, rep *Report, systems []System, stub *Stub, st *Static, sf *sciFact, rtt time.Duration, log io.Writer) error {
+	maxN := cfg.Large
+	if len(cfg.Scale) > 0 {
+		maxN = max(maxN, cfg.Scale[len(cfg.Scale)-1])
+	}
+	fmt.Fprintf(log, "making %d large-collection chunks and their static vectors\n", maxN)
+	texts := LargeTexts(sf.beir, maxN, 1)
+	all, err := LargeDocs(texts, st, filepath.Join(cfg.Cache, "bench", fmt.Sprintf("peers-large-static-%d.f32", maxN)))
+	if err != nil {
+		return err
+	}
+	lq := make([]Query, len(sf.queries))
+	for i, q := range sf.queries {
+		lq[i] = Query{ID: q.ID, Text: q.Text, Vector: st.Embed(q.Text)}
+	}
+	stub.SetQueries(lq)
+	stub.SetEmbedder(staticEmbedder(st))
+	lw := &Workload{Name: fmt.Sprintf("large (%s chunks, static vectors)", count(cfg.Large)), Docs: cfg.Large, Queries: len(lq), stubRTT: rtt}
+	rep.Workloads = append(rep.Workloads, lw)
+	largeSys := systems
+	if len(cfg.LargeSystems) > 0 {
+		largeSys = nil
+		for _, s := range systems {
+			if slices.Contains(cfg.LargeSystems, strings.ToLower(s.Name())) {
+				largeSys = append(largeSys, s)
+			} else {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s did not load the large collection in this run (-large-systems).", s.Name()))
+			}
+		}
+	}
+	if err := runWorkload(ctx, cfg, lw, largeSys, "large", all[:cfg.Large], lq, false, log); err != nil {
+		return err
+	}
+	exactRecall(lw, all[:cfg.Large], lq)
+	// The peers are stopped before najdi's growth run, which goes on with
+	// najdi's large collections.
+	var nj *najdi
+	for _, s := range systems {
+		if n, ok := s.(*najdi); ok {
+			nj = n
+		} else {
+			s.Close()
+		}
+	}
+	if nj != nil && len(cfg.Scale) > 0 {
+		if err := runScale(ctx, cfg, rep, nj, all, lq, rtt, log); err != nil {
+			fmt.Fprintf(log, "growth run stopped: %v\n", err)
+			rep.Notes = append(rep.Notes, "The growth run stopped early: "+err.Error())
+		}
+	}
+	return nil
 }
 
 func count(n int) string {
@@ -236,7 +292,7 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 		case "najdi":
 			s, err = StartNajdi(ctx, NajdiOptions{Bin: cfg.NajdiBin, Dir: filepath.Join(cfg.Work, "najdi"), StubURL: stub.URL, Dims: 384})
 		case "weaviate":
-			s, err = StartWeaviate(ctx, WeaviateOptions{Bin: cfg.WeaviateBin, Dir: filepath.Join(cfg.Work, "weaviate"), Version: cfg.WeaviateVersion})
+			s, err = StartWeaviate(ctx, WeaviateOptions{Bin: cfg.WeaviateBin, Dir: filepath.Join(cfg.Work, "weaviate"), Version: cfg.WeaviateVersion, REST: cfg.WeaviateREST})
 		case "elasticsearch", "opensearch":
 			port := cfg.ClusterPort
 			if name == "opensearch" {
@@ -262,62 +318,101 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 
 // runWorkload loads docs into every system, then runs the latency, quality
 // and saturation measurements.
-func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, warm bool, rtt time.Duration, log io.Writer) error {
+func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, warm bool, log io.Writer) error {
 	w.Systems = map[string]*SystemResult{}
 	for _, s := range systems {
 		sr := &SystemResult{Latency: map[Kind][]Lat{}, QPS: map[Kind][]float64{}, Results: map[Kind][][]string{}}
 		w.Systems[s.Name()] = sr
 		w.Order = append(w.Order, s.Name())
-		if n, ok := s.(*najdi); ok && warm {
-			// Warm the stub's vector cache with the chunks najdi will ask
-			// for, so that the timed ingest does not wait on the model.
-			fmt.Fprintf(log, "  %s: %s warm-up ingest (fills the stub's vector cache)\n", w.Name, s.Name())
-			if err := n.Create(ctx, index+"-warm"); err != nil {
-				return err
-			}
-			if err := n.Ingest(ctx, index+"-warm", docs); err != nil {
-				return err
-			}
-			_ = doJSON(ctx, "DELETE", n.url+"/v1/collections/"+index+"-warm", nil, nil)
-		}
-		if err := s.Create(ctx, index); err != nil {
+		if err := ingestOne(ctx, w, s, sr, index, docs, warm, log); err != nil {
 			return err
 		}
-		runtime.GC()
-		t0 := time.Now()
-		if err := s.Ingest(ctx, index, docs); err != nil {
-			sr.Err = err.Error()
-			fmt.Fprintf(log, "  %s: ingest failed: %v\n", s.Name(), err)
-			continue
-		}
-		sr.Ingest = time.Since(t0)
-		if e, ok := s.(*elastic); ok {
-			t1 := time.Now()
-			if err := e.Optimize(ctx, index); err != nil {
-				return err
-			}
-			sr.Optimize = time.Since(t1)
-		}
-		time.Sleep(2 * time.Second)
-		sr.RSS, sr.Disk, _ = s.Footprint(ctx, index)
-		if n, ok := s.(*najdi); ok {
-			kw, err := n.IngestAux(ctx, index, docs)
-			if err != nil {
-				return err
-			}
-			sr.IngestKeyword = kw
-		}
-		fmt.Fprintf(log, "  %s: %s ingested %d in %s (RSS %d MiB, disk %d MiB)\n", w.Name, s.Name(), len(docs), sr.Ingest.Round(time.Millisecond), sr.RSS>>20, sr.Disk>>20)
 	}
 	qs := queries
 	if cfg.Queries > 0 && len(qs) > cfg.Queries {
 		qs = qs[:cfg.Queries]
 	}
-	// Warm-up (JIT compilers, caches): every system answers up to 100
-	// queries of every kind before the timed runs.
+	if err := warmUp(ctx, w, systems, index, qs); err != nil {
+		return err
+	}
+	for r := 0; r < cfg.Repeats; r++ {
+		fmt.Fprintf(log, "  %s: latency, repetition %d/%d\n", w.Name, r+1, cfg.Repeats)
+		for _, k := range Kinds {
+			if err := measureLatency(ctx, w, systems, index, k, qs, r); err != nil {
+				return err
+			}
+		}
+		if err := measureQPS(ctx, cfg, w, systems, index, qs, r, log); err != nil {
+			return err
+		}
+	}
+	w.QueryIDs = make([]string, len(qs))
+	for i, q := range qs {
+		w.QueryIDs[i] = q.ID
+	}
+	return nil
+}
+
+// live tells whether s answers kind k in workload w (it offers k and its
+// ingest did not fail).
+func live(w *Workload, s System, k Kind) bool {
+	return s.Supports(k) && w.Systems[s.Name()].Err == ""
+}
+
+// ingestOne creates index on s, loads docs (timed), and records the
+// footprint; for najdi it also loads the keyword-only and vector-only
+// collections. An ingest failure is recorded in sr, not returned.
+func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, index string, docs []Doc, warm bool, log io.Writer) error {
+	n, isNajdi := s.(*najdi)
+	if isNajdi && warm {
+		// Warm the stub's vector cache with the chunks najdi will ask for,
+		// so that the timed ingest does not wait on the model.
+		fmt.Fprintf(log, "  %s: %s warm-up ingest (fills the stub's vector cache)\n", w.Name, s.Name())
+		if err := n.Create(ctx, index+"-warm"); err != nil {
+			return err
+		}
+		if err := n.Ingest(ctx, index+"-warm", docs); err != nil {
+			return err
+		}
+		_ = doJSON(ctx, "DELETE", n.url+"/v1/collections/"+index+"-warm", nil, nil)
+	}
+	if err := s.Create(ctx, index); err != nil {
+		return err
+	}
+	runtime.GC()
+	t0 := time.Now()
+	if err := s.Ingest(ctx, index, docs); err != nil {
+		sr.Err = err.Error()
+		fmt.Fprintf(log, "  %s: ingest failed: %v\n", s.Name(), err)
+		return nil
+	}
+	sr.Ingest = time.Since(t0)
+	if e, ok := s.(*elastic); ok {
+		t1 := time.Now()
+		if err := e.Optimize(ctx, index); err != nil {
+			return err
+		}
+		sr.Optimize = time.Since(t1)
+	}
+	time.Sleep(2 * time.Second)
+	sr.RSS, sr.Disk, _ = s.Footprint(ctx, index)
+	if isNajdi {
+		kw, err := n.IngestAux(ctx, index, docs)
+		if err != nil {
+			return err
+		}
+		sr.IngestKeyword = kw
+	}
+	fmt.Fprintf(log, "  %s: %s ingested %d in %s (RSS %d MiB, disk %d MiB)\n", w.Name, s.Name(), len(docs), sr.Ingest.Round(time.Millisecond), sr.RSS>>20, sr.Disk>>20)
+	return nil
+}
+
+// warmUp has every system answer up to 100 queries of every kind before
+// the timed runs (JIT compilers, caches).
+func warmUp(ctx context.Context, w *Workload, systems []System, index string, qs []Query) error {
 	for _, s := range systems {
 		for _, k := range Kinds {
-			if !s.Supports(k) || w.Systems[s.Name()].Err != "" {
+			if !live(w, s, k) {
 				continue
 			}
 			for _, q := range qs[:min(100, len(qs))] {
@@ -327,59 +422,66 @@ func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System,
 			}
 		}
 	}
-	for r := 0; r < cfg.Repeats; r++ {
-		fmt.Fprintf(log, "  %s: latency, repetition %d/%d\n", w.Name, r+1, cfg.Repeats)
-		for _, k := range Kinds {
-			lats := map[string][]time.Duration{}
-			tooks := map[string][]time.Duration{}
-			results := map[string][][]string{}
-			for qi, q := range qs {
-				for j := range systems {
-					s := systems[(qi+j+r)%len(systems)]
-					if !s.Supports(k) || w.Systems[s.Name()].Err != "" {
-						continue
-					}
-					t0 := time.Now()
-					res, err := s.Search(ctx, index, k, q, K)
-					d := time.Since(t0)
-					if err != nil {
-						return fmt.Errorf("%s %s query %s: %w", s.Name(), k, q.ID, err)
-					}
-					lats[s.Name()] = append(lats[s.Name()], d)
-					tooks[s.Name()] = append(tooks[s.Name()], res.Took)
-					results[s.Name()] = append(results[s.Name()], res.IDs)
-				}
+	return nil
+}
+
+// measureLatency runs the queries of kind k at concurrency 1 in repetition
+// r, the systems taking turns query by query (rotated per query and
+// repetition), and appends each system's percentiles.
+func measureLatency(ctx context.Context, w *Workload, systems []System, index string, k Kind, qs []Query, r int) error {
+	lats := map[string][]time.Duration{}
+	tooks := map[string][]time.Duration{}
+	exEmbed := map[string][]time.Duration{}
+	results := map[string][][]string{}
+	for qi, q := range qs {
+		for j := range systems {
+			s := systems[(qi+j+r)%len(systems)]
+			if !live(w, s, k) {
+				continue
 			}
-			for name, ds := range lats {
-				sr := w.Systems[name]
-				l := Lat{P50: pctl(ds, 50), P99: pctl(ds, 99), TookP50: pctl(tooks[name], 50)}
-				if name == "najdi" && k != Keyword {
-					l.Stub = rtt
-				}
-				sr.Latency[k] = append(sr.Latency[k], l)
-				if r == 0 {
-					sr.Results[k] = results[name]
-				}
+			t0 := time.Now()
+			res, err := s.Search(ctx, index, k, q, K)
+			d := time.Since(t0)
+			if err != nil {
+				return fmt.Errorf("%s %s query %s: %w", s.Name(), k, q.ID, err)
 			}
-		}
-		for _, k := range []Kind{Keyword, Hybrid} {
-			for j := range systems {
-				s := systems[(j+r)%len(systems)]
-				if !s.Supports(k) || w.Systems[s.Name()].Err != "" {
-					continue
-				}
-				q, err := saturate(ctx, s, index, k, qs, cfg.SatClients, cfg.SatTime)
-				if err != nil {
-					return err
-				}
-				w.Systems[s.Name()].QPS[k] = append(w.Systems[s.Name()].QPS[k], q)
-				fmt.Fprintf(log, "  %s: %s %s QPS %.0f\n", w.Name, s.Name(), k, q)
-			}
+			lats[s.Name()] = append(lats[s.Name()], d)
+			tooks[s.Name()] = append(tooks[s.Name()], res.Took)
+			exEmbed[s.Name()] = append(exEmbed[s.Name()], d-res.Embed)
+			results[s.Name()] = append(results[s.Name()], res.IDs)
 		}
 	}
-	w.QueryIDs = make([]string, len(qs))
-	for i, q := range qs {
-		w.QueryIDs[i] = q.ID
+	for name, ds := range lats {
+		sr := w.Systems[name]
+		l := Lat{P50: pctl(ds, 50), P99: pctl(ds, 99), TookP50: pctl(tooks[name], 50)}
+		if name == "najdi" && k != Keyword {
+			l.Stub = w.stubRTT
+			l.ExEmbedP50 = pctl(exEmbed[name], 50)
+		}
+		sr.Latency[k] = append(sr.Latency[k], l)
+		if r == 0 {
+			sr.Results[k] = results[name]
+		}
+	}
+	return nil
+}
+
+// measureQPS runs the keyword and hybrid saturation runs of repetition r,
+// one system at a time (rotated per repetition).
+func measureQPS(ctx context.Context, cfg Config, w *Workload, systems []System, index string, qs []Query, r int, log io.Writer) error {
+	for _, k := range []Kind{Keyword, Hybrid} {
+		for j := range systems {
+			s := systems[(j+r)%len(systems)]
+			if !live(w, s, k) {
+				continue
+			}
+			q, err := saturate(ctx, s, index, k, qs, cfg.SatClients, cfg.SatTime)
+			if err != nil {
+				return err
+			}
+			w.Systems[s.Name()].QPS[k] = append(w.Systems[s.Name()].QPS[k], q)
+			fmt.Fprintf(log, "  %s: %s %s QPS %.0f\n", w.Name, s.Name(), k, q)
+		}
 	}
 	return nil
 }

@@ -40,10 +40,14 @@ type Query struct {
 }
 
 // Result is the answer of one search: the ranked document ids and, when the
-// system reports it, the time the server says it spent (0 if unknown).
+// system reports it, the time the server says it spent (0 if unknown) and
+// the part of it spent embedding the query.
 type Result struct {
 	IDs  []string
 	Took time.Duration
+	// Embed is the time the server says it spent embedding the query (0
+	// if unknown or none).
+	Embed time.Duration
 }
 
 // ErrUnsupported is returned by a system asked a kind of query it does not

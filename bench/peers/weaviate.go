@@ -10,7 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"google.golang.org/grpc"
 )
 
 // WeaviateOptions configures the Weaviate system.
@@ -21,15 +25,24 @@ type WeaviateOptions struct {
 	Dir string
 	// Version is reported.
 	Version string
+	// REST makes the system import over REST `/v1/batch/objects` and search
+	// over GraphQL instead of gRPC (the default, the interface Weaviate's
+	// documentation recommends and its current clients use).
+	REST bool
 }
 
 // weaviate is a single Weaviate node in its own process, with client-given
-// vectors (no vectorizer module), reached over REST (batch import) and
-// GraphQL (search).
+// vectors (no vectorizer module), reached over gRPC (batch import and
+// search; REST for the schema) or, with REST set, over REST and GraphQL.
 type weaviate struct {
-	opt  WeaviateOptions
-	url  string
-	proc *proc
+	opt    WeaviateOptions
+	url    string
+	proc   *proc
+	conn   *grpc.ClientConn
+	client pb.WeaviateClient
+
+	mu  sync.RWMutex
+	ids map[string]map[string]string // index → object UUID → document id
 }
 
 // StartWeaviate starts weaviate-server on loopback with free ports.
@@ -73,10 +86,14 @@ func StartWeaviate(ctx context.Context, opt WeaviateOptions) (System, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &weaviate{opt: opt, url: fmt.Sprintf("http://127.0.0.1:%d", ports[0]), proc: p}
+	w := &weaviate{opt: opt, url: fmt.Sprintf("http://127.0.0.1:%d", ports[0]), proc: p, ids: map[string]map[string]string{}}
 	if err := waitHTTP(ctx, w.url+"/v1/.well-known/ready", p, 3*time.Minute); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("weaviate: %w (log %s)", err, filepath.Join(opt.Dir, "weaviate.log"))
+	}
+	if w.conn, w.client, err = dialWeaviate(fmt.Sprintf("127.0.0.1:%d", ports[5])); err != nil {
+		p.stop()
+		return nil, err
 	}
 	return w, nil
 }
@@ -84,11 +101,16 @@ func StartWeaviate(ctx context.Context, opt WeaviateOptions) (System, error) {
 func (w *weaviate) Name() string { return "Weaviate" }
 
 func (w *weaviate) Settings() string {
+	api := "schema over REST; batch import over gRPC `BatchObjects` (batches of 1000, vectors as `vector_bytes`) and queries over gRPC `Search` " +
+		"(`bm25_search`, `near_vector`, `hybrid_search`, `filters`; the UUID only is returned, mapped back to the document id by the client), " +
+		"the interface Weaviate recommends for speed and its v4 Python and v5 Go clients use (https://docs.weaviate.io/weaviate/api/grpc)"
+	if w.opt.REST {
+		api = "batch import over REST `/v1/batch/objects`, queries over GraphQL `/v1/graphql` (`bm25`, `nearVector`, `hybrid`, `where`)"
+	}
 	return "Weaviate " + w.opt.Version + " (`go install github.com/weaviate/weaviate/cmd/weaviate-server`), single node, " +
 		"defaults: HNSW vector index (efConstruction 128, maxConnections 32, dynamic ef), cosine distance, BM25 k1 1.2 b 0.75, " +
 		"hybrid = its default relativeScoreFusion with alpha 0.75 (https://docs.weaviate.io/weaviate/config-refs/indexing/vector-index, " +
-		"https://docs.weaviate.io/weaviate/search/hybrid); vectors given by the client (`vectorizer: none`); " +
-		"batch import over REST `/v1/batch/objects`, queries over GraphQL `/v1/graphql` (`bm25`, `nearVector`, `hybrid`, `where`)"
+		"https://docs.weaviate.io/weaviate/search/hybrid); vectors given by the client (`vectorizer: none`); " + api
 }
 
 func (w *weaviate) Supports(Kind) bool { return true }
@@ -109,6 +131,9 @@ func className(index string) string {
 }
 
 func (w *weaviate) Create(ctx context.Context, index string) error {
+	w.mu.Lock()
+	delete(w.ids, index)
+	w.mu.Unlock()
 	cls := className(index)
 	_ = doJSON(ctx, http.MethodDelete, w.url+"/v1/schema/"+cls, nil, nil)
 	schema := map[string]any{
@@ -148,6 +173,31 @@ type weaviateBatchResult struct {
 }
 
 func (w *weaviate) Ingest(ctx context.Context, index string, docs []Doc) error {
+	w.mu.Lock()
+	m := w.ids[index]
+	if m == nil {
+		m = make(map[string]string, len(docs))
+		w.ids[index] = m
+	}
+	for _, d := range docs {
+		m[uuidOf(d.ID)] = d.ID
+	}
+	w.mu.Unlock()
+	if !w.opt.REST {
+		return w.grpcIngest(ctx, index, docs)
+	}
+	return w.restIngest(ctx, index, docs)
+}
+
+// idsOf returns the UUID → document id map of index.
+func (w *weaviate) idsOf(index string) map[string]string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.ids[index]
+}
+
+// restIngest imports docs over REST `/v1/batch/objects`.
+func (w *weaviate) restIngest(ctx context.Context, index string, docs []Doc) error {
 	cls := className(index)
 	for lo := 0; lo < len(docs); lo += weaviateBatch {
 		part := docs[lo:min(lo+weaviateBatch, len(docs))]
@@ -239,6 +289,14 @@ func parseWeaviate(data []byte, cls string) (Result, error) {
 }
 
 func (w *weaviate) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
+	if !w.opt.REST {
+		return w.grpcSearch(ctx, index, kind, q, k)
+	}
+	return w.restSearch(ctx, index, kind, q, k)
+}
+
+// restSearch runs one search over GraphQL.
+func (w *weaviate) restSearch(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
 	cls := className(index)
 	var raw json.RawMessage
 	if err := doJSON(ctx, http.MethodPost, w.url+"/v1/graphql", map[string]string{"query": weaviateQuery(cls, kind, q, k)}, &raw); err != nil {
@@ -257,10 +315,16 @@ func (w *weaviate) Footprint(ctx context.Context, index string) (int64, int64, e
 }
 
 func (w *weaviate) Drop(ctx context.Context, index string) error {
+	w.mu.Lock()
+	delete(w.ids, index)
+	w.mu.Unlock()
 	return doJSON(ctx, http.MethodDelete, w.url+"/v1/schema/"+className(index), nil, nil)
 }
 
 func (w *weaviate) Close() error {
+	if w.conn != nil {
+		w.conn.Close()
+	}
 	w.proc.stop()
 	return nil
 }

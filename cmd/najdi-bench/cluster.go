@@ -31,8 +31,11 @@ func runCluster(args []string) error {
 	fs.StringVar(&cfg.Cache, "cache", filepath.Join(cache, "bench", "cluster-vectors.bin"), "passage vector cache (reruns skip embedding)")
 	vectors := fs.String("vectors", "static", "static: static bge-small-en-v1.5 vectors (bench/peers: the mean of the model's input-token embedding rows, no transformer layers), so that ingest and search measure the backends; model: the real default model (slow on a loaded machine)")
 	large := fs.Int("large", 0, "also measure a corpus of this many one-chunk documents (two random SciFact abstract sentences each, bench/peers.LargeTexts seed 1); needs -vectors static")
-	largeColls := fs.String("large-colls", "hyb", "collections of the -large corpus: comma-separated kw (keyword only), vec (vectors only), hyb (both)")
+	largeColls := fs.String("large-colls", "hyb", "collections of the -large corpus: comma-separated kw (keyword only), vec (vectors only), hyb (both); without kw and vec the keyword and vector searches run on hyb with that retriever alone")
 	fs.IntVar(&cfg.LargeQueries, "large-queries", 0, "timed queries per kind on the -large corpus (0: -queries)")
+	fs.BoolVar(&cfg.NoSciFact, "no-scifact", false, "measure the -large corpus only (SciFact's queries are still used)")
+	fs.BoolVar(&cfg.Keep, "keep", false, "leave the collections on every backend after the run (cluster index prefix "+bench.KeepPrefix+", the embedded store in -work) for a later -reuse")
+	fs.BoolVar(&cfg.Reuse, "reuse", false, "search the collections a -keep run left instead of ingesting them again, when every backend holds all their documents (their ingest and memory rows are not measured)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

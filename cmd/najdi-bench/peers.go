@@ -33,6 +33,8 @@ func runPeers(args []string) error {
 	fs.StringVar(&cfg.WeaviateVersion, "weaviate-version", "v1.35.2", "Weaviate version, for the report")
 	fs.StringVar(&cfg.ClusterScript, "cluster-script", "scripts/cluster.sh", "script starting Elasticsearch and OpenSearch")
 	fs.BoolVar(&cfg.ModelVectors, "model-vectors", false, "embed SciFact with bge-small-en-v1.5 (slow on 2 cores) instead of static vectors")
+	fs.BoolVar(&cfg.SkipSciFact, "no-scifact", false, "skip the SciFact workload (run the large collection only)")
+	fs.BoolVar(&cfg.WeaviateREST, "weaviate-rest", false, "talk to Weaviate over REST and GraphQL instead of gRPC")
 	clusterHome := filepath.Join(cache, "peers-cluster")
 	if os.Geteuid() == 0 {
 		clusterHome = "/var/cache/najdi-peers-cluster" // the node's user cannot enter /root
@@ -46,8 +48,12 @@ func runPeers(args []string) error {
 	fs.IntVar(&cfg.Queries, "queries", 300, "timed queries per kind and repetition (at most the 300 SciFact test queries)")
 	fs.IntVar(&cfg.SatClients, "clients", 4, "client goroutines of the saturation runs")
 	fs.DurationVar(&cfg.SatTime, "sat-time", 5*time.Second, "duration of each saturation run")
+	render := fs.String("render", "", "render REPORT.md and the plots into -out again from the report.json a run left in its -work directory, and stop")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *render != "" {
+		return peers.Render(*render, cfg.Out)
 	}
 	cfg.Systems = peers.ParseSystems(*systems)
 	cfg.LargeSystems = peers.ParseSystems(*largeSystems)

@@ -28,6 +28,7 @@ func runRerank(args []string) error {
 	fs.BoolVar(&cfg.CachedOnly, "cached-only", false, "with -tune and -scores: evaluate only the queries already scored")
 	listFlag(fs, &cfg.Ks, "ks", "", "with -tune: depths of the grid, comma-separated (default 5,10,20,30,50)")
 	listFlag(fs, &cfg.Weights, "weights", "", "with -tune: cross-encoder weights of the grid, comma-separated (default 1,0.9,0.8,0.7,0.6,0.5,0.3)")
+	fs.IntVar(&cfg.MaxTokens, "max-tokens", 0, "cap on the cross-encoder's pair length in tokens (default the model's, 512)")
 	fs.IntVar(&cfg.Repeat, "repeat", 1, "run every -top-k value this many times (latency spread)")
 	similarity := fs.Bool("similarity", false, "measure the embedding-similarity reranker (Czech and auto collections) on -beir/-dir: a grid of features, depths (-ks) and weights (-weights) offline")
 	simDepth := fs.Int("depth", 50, "with -similarity: hybrid candidates fetched per query")

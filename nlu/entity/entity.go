@@ -159,19 +159,7 @@ func (d *doc) resolve() []Entity {
 		}
 		return c[a].start < c[b].start
 	})
-	var kept []cand
-	for _, x := range c {
-		ok := true
-		for _, k := range kept {
-			if x.start < k.end && k.start < x.end {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			kept = append(kept, x)
-		}
-	}
+	kept := Disjoint(c, func(x cand) (int, int) { return x.start, x.end })
 	sort.Slice(kept, func(a, b int) bool { return kept[a].start < kept[b].start })
 	out := make([]Entity, len(kept))
 	for i, k := range kept {
@@ -202,4 +190,25 @@ func hasPrefixAny(s string, ps ...string) bool {
 		}
 	}
 	return false
+}
+
+// Disjoint returns the items of xs, in their order, that overlap no item
+// kept before them: given in order of priority, the best spans that do not
+// overlap. span returns an item's [start, end).
+func Disjoint[T any](xs []T, span func(T) (start, end int)) []T {
+	var kept []T
+	for _, x := range xs {
+		s, e := span(x)
+		ok := true
+		for _, k := range kept {
+			if ks, ke := span(k); s < ke && ks < e {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, x)
+		}
+	}
+	return kept
 }

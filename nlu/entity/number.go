@@ -181,76 +181,22 @@ func mustAtoi(s string) float64 {
 }
 
 // parseWords parses a spelled-out number starting at token i; it returns
-// the value and the end token (i when there is none).
+// the value and the end token (i when there is none). A word may join
+// number words with hyphens ("twenty-five"); English "and" is skipped
+// after a hundred or a scale word ("one hundred and five").
 func (d *doc) parseWords(i int, words map[string]numWord) (float64, int) {
-	total, current := 0.0, 0.0
-	var last numKind
+	var acc spelledNumber
 	j := i
 	for j < len(d.toks) {
 		w := d.f[j]
 		if d.lang == "en" && w == "and" && j > i && j+1 < len(d.toks) {
-			if _, ok := words[d.f[j+1]]; ok && (last == kHundred || last == kScale) {
+			if _, ok := words[d.f[j+1]]; ok && (acc.last == kHundred || acc.last == kScale) {
 				j++
 				continue
 			}
 		}
-		var parts []string
-		if strings.Contains(w, "-") {
-			parts = strings.Split(w, "-")
-		} else {
-			parts = []string{w}
-		}
-		okAll := true
-		for _, p := range parts {
-			if _, ok := words[p]; !ok {
-				okAll = false
-			}
-		}
-		if !okAll {
-			break
-		}
-		stop := false
-		for _, p := range parts {
-			nw := words[p]
-			switch nw.k {
-			case kUnit:
-				if last == kUnit || (last == kTens && nw.v >= 10) {
-					stop = true
-				} else {
-					current += nw.v
-				}
-			case kTens:
-				if last == kUnit || last == kTens {
-					stop = true
-				} else {
-					current += nw.v
-				}
-			case kHundred:
-				if last == kHundred {
-					stop = true
-				} else {
-					if current == 0 {
-						current = 1
-					}
-					current *= 100
-				}
-			case kScale:
-				if last == kScale && current == 0 {
-					stop = true
-				} else {
-					if current == 0 {
-						current = 1
-					}
-					total += current * nw.v
-					current = 0
-				}
-			}
-			if stop {
-				break
-			}
-			last = nw.k
-		}
-		if stop {
+		parts, ok := numberWordParts(w, words)
+		if !ok || !acc.addAll(parts, words) {
 			break
 		}
 		j++
@@ -262,7 +208,73 @@ func (d *doc) parseWords(i int, words map[string]numWord) (float64, int) {
 	if j == i+1 && (d.f[i] == "mil" || d.f[i] == "tis" || d.f[i] == "mld") {
 		return 0, i
 	}
-	return total + current, j
+	return acc.total + acc.current, j
+}
+
+// numberWordParts splits the folded word w at hyphens and reports whether
+// every part is a number word.
+func numberWordParts(w string, words map[string]numWord) ([]string, bool) {
+	var parts []string
+	if strings.Contains(w, "-") {
+		parts = strings.Split(w, "-")
+	} else {
+		parts = []string{w}
+	}
+	for _, p := range parts {
+		if _, ok := words[p]; !ok {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// spelledNumber accumulates the number words of a spelled-out number:
+// total holds what the scale words closed ("two thousand"), current the
+// group being read ("three hundred twenty"), last the kind of the last
+// word.
+type spelledNumber struct {
+	total, current float64
+	last           numKind
+}
+
+// addAll adds the number words parts, in order; it reports false at the
+// first that cannot continue the number (a unit after a unit, a hundred
+// after a hundred, …), leaving the words before it added.
+func (a *spelledNumber) addAll(parts []string, words map[string]numWord) bool {
+	for _, p := range parts {
+		nw := words[p]
+		switch nw.k {
+		case kUnit:
+			if a.last == kUnit || (a.last == kTens && nw.v >= 10) {
+				return false
+			}
+			a.current += nw.v
+		case kTens:
+			if a.last == kUnit || a.last == kTens {
+				return false
+			}
+			a.current += nw.v
+		case kHundred:
+			if a.last == kHundred {
+				return false
+			}
+			if a.current == 0 {
+				a.current = 1
+			}
+			a.current *= 100
+		case kScale:
+			if a.last == kScale && a.current == 0 {
+				return false
+			}
+			if a.current == 0 {
+				a.current = 1
+			}
+			a.total += a.current * nw.v
+			a.current = 0
+		}
+		a.last = nw.k
+	}
+	return true
 }
 
 // currencies maps folded currency words and symbols to ISO 4217 codes.
@@ -361,87 +373,131 @@ var timePreps = []string{"v", "ve", "od", "do", "kolem", "okolo", "at", "by", "u
 var dayParts = map[string]bool{"rano": false, "dopoledne": false, "odpoledne": true, "vecer": true, "morning": false, "evening": true, "afternoon": true, "night": true, "tonight": true}
 
 // typed turns number spans followed or preceded by a unit into money,
-// percent, duration and time candidates.
+// percent, duration and time candidates (typedNumber), then adds the
+// durations without digits ("half an hour", "hodinu a půl": wordDurations).
 func (d *doc) typed(nums []numSpan) {
-	for k, n := range nums {
-		i, j := n.i, n.j
-		// The lower bound of a range takes the upper bound's unit: "2–3
-		// dny", "dva až tři dny", "2 to 3 hours" give P2D and P3D.
-		if k+1 < len(nums) && nums[k+1].i == j+1 && d.is(j, "-", "–", "—", "az", "to") && nums[k+1].j < len(d.toks) {
-			if u, ok := durationUnits[d.f[nums[k+1].j]]; ok && !unitAbbrev[d.f[nums[k+1].j]] {
-				d.addTok(tierTyped, i, j, Duration, isoDuration(n.value, u), 0.85)
-				continue
-			}
-		}
-		next := ""
-		if j < len(d.toks) {
-			next = d.f[j]
-		}
-		prev := ""
-		if i > 0 {
-			prev = d.f[i-1]
-		}
-		// "dvě a půl hodiny", "two and a half hours", "tři čtvrtě hodiny".
-		if d.lang == "cs" && d.is(j, "a") && d.is(j+1, "pul") && j+2 < len(d.toks) {
-			if u, ok := durationUnits[d.f[j+2]]; ok && !unitAbbrev[d.f[j+2]] {
-				d.addTok(tierTyped, i, j+3, Duration, isoDuration(n.value+0.5, u), 0.9)
-				continue
-			}
-		}
-		if d.lang == "en" && d.is(j, "and") && d.is(j+1, "a") && d.is(j+2, "half") && j+3 < len(d.toks) {
-			if u, ok := durationUnits[d.f[j+3]]; ok && !unitAbbrev[d.f[j+3]] {
-				d.addTok(tierTyped, i, j+4, Duration, isoDuration(n.value+0.5, u), 0.9)
-				continue
-			}
-		}
-		if d.lang == "cs" && d.is(j, "ctvrte", "ctvrti", "ctvrt") && n.value >= 1 && n.value <= 3 && j+1 < len(d.toks) {
-			if u, ok := durationUnits[d.f[j+1]]; ok && !unitAbbrev[d.f[j+1]] {
-				d.addTok(tierTyped, i, j+2, Duration, isoDuration(n.value/4, u), 0.9)
-				continue
-			}
-		}
-		if c, ok := currencies[next]; ok {
-			d.addTok(tierTyped, i, j+1, Money, MoneyValue{n.value, c}, 0.95)
-			continue
-		}
-		if c, ok := currencies[prev]; ok {
-			d.addTok(tierTyped, i-1, j, Money, MoneyValue{n.value, c}, 0.95)
-			continue
-		}
-		if next == "%" || hasPrefixAny(next, "procent", "percent") {
-			d.addTok(tierTyped, i, j+1, Percent, numValue(n.value), 0.95)
-			continue
-		}
-		if next == "per" && j+1 < len(d.toks) && d.f[j+1] == "cent" {
-			d.addTok(tierTyped, i, j+2, Percent, numValue(n.value), 0.95)
-			continue
-		}
-		if u, ok := durationUnits[next]; ok {
-			if u == "H" && d.is(i-1, timePreps...) && n.value == math.Trunc(n.value) && n.value <= 24 {
-				d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", int(n.value)), 0.9)
-				continue
-			}
-			if (next == "s" || next == "h" || next == "min") && !d.adjacent(j-1) && next != "min" {
-				// "5 s" in prose is usually the preposition.
-				if d.lang == "cs" {
-					continue
-				}
-			}
-			d.addTok(tierTyped, i, j+1, Duration, isoDuration(n.value, u), 0.9)
-			continue
-		}
-		// "v 8 ráno", "v osm večer", "at 7 in the evening".
-		if d.is(i-1, timePreps...) && n.value >= 0 && n.value <= 12 && n.value == math.Trunc(n.value) {
-			if pm, ok := dayParts[next]; ok {
-				h := int(n.value)
-				if pm && h < 12 {
-					h += 12
-				}
-				d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", h), 0.9)
-			}
+	for k := range nums {
+		d.typedNumber(nums, k)
+	}
+	d.wordDurations()
+}
+
+// typedNumber types the number span nums[k], trying in order: the lower
+// bound of a range, a fraction of a unit, a currency, percent or unit
+// around it, and an hour before a part of the day.
+func (d *doc) typedNumber(nums []numSpan, k int) {
+	n := nums[k]
+	if d.rangeLowerBound(nums, k) || d.fractionDuration(n) || d.measured(n) {
+		return
+	}
+	d.dayPartTime(n)
+}
+
+// rangeLowerBound types the lower bound of a range with the upper bound's
+// unit: "2–3 dny", "dva až tři dny", "2 to 3 hours" give P2D and P3D.
+func (d *doc) rangeLowerBound(nums []numSpan, k int) bool {
+	i, j := nums[k].i, nums[k].j
+	if k+1 < len(nums) && nums[k+1].i == j+1 && d.is(j, "-", "–", "—", "az", "to") && nums[k+1].j < len(d.toks) {
+		if u, ok := durationUnits[d.f[nums[k+1].j]]; ok && !unitAbbrev[d.f[nums[k+1].j]] {
+			d.addTok(tierTyped, i, j, Duration, isoDuration(nums[k].value, u), 0.85)
+			return true
 		}
 	}
-	// "half an hour", "půl hodiny", "an hour", "a week", "hodinu" after za/na.
+	return false
+}
+
+// fractionDuration types a number and a fraction of a unit: "dvě a půl
+// hodiny", "two and a half hours", "tři čtvrtě hodiny".
+func (d *doc) fractionDuration(n numSpan) bool {
+	i, j := n.i, n.j
+	if d.lang == "cs" && d.is(j, "a") && d.is(j+1, "pul") && j+2 < len(d.toks) {
+		if u, ok := durationUnits[d.f[j+2]]; ok && !unitAbbrev[d.f[j+2]] {
+			d.addTok(tierTyped, i, j+3, Duration, isoDuration(n.value+0.5, u), 0.9)
+			return true
+		}
+	}
+	if d.lang == "en" && d.is(j, "and") && d.is(j+1, "a") && d.is(j+2, "half") && j+3 < len(d.toks) {
+		if u, ok := durationUnits[d.f[j+3]]; ok && !unitAbbrev[d.f[j+3]] {
+			d.addTok(tierTyped, i, j+4, Duration, isoDuration(n.value+0.5, u), 0.9)
+			return true
+		}
+	}
+	if d.lang == "cs" && d.is(j, "ctvrte", "ctvrti", "ctvrt") && n.value >= 1 && n.value <= 3 && j+1 < len(d.toks) {
+		if u, ok := durationUnits[d.f[j+1]]; ok && !unitAbbrev[d.f[j+1]] {
+			d.addTok(tierTyped, i, j+2, Duration, isoDuration(n.value/4, u), 0.9)
+			return true
+		}
+	}
+	return false
+}
+
+// measured types a number by the word after it (or a currency before
+// it): money, percent, an hour after a preposition ("v 8 hodin"), or a
+// duration. It reports whether the number is settled: a Czech "5 s" is,
+// untyped (in prose usually the preposition).
+func (d *doc) measured(n numSpan) bool {
+	i, j := n.i, n.j
+	next := ""
+	if j < len(d.toks) {
+		next = d.f[j]
+	}
+	prev := ""
+	if i > 0 {
+		prev = d.f[i-1]
+	}
+	if c, ok := currencies[next]; ok {
+		d.addTok(tierTyped, i, j+1, Money, MoneyValue{n.value, c}, 0.95)
+		return true
+	}
+	if c, ok := currencies[prev]; ok {
+		d.addTok(tierTyped, i-1, j, Money, MoneyValue{n.value, c}, 0.95)
+		return true
+	}
+	if next == "%" || hasPrefixAny(next, "procent", "percent") {
+		d.addTok(tierTyped, i, j+1, Percent, numValue(n.value), 0.95)
+		return true
+	}
+	if next == "per" && j+1 < len(d.toks) && d.f[j+1] == "cent" {
+		d.addTok(tierTyped, i, j+2, Percent, numValue(n.value), 0.95)
+		return true
+	}
+	u, ok := durationUnits[next]
+	if !ok {
+		return false
+	}
+	if u == "H" && d.is(i-1, timePreps...) && n.value == math.Trunc(n.value) && n.value <= 24 {
+		d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", int(n.value)), 0.9)
+		return true
+	}
+	if (next == "s" || next == "h" || next == "min") && !d.adjacent(j-1) && next != "min" {
+		// "5 s" in prose is usually the preposition.
+		if d.lang == "cs" {
+			return true
+		}
+	}
+	d.addTok(tierTyped, i, j+1, Duration, isoDuration(n.value, u), 0.9)
+	return true
+}
+
+// dayPartTime types an hour after a preposition and before a part of the
+// day: "v 8 ráno", "v osm večer", "at 7 in the evening".
+func (d *doc) dayPartTime(n numSpan) {
+	i, j := n.i, n.j
+	if !d.is(i-1, timePreps...) || n.value < 0 || n.value > 12 || n.value != math.Trunc(n.value) || j >= len(d.toks) {
+		return
+	}
+	if pm, ok := dayParts[d.f[j]]; ok {
+		h := int(n.value)
+		if pm && h < 12 {
+			h += 12
+		}
+		d.addTok(tierTyped, i-1, j+1, Time, fmt.Sprintf("%02d:00", h), 0.9)
+	}
+}
+
+// wordDurations adds durations without digits: "half an hour", "půl
+// hodiny", "an hour", "a week", "hodinu" after za/na.
+func (d *doc) wordDurations() {
 	for i := range d.toks {
 		switch {
 		case d.is(i, "half") && d.is(i+1, "an", "a") && i+2 < len(d.toks):

@@ -68,4 +68,26 @@
 // 0.809 against 0.884, for 0.9386 against 0.9343 in-scope accuracy with
 // out_of_scope counted wrong. Confidences are computed one intent at a
 // time and need not sum to 1.
+//
+// # Known words
+//
+// The third piece of evidence is the share of the text's words that the
+// examples use (folded; a word of more than four letters also by its
+// first four, so that inflected Czech forms count). Text with no known
+// word — keyboard mashing, lorem ipsum, another language — has its
+// confidence multiplied by 0.6, rising linearly to 1 at a share of 0.25:
+// under the default threshold it needs a product of the two calibrations
+// of 0.83 or more, which gibberish never reached in the measurements
+// (docs/nlu.md), while on 10-shot and 5-shot SNIPS up to 9 of 57 gibberish
+// texts passed before. The log-odds of the confidence also move by
+// gain·(share − ½): a request in the examples' words is accepted more
+// readily, news or off-topic text in other words less. The gain is
+// 2·max(0, 2·acc − 1), acc the examples' leave-one-out accuracy: the
+// evidence says "in scope" only as far as the intents are told apart, and
+// on near-duplicate intents (the many-intent proxy, acc about 0.4) the
+// full gain let out-of-scope text in (recall 0.96 → 0.83) and accepted no
+// right answer more. On SNIPS with 100 examples per intent it lifted the
+// accepted validation accuracy from 0.964 to 0.971 (top-1 0.980), at
+// out-of-scope recall 0.956 → 0.937 on CoNLL-2003 sentences; 10-shot
+// recall stayed within a point of before (docs/nlu.md).
 package intent

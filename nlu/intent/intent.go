@@ -44,6 +44,21 @@ const (
 	DefaultOutOfScopePrior = 0.5
 )
 
+// Known-word evidence (knownShare): the share of a text's words that occur
+// in the examples (folded; a word of more than stemRunes letters also by
+// its first stemRunes) moves the confidence's log-odds by up to knownGain
+// × (share − ½) (fitKnownGain), and a text with a share under knownShare
+// has its confidence multiplied by unknownFloor (no known word) up to 1
+// (share knownShare), linearly. Chosen on SNIPS training utterances held
+// out from seeded training draws (5 to 100 per intent) and CoNLL-2003
+// valid sentences (docs/nlu.md).
+const (
+	knownGain    = 2.0
+	unknownFloor = 0.6
+	knownShare   = 0.25
+	stemRunes    = 4
+)
+
 // Options configures training. Zero fields take the documented defaults.
 type Options struct {
 	// Embedder adds sentence embeddings (optional; without it only the
@@ -121,6 +136,12 @@ type Classifier struct {
 	centroids  [][]float32 // k, L2-normalized (embedding space)
 	ngCentroid [][]posting // by feature id: (intent, value) of the normalized n-gram centroids
 	oosT, oosW float64
+
+	// gain weighs the known-word share in the confidence (fitKnownGain)
+	gain float64
+	// stems holds the first stemRunes runes of the examples' words of
+	// more than stemRunes runes (the whole words are in vocab as "w:")
+	stems map[string]struct{}
 }
 
 type posting struct {
@@ -136,27 +157,52 @@ type feat struct {
 // Train fits a classifier on examples (intent → utterances).
 func Train(ctx context.Context, examples map[string][]string, opts Options) (*Classifier, error) {
 	opts = opts.withDefaults()
-	var intents []string
+	intents, texts, labels := pickExamples(examples, opts.MaxFit)
+	if len(intents) == 0 {
+		return nil, ErrNoExamples
+	}
+	c := &Classifier{opts: opts, intents: intents, n: len(texts), vocab: map[string]int32{}}
+	k := len(intents)
+	emb, err := c.embedExamples(ctx, texts, labels, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	xs := c.buildNgrams(texts)
+	c.fitKnownWords()
+	if emb == nil {
+		c.fitNgramCentroids(xs, labels, k)
+	}
+	loo, err := c.fitKernel(ctx, xs, emb, labels, k)
+	if err != nil {
+		return nil, err
+	}
+	c.calibrate(loo, labels, k)
+	c.fitKnownGain(loo, labels, k)
+	return c, nil
+}
+
+// pickExamples returns the sorted intents that have examples and the
+// examples to fit with their intent indexes: all of them, or an even
+// share per intent (spread over each intent's list) when there are more
+// than maxFit.
+func pickExamples(examples map[string][]string, maxFit int) (intents, texts []string, labels []int) {
 	for k, v := range examples {
 		if len(v) > 0 {
 			intents = append(intents, k)
 		}
 	}
-	if len(intents) == 0 {
-		return nil, ErrNoExamples
-	}
 	sort.Strings(intents)
-	// An even share per intent when there are more than MaxFit examples.
 	total := 0
 	for _, in := range intents {
 		total += len(examples[in])
 	}
 	share := math.MaxInt
-	if total > opts.MaxFit {
-		share = max(1, opts.MaxFit/len(intents))
+	if total > maxFit {
+		share = max(1, maxFit/len(intents))
 	}
-	var texts []string
-	var labels []int
 	for ci, in := range intents {
 		utts := examples[in]
 		if len(utts) > share {
@@ -172,51 +218,55 @@ func Train(ctx context.Context, examples map[string][]string, opts Options) (*Cl
 			labels = append(labels, ci)
 		}
 	}
-	c := &Classifier{opts: opts, intents: intents, n: len(texts), vocab: map[string]int32{}}
-	var emb [][]float32
-	if opts.Embedder != nil {
-		var err error
-		emb, err = opts.Embedder(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("intent: embed examples: %w", err)
-		}
-		if len(emb) != len(texts) {
-			return nil, fmt.Errorf("intent: embedder returned %d vectors for %d texts", len(emb), len(texts))
-		}
-		c.dim = len(emb[0])
-		for i := range emb {
-			if len(emb[i]) != c.dim || c.dim == 0 {
-				return nil, fmt.Errorf("intent: embedder returned vectors of different or zero dimension")
-			}
-		}
-		raw := make([][]float32, len(emb))
-		for i, e := range emb {
-			raw[i] = normalized(e)
-		}
-		c.fitCentroids(raw, labels, len(intents))
-		c.mean = make([]float32, c.dim)
-		for _, e := range emb {
-			for d, v := range e {
-				c.mean[d] += v / float32(len(emb))
-			}
-		}
-		centered := make([][]float32, len(emb))
-		for i, e := range emb {
-			centered[i] = c.center(e)
-		}
-		emb = centered
-		c.wNg = float32(opts.NgramWeight)
-	} else {
+	return intents, texts, labels
+}
+
+// embedExamples embeds the examples once, fits the embedding centroids
+// and the out-of-scope point (fitCentroids) and returns the examples'
+// centered embeddings (nil without an Embedder).
+func (c *Classifier) embedExamples(ctx context.Context, texts []string, labels []int, k int) ([][]float32, error) {
+	if c.opts.Embedder == nil {
 		c.wNg = 1
+		return nil, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	emb, err := c.opts.Embedder(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("intent: embed examples: %w", err)
 	}
-	xs := c.buildNgrams(texts)
-	n, k := len(texts), len(intents)
-	if emb == nil {
-		c.fitNgramCentroids(xs, labels, k)
+	if len(emb) != len(texts) {
+		return nil, fmt.Errorf("intent: embedder returned %d vectors for %d texts", len(emb), len(texts))
 	}
+	c.dim = len(emb[0])
+	for i := range emb {
+		if len(emb[i]) != c.dim || c.dim == 0 {
+			return nil, fmt.Errorf("intent: embedder returned vectors of different or zero dimension")
+		}
+	}
+	raw := make([][]float32, len(emb))
+	for i, e := range emb {
+		raw[i] = normalized(e)
+	}
+	c.fitCentroids(raw, labels, k)
+	c.mean = make([]float32, c.dim)
+	for _, e := range emb {
+		for d, v := range e {
+			c.mean[d] += v / float32(len(emb))
+		}
+	}
+	centered := make([][]float32, len(emb))
+	for i, e := range emb {
+		centered[i] = c.center(e)
+	}
+	c.wNg = float32(c.opts.NgramWeight)
+	return centered, nil
+}
+
+// fitKernel solves the kernel ridge system over the n-gram vectors xs and
+// the centered embeddings emb (nil without embeddings), keeps the dual
+// coefficients (and the embedding part in primal form) and returns the
+// leave-one-out scores, n×k.
+func (c *Classifier) fitKernel(ctx context.Context, xs [][]feat, emb [][]float32, labels []int, k int) ([]float64, error) {
+	n := len(xs)
 	// Gram matrix of the combined kernel, plus lambda on the diagonal.
 	g := make([]float64, n*n)
 	c.ngramGram(xs, g)
@@ -228,7 +278,7 @@ func Train(ctx context.Context, examples map[string][]string, opts Options) (*Cl
 		})
 	}
 	for i := range n {
-		g[i*n+i] += opts.Lambda
+		g[i*n+i] += c.opts.Lambda
 		for j := 0; j < i; j++ {
 			g[j*n+i] = g[i*n+j]
 		}
@@ -270,8 +320,7 @@ func Train(ctx context.Context, examples map[string][]string, opts Options) (*Cl
 			loo[i*k+j] = y[i*k+j] - alpha[i*k+j]/ginv[i]
 		}
 	}
-	c.calibrate(loo, labels, k)
-	return c, nil
+	return loo, nil
 }
 
 // fitCentroids keeps the normalized class centroids of the L2-normalized
@@ -490,6 +539,67 @@ func (c *Classifier) calibrate(loo []float64, labels []int, k int) {
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
+// logit is the inverse of sigmoid, finite at 0 and 1.
+func logit(p float64) float64 {
+	p = math.Min(math.Max(p, 1e-12), 1-1e-12)
+	return math.Log(p / (1 - p))
+}
+
+// fitKnownWords keeps the stems of the examples' words (the words
+// themselves are in the n-gram vocabulary).
+func (c *Classifier) fitKnownWords() {
+	c.stems = map[string]struct{}{}
+	for g := range c.vocab {
+		if w, ok := strings.CutPrefix(g, "w:"); ok {
+			if r := []rune(w); len(r) > stemRunes {
+				c.stems[string(r[:stemRunes])] = struct{}{}
+			}
+		}
+	}
+}
+
+// fitKnownGain sets the weight of the known-word share: knownGain times
+// 2·acc − 1 (at least 0), acc the examples' leave-one-out accuracy. A
+// request in the examples' words is evidence of being in scope as far as
+// the intents are told apart: on near-duplicate intents (leave-one-out
+// accuracy about 0.4) the full gain let out-of-scope text in (recall 0.96
+// → 0.83 on the many-intent proxy of najdi-bench nlu) and accepted no
+// more right answers.
+func (c *Classifier) fitKnownGain(loo []float64, labels []int, k int) {
+	right := 0
+	for i, l := range labels {
+		if argmax(loo[i*k:i*k+k], -1) == l {
+			right++
+		}
+	}
+	acc := float64(right) / float64(len(labels))
+	c.gain = knownGain * math.Max(0, 2*acc-1)
+}
+
+// knownShare returns the share of the words of text the examples use
+// (see knownGain): text made of words the examples never use — keyboard
+// mashing, lorem ipsum, news — needs stronger semantic evidence to count
+// as in scope, a request in the examples' words weaker.
+func (c *Classifier) knownShare(text string) float64 {
+	words := textWords(text)
+	if len(words) == 0 {
+		return 0
+	}
+	known := 0
+	for _, w := range words {
+		if _, ok := c.vocab["w:"+w]; ok {
+			known++
+			continue
+		}
+		if r := []rune(w); len(r) > stemRunes {
+			if _, ok := c.stems[string(r[:stemRunes])]; ok {
+				known++
+			}
+		}
+	}
+	return float64(known) / float64(len(words))
+}
+
 // argmax returns the index of the largest value, skipping skip.
 func argmax(row []float64, skip int) int {
 	best := -1
@@ -590,6 +700,9 @@ func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error
 		return nil, err
 	}
 	in := c.inScope(sim)
+	share := c.knownShare(text)
+	gain := c.gain * (share - 0.5)
+	floor := unknownFloor + (1-unknownFloor)*math.Min(1, share/knownShare)
 	// Rank by score: confidences saturate and cap, and ties among them
 	// must not decide the order.
 	order := make([]int, len(s))
@@ -601,7 +714,7 @@ func (c *Classifier) Classify(ctx context.Context, text string) ([]Scored, error
 	for r, j := range order {
 		// Never certain: a confidence of exactly 1 would pass every
 		// threshold, even 1.
-		p := math.Min(maxConfidence, in*sigmoid(c.calA*s[j]+c.calC))
+		p := math.Min(maxConfidence, floor*sigmoid(logit(in*sigmoid(c.calA*s[j]+c.calC))+gain))
 		out[r] = Scored{Intent: c.intents[j], Probability: p}
 	}
 	return out, nil
@@ -738,8 +851,8 @@ func dot32(a, b []float32) float32 {
 	return vek32.Dot(a, b[:len(a)])
 }
 
-// ngrams returns the word 1-2 grams and character 2-5 grams of text.
-func ngrams(text string) []string {
+// textWords returns the folded words of text, every number as "0".
+func textWords(text string) []string {
 	var words []string
 	for _, t := range token.Tokenize(text) {
 		if !t.Word() {
@@ -751,6 +864,12 @@ func ngrams(text string) []string {
 		}
 		words = append(words, w)
 	}
+	return words
+}
+
+// ngrams returns the word 1-2 grams and character 2-5 grams of text.
+func ngrams(text string) []string {
+	words := textWords(text)
 	out := make([]string, 0, len(words)*12)
 	prev := "^"
 	for _, w := range words {

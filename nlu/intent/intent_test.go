@@ -2,6 +2,7 @@ package intent
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -179,5 +180,44 @@ func TestTwoIntentsRankByScore(t *testing.T) {
 		if got[0].Intent != want {
 			t.Errorf("%q: %+v (scores %v), want %s first", text, got, s, want)
 		}
+	}
+}
+
+// TestKnownShare checks the share of a text's words the examples use:
+// folded, numbers as one word, words of more than four letters also by
+// their first four (Czech inflection).
+func TestKnownShare(t *testing.T) {
+	c, err := Train(context.Background(), map[string][]string{
+		"pocasi": {"Jaké bude počasí v Praze", "bude pršet 3 dny"},
+		"hudba":  {"pusť hudbu", "play some jazz"},
+	}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want float64
+	}{
+		{"jake bude pocasi", 1},           // folded
+		{"počasím v Brně", 2.0 / 3},       // počasím by its stem "poca"; Brně unknown
+		{"bude pršet 12 dní", 3.0 / 4},    // a number is the word "0"
+		{"asdf qwerty", 0},                // gibberish
+		{"lorem ipsum dolor sit amet", 0}, // no word of the examples
+		{"play", 1},                       // a short word needs the whole word
+		{"pla", 0},                        // (no stem of three letters)
+		{"!!!", 0},                        // no words
+	} {
+		if got := c.knownShare(tc.text); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("knownShare(%q) = %.3f, want %.3f", tc.text, got, tc.want)
+		}
+	}
+	// Gibberish with no known word stays under the default threshold even
+	// where the n-gram score alone would accept it.
+	got, err := c.Classify(context.Background(), "asdf qwerty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Probability >= 0.5 {
+		t.Errorf("asdf qwerty: %s %.3f, want under 0.5", got[0].Intent, got[0].Probability)
 	}
 }

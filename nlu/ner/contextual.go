@@ -1,11 +1,9 @@
 package ner
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"sync"
 
 	"github.com/najdi/najdi/nlu/token"
 )
@@ -22,21 +20,13 @@ type WordStates func(ctx context.Context, words []string) ([][]float32, error)
 //go:embed en-ctx.model.gz
 var englishContextualModel []byte
 
-var (
-	englishCtxOnce   sync.Once
-	englishCtxTagger *Tagger
-	englishCtxErr    error
-)
+// englishContextualTagger loads englishContextualModel once.
+var englishContextualTagger = embeddedTagger(englishContextualModel)
 
 // EnglishContextual returns the embedded English tagger that also reads
 // contextual word vectors; Contextual names the embedding model they must
 // come from.
-func EnglishContextual() (*Tagger, error) {
-	englishCtxOnce.Do(func() {
-		englishCtxTagger, englishCtxErr = Load(bytes.NewReader(englishContextualModel))
-	})
-	return englishCtxTagger, englishCtxErr
-}
+func EnglishContextual() (*Tagger, error) { return englishContextualTagger() }
 
 // maxStateWords bounds the words of one WordStates call: sentences are
 // embedded one by one (as in training), and a longer run without a

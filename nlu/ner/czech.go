@@ -208,58 +208,99 @@ var czechOrgHeads = []string{
 
 var legalForms = []string{"a.s.", "s.r.o.", "spol.", "v.o.s.", "k.s.", "z.s.", "o.p.s."}
 
-// Tag returns name spans over toks (indices into toks).
+// Tag returns name spans over toks (indices into toks), sorted by start.
+// The stages run in order of trust, each skipping tokens an earlier one
+// took: organizations (known, with a legal form, with a head word or an
+// acronym), multi-word and well-known places, persons, the other places,
+// and surnames next to a verb of saying.
 func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
-	n := len(toks)
-	taken := make([]bool, n)
-	var out []TokenSpan
-	add := func(i, j int, class string, conf float64) {
-		for k := i; k < j; k++ {
-			if taken[k] {
-				return
-			}
+	t := &czechTagging{c: c, text: text, toks: toks, n: len(toks), taken: make([]bool, len(toks))}
+	t.knownOrgs()
+	t.legalFormOrgs()
+	t.headWordOrgs()
+	placeMatches := c.places.MatchTokens(toks)
+	t.places(placeMatches, true)
+	t.persons()
+	t.places(placeMatches, false)
+	t.sayingSurnames()
+	sortSpans(t.out)
+	return t.out
+}
+
+// czechTagging is one call of Czech.Tag: the tokens, which of them a span
+// has taken, and the spans so far.
+type czechTagging struct {
+	c     *Czech
+	text  string
+	toks  []token.Token
+	n     int
+	taken []bool
+	out   []TokenSpan
+}
+
+// add adds the span [i, j) unless one of its tokens is taken.
+func (t *czechTagging) add(i, j int, class string, conf float64) {
+	for k := i; k < j; k++ {
+		if t.taken[k] {
+			return
 		}
-		for k := i; k < j; k++ {
-			taken[k] = true
-		}
-		out = append(out, TokenSpan{Start: i, End: j, Class: class, Confidence: conf})
 	}
-	capAt := func(i int) bool {
-		return i >= 0 && i < n && toks[i].Word() && token.IsCapitalized(toks[i].Text)
+	for k := i; k < j; k++ {
+		t.taken[k] = true
 	}
-	sentenceStart := func(i int) bool {
-		return i == 0 || strings.ContainsAny(toks[i-1].Text, ".!?:\"„“")
+	t.out = append(t.out, TokenSpan{Start: i, End: j, Class: class, Confidence: conf})
+}
+
+// capAt reports whether token i exists and is a capitalized word.
+func (t *czechTagging) capAt(i int) bool {
+	return i >= 0 && i < t.n && t.toks[i].Word() && token.IsCapitalized(t.toks[i].Text)
+}
+
+// sentenceStart reports whether token i opens a sentence (or a quote).
+func (t *czechTagging) sentenceStart(i int) bool {
+	return i == 0 || strings.ContainsAny(t.toks[i-1].Text, ".!?:\"„“")
+}
+
+// acronym reports whether token i is 2 to 7 capitals, not a Roman
+// numeral.
+func (t *czechTagging) acronym(i int) bool {
+	s := t.toks[i].Text
+	if len([]rune(s)) < 2 || len([]rune(s)) > 7 {
+		return false
 	}
-	acronym := func(i int) bool {
-		t := toks[i].Text
-		if len([]rune(t)) < 2 || len([]rune(t)) > 7 {
+	for _, r := range s {
+		if !unicode.IsUpper(r) {
 			return false
 		}
-		for _, r := range t {
-			if !unicode.IsUpper(r) {
-				return false
-			}
-		}
-		return strings.Trim(t, "IVXLCDM") != ""
 	}
-	// Known organizations, then capitalized runs ending in an
-	// organization suffix word ("PPF Group").
-	for _, m := range c.orgs.MatchTokens(toks) {
+	return strings.Trim(s, "IVXLCDM") != ""
+}
+
+// knownOrgs tags known organizations, then capitalized runs ending in an
+// organization suffix word ("PPF Group").
+func (t *czechTagging) knownOrgs() {
+	toks := t.toks
+	for _, m := range t.c.orgs.MatchTokens(toks) {
 		i := tokenAt(toks, m.ByteStart)
 		j := tokenAt(toks, m.ByteEnd-1) + 1
-		if i >= 0 && capAt(i) {
-			add(i, j, "organization", 0.85)
+		if i >= 0 && t.capAt(i) {
+			t.add(i, j, "organization", 0.85)
 		}
 	}
-	for i := 1; i < n; i++ {
-		if !taken[i] && capAt(i) && capAt(i-1) && !taken[i-1] && czechOrgSuffixes[token.Fold(toks[i].Text)] {
-			add(i-1, i+1, "organization", 0.75)
+	for i := 1; i < t.n; i++ {
+		if !t.taken[i] && t.capAt(i) && t.capAt(i-1) && !t.taken[i-1] && czechOrgSuffixes[token.Fold(toks[i].Text)] {
+			t.add(i-1, i+1, "organization", 0.75)
 		}
 	}
-	// Organizations with a legal form: capitalized run before "a.s." etc.
+}
+
+// legalFormOrgs tags organizations with a legal form: the capitalized run
+// before "a.s." etc.
+func (t *czechTagging) legalFormOrgs() {
+	toks, n := t.toks, t.n
 	for i := 0; i < n; i++ {
 		for _, lf := range legalForms {
-			if !strings.HasPrefix(text[toks[i].ByteStart:], lf) || i == 0 {
+			if !strings.HasPrefix(t.text[toks[i].ByteStart:], lf) || i == 0 {
 				continue
 			}
 			end := i
@@ -270,108 +311,129 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 			if toks[s].Text == "," {
 				s--
 			}
-			if !capAt(s) {
+			if !t.capAt(s) {
 				continue
 			}
-			for s-1 >= 0 && capAt(s-1) && !sentenceStart(s) {
+			for s-1 >= 0 && t.capAt(s-1) && !t.sentenceStart(s) {
 				s--
 			}
-			add(s, end, "organization", 0.85)
+			t.add(s, end, "organization", 0.85)
 		}
 	}
-	// Organizations with a head word, and acronyms.
-	for i := 0; i < n; i++ {
+}
+
+// headWordOrgs tags organizations around a head word (orgHeadSpan) and
+// acronyms.
+func (t *czechTagging) headWordOrgs() {
+	toks := t.toks
+	for i := 0; i < t.n; i++ {
 		// A lower-case head counts after a capitalized word: "Komerční banka".
-		if taken[i] || !(capAt(i) || (capAt(i-1) && !sentenceStart(i-1) && toks[i].Word())) {
+		if t.taken[i] || !(t.capAt(i) || (t.capAt(i-1) && !t.sentenceStart(i-1) && toks[i].Word())) {
 			continue
 		}
 		f := token.Fold(toks[i].Text)
-		head := false
-		// A known first name is no head word ("Vladimír" is not "vláda").
-		// "může" is no museum, "soudnost" no court.
-		if !c.first[phrase.CzechStem(f)] && f != "muze" && !strings.HasPrefix(f, "soudnost") {
-			for _, h := range czechOrgHeads {
-				if strings.HasPrefix(f, h) {
-					head = true
-					break
-				}
-			}
-		}
-		if head {
-			// "Univerzita Karlova", "Komerční banka": include a capitalized word before.
-			s := i
-			if capAt(i-1) && !taken[i-1] && !sentenceStart(i-1) {
-				s = i - 1
-			} else if i > 0 && capAt(i-1) && !taken[i-1] && i-1 == 0 {
-				s = i - 1
-			}
-			j := i + 1
-			for j < n && !taken[j] && (capAt(j) || (capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
-				j++
-			}
-			// "Ministerstvo zahraničních věcí", "Úřad vlády": a capitalized
-			// head mid-sentence takes up to three lower-case genitive
-			// words.
-			if j == i+1 && (capAt(i) || s < i) && !sentenceStart(s) {
-				k := j
-				for k < n && k-j < 3 && toks[k].Word() && !capAt(k) && !taken[k] && czechGenitive(token.Fold(toks[k].Text)) {
-					k++
-				}
-				if k > j {
-					j = k
-					for j < n && capAt(j) && !taken[j] && j-k < 2 {
-						j++
-					}
-				}
-			}
-			if j-s >= 2 {
-				add(s, j, "organization", 0.75)
+		if t.isOrgHead(f) {
+			if s, j := t.orgHeadSpan(i); j-s >= 2 {
+				t.add(s, j, "organization", 0.75)
 			}
 			continue
 		}
 		// An acronym is an organization unless it names a country ("ČSSR").
-		if capAt(i) && acronym(i) && !c.strong[f] {
-			add(i, i+1, "organization", 0.6)
+		if t.capAt(i) && t.acronym(i) && !t.c.strong[f] {
+			t.add(i, i+1, "organization", 0.6)
 		}
 	}
-	// Locations from the gazetteer: multi-word and well-known places
-	// first, then persons, then the other single-word places.
-	placeMatches := c.places.MatchTokens(toks)
-	places := func(multi bool) {
-		for _, m := range placeMatches {
-			i := tokenAt(toks, m.ByteStart)
-			j := tokenAt(toks, m.ByteEnd-1) + 1
-			if i < 0 || !capAt(i) {
-				continue
-			}
-			if multi != (j-i > 1 || c.strong[token.Fold(toks[i].Text)]) {
-				continue
-			}
-			if !m.Exact {
-				f := token.Fold(toks[j-1].Text)
-				adj := false
-				for _, e := range adjectivalEndings {
-					adj = adj || strings.HasSuffix(f, e)
-				}
-				if adj {
-					continue
-				}
-			}
-			// A single capitalized word opening a sentence is as likely a
-			// common word ("Plán", "Ticho") as a village of that name.
-			if j-i == 1 && sentenceStart(i) && !c.strong[token.Fold(toks[i].Text)] {
-				continue
-			}
-			// Extend over following capitalized words ("Karlovy Vary" partial).
-			conf := 0.85
-			if !m.Exact {
-				conf = 0.8
-			}
-			add(i, j, "location", conf)
+}
+
+// isOrgHead reports whether the folded word f heads organization names. A
+// known first name is no head word ("Vladimír" is not "vláda"); "může" is
+// no museum, "soudnost" no court.
+func (t *czechTagging) isOrgHead(f string) bool {
+	if t.c.first[phrase.CzechStem(f)] || f == "muze" || strings.HasPrefix(f, "soudnost") {
+		return false
+	}
+	for _, h := range czechOrgHeads {
+		if strings.HasPrefix(f, h) {
+			return true
 		}
 	}
-	places(true)
-	// Persons: title or known first name, then capitalized words.
+	return false
+}
+
+// orgHeadSpan returns the span [s, j) of the organization whose head word
+// is token i: a capitalized word before it ("Univerzita Karlova",
+// "Komerční banka"), the capitalized words after it, or, for a
+// capitalized head mid-sentence, up to three lower-case genitive words
+// ("Ministerstvo zahraničních věcí", "Úřad vlády").
+func (t *czechTagging) orgHeadSpan(i int) (s, j int) {
+	toks, n, taken := t.toks, t.n, t.taken
+	s = i
+	if t.capAt(i-1) && !taken[i-1] && !t.sentenceStart(i-1) {
+		s = i - 1
+	} else if i > 0 && t.capAt(i-1) && !taken[i-1] && i-1 == 0 {
+		s = i - 1
+	}
+	j = i + 1
+	for j < n && !taken[j] && (t.capAt(j) || (t.capAt(j-1) && j-1 > i && strings.HasPrefix(token.Fold(toks[j].Text), "republi"))) {
+		j++
+	}
+	if j == i+1 && (t.capAt(i) || s < i) && !t.sentenceStart(s) {
+		k := j
+		for k < n && k-j < 3 && toks[k].Word() && !t.capAt(k) && !taken[k] && czechGenitive(token.Fold(toks[k].Text)) {
+			k++
+		}
+		if k > j {
+			j = k
+			for j < n && t.capAt(j) && !taken[j] && j-k < 2 {
+				j++
+			}
+		}
+	}
+	return s, j
+}
+
+// places tags the gazetteer's places among matches: with multi, the
+// multi-word and well-known ones; without, the other single words.
+func (t *czechTagging) places(matches []phrase.Match, multi bool) {
+	toks := t.toks
+	strong := t.c.strong
+	for _, m := range matches {
+		i := tokenAt(toks, m.ByteStart)
+		j := tokenAt(toks, m.ByteEnd-1) + 1
+		if i < 0 || !t.capAt(i) {
+			continue
+		}
+		if multi != (j-i > 1 || strong[token.Fold(toks[i].Text)]) {
+			continue
+		}
+		if !m.Exact {
+			f := token.Fold(toks[j-1].Text)
+			adj := false
+			for _, e := range adjectivalEndings {
+				adj = adj || strings.HasSuffix(f, e)
+			}
+			if adj {
+				continue
+			}
+		}
+		// A single capitalized word opening a sentence is as likely a
+		// common word ("Plán", "Ticho") as a village of that name.
+		if j-i == 1 && t.sentenceStart(i) && !strong[token.Fold(toks[i].Text)] {
+			continue
+		}
+		conf := 0.85
+		if !m.Exact {
+			conf = 0.8
+		}
+		t.add(i, j, "location", conf)
+	}
+}
+
+// persons tags persons: capitalized words after a title or a role word,
+// initials and a surname, a known first name and the capitalized words
+// after it, and female surnames.
+func (t *czechTagging) persons() {
+	toks, n, taken := t.toks, t.n, t.taken
 	for i := 0; i < n; i++ {
 		if taken[i] {
 			continue
@@ -379,69 +441,68 @@ func (c *Czech) Tag(text string, toks []token.Token) []TokenSpan {
 		f := token.Fold(toks[i].Text)
 		// A role word opens a name lower-case mid-sentence ("předseda
 		// Kučera") or capitalized at a sentence start ("Ministr Kalousek").
-		if czechTitles[f] || (czechRoles[phrase.CzechStem(f)] && (!capAt(i) || sentenceStart(i))) {
+		if czechTitles[f] || (czechRoles[phrase.CzechStem(f)] && (!t.capAt(i) || t.sentenceStart(i))) {
 			k := i + 1
 			if k < n && toks[k].Text == "." {
 				k++
 			}
 			j := k
-			for j < n && capAt(j) && !taken[j] && j-k < 3 {
+			for j < n && t.capAt(j) && !taken[j] && j-k < 3 {
 				j++
 			}
 			if j > k {
-				add(k, j, "person", 0.8)
+				t.add(k, j, "person", 0.8)
 				i = j - 1
 			}
 			continue
 		}
 		// Initials and a surname: "J. Novák", "J. R. Tolkien".
-		if k := initialsEnd(toks, i); k > i && k < n && capAt(k) && !taken[k] && !acronym(k) && !c.strong[token.Fold(toks[k].Text)] {
+		if k := initialsEnd(toks, i); k > i && k < n && t.capAt(k) && !taken[k] && !t.acronym(k) && !t.c.strong[token.Fold(toks[k].Text)] {
 			j := k + 1
-			if j < n && capAt(j) && !taken[j] && !acronym(j) && !sentenceStart(j) {
+			if j < n && t.capAt(j) && !taken[j] && !t.acronym(j) && !t.sentenceStart(j) {
 				j++
 			}
-			add(i, j, "person", 0.75)
+			t.add(i, j, "person", 0.75)
 			i = j - 1
 			continue
 		}
-		if !capAt(i) || acronym(i) {
+		if !t.capAt(i) || t.acronym(i) {
 			continue
 		}
-		if !c.first[phrase.CzechStem(f)] {
+		if !t.c.first[phrase.CzechStem(f)] {
 			// Female surnames: "Langhansová", "Novákové".
-			if !sentenceStart(i) && hasAnySuffix(f, "ova", "ove", "ovou") && len(f) > 5 {
-				add(i, i+1, "person", 0.7)
+			if !t.sentenceStart(i) && hasAnySuffix(f, "ova", "ove", "ovou") && len(f) > 5 {
+				t.add(i, i+1, "person", 0.7)
 			}
 			continue
 		}
 		j := i + 1
-		for j < n && capAt(j) && !taken[j] && !acronym(j) && j-i < 3 {
+		for j < n && t.capAt(j) && !taken[j] && !t.acronym(j) && j-i < 3 {
 			j++
 		}
 		if j-i >= 2 {
-			add(i, j, "person", 0.85)
-		} else if !sentenceStart(i) {
-			add(i, j, "person", 0.6)
+			t.add(i, j, "person", 0.85)
+		} else if !t.sentenceStart(i) {
+			t.add(i, j, "person", 0.6)
 		}
 		i = j - 1
 	}
-	places(false)
-	// A lone capitalized word next to a verb of saying is a surname:
-	// "uvedl Novák", "Dvořák řekl", "podle Kučery".
+}
+
+// sayingSurnames tags a lone capitalized word next to a verb of saying as
+// a surname: "uvedl Novák", "Dvořák řekl", "podle Kučery".
+func (t *czechTagging) sayingSurnames() {
+	toks, n := t.toks, t.n
 	for i := 0; i < n; i++ {
-		if taken[i] || !capAt(i) || acronym(i) || c.strong[token.Fold(toks[i].Text)] {
+		if t.taken[i] || !t.capAt(i) || t.acronym(i) || t.c.strong[token.Fold(toks[i].Text)] {
 			continue
 		}
 		before := i > 0 && czechSaying[token.Fold(toks[i-1].Text)]
-		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !sentenceStart(i)
-		if (before || after) && !capAt(i+1) {
-			add(i, i+1, "person", 0.6)
+		after := i+1 < n && czechSaying[token.Fold(toks[i+1].Text)] && !t.sentenceStart(i)
+		if (before || after) && !t.capAt(i+1) {
+			t.add(i, i+1, "person", 0.6)
 		}
 	}
-	// A capitalized surname right after a person span's first name was
-	// handled above; a lone capitalized word after "pan" too. Sort by start.
-	sortSpans(out)
-	return out
 }
 
 // initialsEnd returns the index of the token after the initials that start

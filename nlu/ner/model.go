@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,37 +31,66 @@ func (t *Tagger) Save(w io.Writer, minWeight float32) error {
 	if err != nil {
 		return fmt.Errorf("ner: save: %w", err)
 	}
-	bw := bufio.NewWriter(zw)
-	putStr := func(s string) {
-		var b [binary.MaxVarintLen64]byte
-		bw.Write(b[:binary.PutUvarint(b[:], uint64(len(s)))])
-		bw.WriteString(s)
-	}
-	putN := func(n int) {
-		var b [binary.MaxVarintLen64]byte
-		bw.Write(b[:binary.PutUvarint(b[:], uint64(n))])
-	}
+	mw := modelWriter{bufio.NewWriter(zw)}
 	if t.dense != nil {
-		bw.WriteString(modelMagicDense)
+		mw.WriteString(modelMagicDense)
 	} else {
-		bw.WriteString(modelMagic)
+		mw.WriteString(modelMagic)
 	}
-	putN(len(t.tags))
+	mw.lexicon(t)
+	mw.weights(t, minWeight)
+	if t.dense != nil {
+		mw.dense(t.dense)
+	}
+	if err := mw.Flush(); err != nil {
+		return fmt.Errorf("ner: save: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("ner: save: %w", err)
+	}
+	return nil
+}
+
+// modelWriter writes the parts of a model file; the first error of the
+// buffered writer is reported by its Flush.
+type modelWriter struct{ *bufio.Writer }
+
+// n writes a uvarint.
+func (mw modelWriter) n(n int) {
+	var b [binary.MaxVarintLen64]byte
+	mw.Write(b[:binary.PutUvarint(b[:], uint64(n))])
+}
+
+// str writes a string, its length first.
+func (mw modelWriter) str(s string) {
+	mw.n(len(s))
+	mw.WriteString(s)
+}
+
+// lexicon writes the tags, the lower-cased vocabulary and the gazetteer.
+func (mw modelWriter) lexicon(t *Tagger) {
+	mw.n(len(t.tags))
 	for _, g := range t.tags {
-		putStr(g)
+		mw.str(g)
 	}
 	lower := sortedKeys(t.lower)
-	putN(len(lower))
+	mw.n(len(lower))
 	for _, l := range lower {
-		putStr(l)
+		mw.str(l)
 	}
 	phrases := sortedKeys(t.gaz.phrases)
-	putN(t.gaz.maxLen)
-	putN(len(phrases))
+	mw.n(t.gaz.maxLen)
+	mw.n(len(phrases))
 	for _, p := range phrases {
-		putStr(p)
-		putStr(t.gaz.phrases[p])
+		mw.str(p)
+		mw.str(t.gaz.phrases[p])
 	}
+}
+
+// weights writes the scale and the features with a weight of minWeight or
+// more in absolute value, sorted by hash (delta-coded), their weights
+// quantized to int16 by the scale.
+func (mw modelWriter) weights(t *Tagger, minWeight float32) {
 	T := len(t.tags)
 	keys := make([]uint64, 0, len(t.index))
 	maxAbs := float32(0)
@@ -80,32 +110,28 @@ func (t *Tagger) Save(w io.Writer, minWeight float32) error {
 	if scale == 0 {
 		scale = 1
 	}
-	binary.Write(bw, binary.LittleEndian, scale)
-	putN(len(keys))
+	binary.Write(mw, binary.LittleEndian, scale)
+	mw.n(len(keys))
 	prev := uint64(0)
 	for _, k := range keys {
-		putN(int(k - prev)) // delta; uvarint of uint64 via int conversion is fine below 2^63
+		mw.n(int(k - prev)) // delta; uvarint of uint64 via int conversion is fine below 2^63
 		prev = k
 		row := t.index[k]
 		for _, v := range t.w[int(row)*T : int(row)*T+T] {
-			binary.Write(bw, binary.LittleEndian, int16(math.Round(float64(v/scale))))
+			binary.Write(mw, binary.LittleEndian, int16(math.Round(float64(v/scale))))
 		}
 	}
-	if d := t.dense; d != nil {
-		putStr(d.model)
-		putN(d.dim)
-		putN(d.win)
-		binary.Write(bw, binary.LittleEndian, d.mean)
-		binary.Write(bw, binary.LittleEndian, d.inv)
-		binary.Write(bw, binary.LittleEndian, d.w)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("ner: save: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("ner: save: %w", err)
-	}
-	return nil
+}
+
+// dense writes the contextual layer: its model, dimensions, window, and
+// the float32 means, inverse deviations and weights.
+func (mw modelWriter) dense(d *denseLayer) {
+	mw.str(d.model)
+	mw.n(d.dim)
+	mw.n(d.win)
+	binary.Write(mw, binary.LittleEndian, d.mean)
+	binary.Write(mw, binary.LittleEndian, d.inv)
+	binary.Write(mw, binary.LittleEndian, d.w)
 }
 
 // Load reads a model written by Save.
@@ -114,92 +140,126 @@ func Load(r io.Reader) (*Tagger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, err)
 	}
-	br := bufio.NewReader(zr)
+	mr := &modelReader{br: bufio.NewReader(zr)}
 	magic := make([]byte, len(modelMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || (string(magic) != modelMagic && string(magic) != modelMagicDense) {
+	if _, err := io.ReadFull(mr.br, magic); err != nil || (string(magic) != modelMagic && string(magic) != modelMagicDense) {
 		return nil, fmt.Errorf("ner: load: %w: bad magic", ErrFormat)
-	}
-	var rerr error
-	getN := func() int {
-		v, err := binary.ReadUvarint(br)
-		if err != nil && rerr == nil {
-			rerr = err
-		}
-		return int(v)
-	}
-	getStr := func() string {
-		n := getN()
-		if rerr != nil || n > 1<<20 {
-			rerr = ErrFormat
-			return ""
-		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(br, b); err != nil && rerr == nil {
-			rerr = err
-		}
-		return string(b)
 	}
 	ext, err := englishGazetteer()
 	if err != nil {
 		return nil, err
 	}
 	t := &Tagger{index: map[uint64]int32{}, lower: map[string]bool{}, gaz: &gazetteer{phrases: map[string]string{}}, ext: ext}
-	tags := make([]string, getN())
-	for i := range tags {
-		tags[i] = getStr()
-	}
-	t.setTags(tags)
-	for n := getN(); n > 0 && rerr == nil; n-- {
-		t.lower[getStr()] = true
-	}
-	t.gaz.maxLen = getN()
-	for n := getN(); n > 0 && rerr == nil; n-- {
-		p := getStr()
-		t.gaz.phrases[p] = getStr()
-	}
-	var scale float32
-	if err := binary.Read(br, binary.LittleEndian, &scale); err != nil {
+	mr.lexicon(t)
+	if err := mr.weights(t); err != nil {
 		return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, err)
 	}
-	T := len(tags)
-	n := getN()
-	if rerr != nil || T == 0 {
-		return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, rerr)
+	if string(magic) == modelMagicDense && mr.err == nil {
+		mr.dense(t)
+	}
+	if mr.err != nil {
+		return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, mr.err)
+	}
+	return t, nil
+}
+
+// modelReader reads the parts of a model file, keeping the first error of
+// its uvarints and strings in err.
+type modelReader struct {
+	br  *bufio.Reader
+	err error
+}
+
+// n reads a uvarint.
+func (mr *modelReader) n() int {
+	v, err := binary.ReadUvarint(mr.br)
+	if err != nil && mr.err == nil {
+		mr.err = err
+	}
+	return int(v)
+}
+
+// str reads a string of at most 1 MiB.
+func (mr *modelReader) str() string {
+	n := mr.n()
+	if mr.err != nil || n > 1<<20 {
+		mr.err = ErrFormat
+		return ""
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(mr.br, b); err != nil && mr.err == nil {
+		mr.err = err
+	}
+	return string(b)
+}
+
+// lexicon reads the tags, the lower-cased vocabulary and the gazetteer
+// into t.
+func (mr *modelReader) lexicon(t *Tagger) {
+	tags := make([]string, mr.n())
+	for i := range tags {
+		tags[i] = mr.str()
+	}
+	t.setTags(tags)
+	for n := mr.n(); n > 0 && mr.err == nil; n-- {
+		t.lower[mr.str()] = true
+	}
+	t.gaz.maxLen = mr.n()
+	for n := mr.n(); n > 0 && mr.err == nil; n-- {
+		p := mr.str()
+		t.gaz.phrases[p] = mr.str()
+	}
+}
+
+// weights reads the scale and the features into t; it returns the first
+// error, of this part or an earlier one.
+func (mr *modelReader) weights(t *Tagger) error {
+	var scale float32
+	if err := binary.Read(mr.br, binary.LittleEndian, &scale); err != nil {
+		return err
+	}
+	T := len(t.tags)
+	n := mr.n()
+	if mr.err != nil {
+		return mr.err
+	}
+	if T == 0 {
+		return errors.New("no tags")
 	}
 	t.w = make([]float32, 0, n*T)
 	buf := make([]int16, T)
 	prev := uint64(0)
 	for i := 0; i < n; i++ {
-		prev += uint64(getN())
-		if err := binary.Read(br, binary.LittleEndian, buf); err != nil {
-			return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, err)
+		prev += uint64(mr.n())
+		if err := binary.Read(mr.br, binary.LittleEndian, buf); err != nil {
+			return err
 		}
 		t.index[prev] = int32(i)
 		for _, q := range buf {
 			t.w = append(t.w, float32(q)*scale)
 		}
 	}
-	if string(magic) == modelMagicDense && rerr == nil {
-		d := &denseLayer{model: getStr()}
-		d.dim = getN()
-		d.win = getN()
-		if rerr == nil && (d.dim <= 0 || d.dim > 1<<16 || d.win < 0 || d.win > 8) {
-			rerr = fmt.Errorf("contextual layer of %d dimensions, window %d", d.dim, d.win)
-		}
-		if rerr == nil {
-			d.mean, d.inv, d.w = make([]float32, d.dim), make([]float32, d.dim), make([]float32, T*d.width())
-			for _, dst := range [][]float32{d.mean, d.inv, d.w} {
-				if err := binary.Read(br, binary.LittleEndian, dst); err != nil && rerr == nil {
-					rerr = err
-				}
-			}
-			t.dense = d
+	return nil
+}
+
+// dense reads the contextual layer into t.
+func (mr *modelReader) dense(t *Tagger) {
+	d := &denseLayer{model: mr.str()}
+	d.dim = mr.n()
+	d.win = mr.n()
+	if mr.err == nil && (d.dim <= 0 || d.dim > 1<<16 || d.win < 0 || d.win > 8) {
+		mr.err = fmt.Errorf("contextual layer of %d dimensions, window %d", d.dim, d.win)
+	}
+	if mr.err != nil {
+		return
+	}
+	d.mean, d.inv, d.w = make([]float32, d.dim), make([]float32, d.dim), make([]float32, len(t.tags)*d.width())
+	for _, dst := range [][]float32{d.mean, d.inv, d.w} {
+		if err := binary.Read(mr.br, binary.LittleEndian, dst); err != nil && mr.err == nil {
+			mr.err = err
 		}
 	}
-	if rerr != nil {
-		return nil, fmt.Errorf("ner: load: %w: %v", ErrFormat, rerr)
-	}
-	return t, nil
+	t.dense = d
 }
 
 // englishModel is the English tagger trained on CoNLL-2003 train.txt by
@@ -208,17 +268,15 @@ func Load(r io.Reader) (*Tagger, error) {
 //go:embed en.model.gz
 var englishModel []byte
 
-var (
-	englishOnce   sync.Once
-	englishTagger *Tagger
-	englishErr    error
-)
+// englishTagger loads englishModel once.
+var englishTagger = embeddedTagger(englishModel)
 
 // English returns the embedded English tagger (PER, LOC, ORG, MISC),
 // loading it on first use.
-func English() (*Tagger, error) {
-	englishOnce.Do(func() {
-		englishTagger, englishErr = Load(bytes.NewReader(englishModel))
-	})
-	return englishTagger, englishErr
+func English() (*Tagger, error) { return englishTagger() }
+
+// embeddedTagger returns a function that loads the model data on its
+// first call and returns the same tagger (or error) on every call.
+func embeddedTagger(data []byte) func() (*Tagger, error) {
+	return sync.OnceValues(func() (*Tagger, error) { return Load(bytes.NewReader(data)) })
 }

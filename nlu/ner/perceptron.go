@@ -1,6 +1,7 @@
 package ner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -53,17 +54,47 @@ type TrainOptions struct {
 // Train fits a Tagger on sentences. Gazetteer features during training come
 // from the other folds' entities (so the tagger does not learn to trust a
 // gazetteer that always contains the answer); the tagger keeps a gazetteer
-// of all training entities for tagging.
+// of all training entities for tagging. Training is the averaged
+// perceptron (perceptronTrainer) over opts.Epochs shuffled passes.
 func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
-	if opts.Epochs == 0 {
-		opts.Epochs = 10
-	}
-	if opts.Folds == 0 {
-		opts.Folds = 2
-	}
+	opts.Epochs = cmp.Or(opts.Epochs, 10)
+	opts.Folds = cmp.Or(opts.Folds, 2)
 	if len(sents) == 0 {
 		return nil, ErrFormat
 	}
+	t, err := untrainedTagger(sents, opts)
+	if err != nil {
+		return nil, err
+	}
+	foldGaz := foldGazetteers(sents, opts.Folds)
+	p := newPerceptronTrainer(t)
+	order := make([]int, len(sents))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 7))
+	for ep := 0; ep < opts.Epochs; ep++ {
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, si := range order {
+			s := sents[si]
+			var vecs [][]float32
+			if t.dense != nil {
+				vecs = opts.Vectors[si]
+				if len(vecs) != len(s.Words) {
+					return nil, fmt.Errorf("ner: train: sentence %d has %d words and %d vectors: %w", si, len(s.Words), len(vecs), ErrFormat)
+				}
+			}
+			p.sentence(s, t.newContext(s.Words, foldGaz[s.Doc%opts.Folds]), vecs)
+		}
+	}
+	p.average()
+	return t, nil
+}
+
+// untrainedTagger returns a tagger with zero weights: the tag set of
+// sents, the words they hold lower-cased, the gazetteers (external and of
+// all training entities), and, with opts.Vectors, a dense layer.
+func untrainedTagger(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 	ext, err := englishGazetteer()
 	if err != nil {
 		return nil, err
@@ -77,111 +108,126 @@ func Train(sents []Sentence, opts TrainOptions) (*Tagger, error) {
 	}
 	t.setTags(sortedKeys(tagSet))
 	t.lower = lowerWords(sents)
-	foldGaz := make([]*gazetteer, opts.Folds)
-	for f := range foldGaz {
-		var other []Sentence
-		for _, s := range sents {
-			if s.Doc%opts.Folds != f {
-				other = append(other, s)
-			}
-		}
-		foldGaz[f] = buildGazetteer(other)
-	}
 	t.gaz = buildGazetteer(sents)
 	if opts.Vectors != nil {
 		if len(opts.Vectors) != len(sents) {
 			return nil, fmt.Errorf("ner: train: %d vector sentences for %d sentences: %w", len(opts.Vectors), len(sents), ErrFormat)
 		}
-		if opts.DenseScale == 0 {
-			opts.DenseScale = 0.1
-		}
-		d, err := newDenseLayer(opts.Vectors, len(t.tags), opts.DenseWindow, opts.DenseScale, opts.Model)
+		d, err := newDenseLayer(opts.Vectors, len(t.tags), opts.DenseWindow, cmp.Or(opts.DenseScale, 0.1), opts.Model)
 		if err != nil {
 			return nil, err
 		}
 		t.dense = d
 	}
-	var du []float32
-	var xbuf []float32
-	if t.dense != nil {
-		du = make([]float32, len(t.dense.w))
-		xbuf = make([]float32, t.dense.width())
-	}
-	tagIdx := map[string]int{}
-	for i, g := range t.tags {
-		tagIdx[g] = i
-	}
-	T := len(t.tags)
-	var u []float32 // accumulated updates for averaging
-	c := float32(1)
-	order := make([]int, len(sents))
-	for i := range order {
-		order[i] = i
-	}
-	rng := rand.New(rand.NewPCG(opts.Seed, 7))
-	feats := make([]uint64, 0, 64)
-	scores := make([]float32, T)
-	for ep := 0; ep < opts.Epochs; ep++ {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, si := range order {
-			s := sents[si]
-			ctx := t.newContext(s.Words, foldGaz[s.Doc%opts.Folds])
-			var vecs [][]float32
-			if t.dense != nil {
-				vecs = opts.Vectors[si]
-				if len(vecs) != len(s.Words) {
-					return nil, fmt.Errorf("ner: train: sentence %d has %d words and %d vectors: %w", si, len(s.Words), len(vecs), ErrFormat)
-				}
-			}
-			for i := range s.Words {
-				feats = ctx.features(i, feats[:0])
-				var x []float32
-				if vecs != nil {
-					x = t.dense.input(xbuf, vecs, i)
-				}
-				pred := t.best(feats, x, scores, ctx.prevTag(i))
-				gold := tagIdx[s.Tags[i]]
-				if pred != gold && x != nil {
-					D := t.dense.width()
-					wg, wp := t.dense.w[gold*D:(gold+1)*D], t.dense.w[pred*D:(pred+1)*D]
-					ug, up := du[gold*D:(gold+1)*D], du[pred*D:(pred+1)*D]
-					for k, v := range x {
-						wg[k] += v
-						wp[k] -= v
-						ug[k] += c * v
-						up[k] -= c * v
-					}
-				}
-				if pred != gold {
-					for _, f := range feats {
-						row, ok := t.index[f]
-						if !ok {
-							row = int32(len(t.index))
-							t.index[f] = row
-							t.w = append(t.w, make([]float32, T)...)
-							u = append(u, make([]float32, T)...)
-						}
-						o := int(row) * T
-						t.w[o+gold]++
-						t.w[o+pred]--
-						u[o+gold] += c
-						u[o+pred] -= c
-					}
-				}
-				ctx.tags[i] = pred
-				c++
-			}
-		}
-	}
-	for i := range t.w {
-		t.w[i] -= u[i] / c
-	}
-	for i := range du {
-		t.dense.w[i] -= du[i] / c
-	}
 	return t, nil
 }
 
+// foldGazetteers returns, for each of folds folds of sents (by document),
+// the gazetteer of the other folds' entities.
+func foldGazetteers(sents []Sentence, folds int) []*gazetteer {
+	foldGaz := make([]*gazetteer, folds)
+	for f := range foldGaz {
+		var other []Sentence
+		for _, s := range sents {
+			if s.Doc%folds != f {
+				other = append(other, s)
+			}
+		}
+		foldGaz[f] = buildGazetteer(other)
+	}
+	return foldGaz
+}
+
+// perceptronTrainer trains a tagger's weights by the averaged perceptron:
+// beside the weights it accumulates each update times the step at which
+// it was made (u for the lexical rows, du for the dense layer), so that
+// average can turn the final weights into the average over all steps.
+type perceptronTrainer struct {
+	t      *Tagger
+	tagIdx map[string]int
+	u, du  []float32
+	c      float32 // the step, from 1
+	feats  []uint64
+	scores []float32
+	xbuf   []float32
+}
+
+// newPerceptronTrainer returns a trainer of t's weights.
+func newPerceptronTrainer(t *Tagger) *perceptronTrainer {
+	p := &perceptronTrainer{t: t, tagIdx: map[string]int{}, c: 1,
+		feats: make([]uint64, 0, 64), scores: make([]float32, len(t.tags))}
+	for i, g := range t.tags {
+		p.tagIdx[g] = i
+	}
+	if t.dense != nil {
+		p.du = make([]float32, len(t.dense.w))
+		p.xbuf = make([]float32, t.dense.width())
+	}
+	return p
+}
+
+// sentence tags s left to right in ctx (vecs are its words' vectors, nil
+// without a dense layer) and, at each word tagged wrongly, moves the
+// weights of its features towards the gold tag and away from the
+// predicted one.
+func (p *perceptronTrainer) sentence(s Sentence, ctx *sentence, vecs [][]float32) {
+	t := p.t
+	T := len(t.tags)
+	c := p.c
+	for i := range s.Words {
+		p.feats = ctx.features(i, p.feats[:0])
+		var x []float32
+		if vecs != nil {
+			x = t.dense.input(p.xbuf, vecs, i)
+		}
+		pred := t.best(p.feats, x, p.scores, ctx.prevTag(i))
+		gold := p.tagIdx[s.Tags[i]]
+		if pred != gold && x != nil {
+			D := t.dense.width()
+			wg, wp := t.dense.w[gold*D:(gold+1)*D], t.dense.w[pred*D:(pred+1)*D]
+			ug, up := p.du[gold*D:(gold+1)*D], p.du[pred*D:(pred+1)*D]
+			for k, v := range x {
+				wg[k] += v
+				wp[k] -= v
+				ug[k] += c * v
+				up[k] -= c * v
+			}
+		}
+		if pred != gold {
+			for _, f := range p.feats {
+				row, ok := t.index[f]
+				if !ok {
+					row = int32(len(t.index))
+					t.index[f] = row
+					t.w = append(t.w, make([]float32, T)...)
+					p.u = append(p.u, make([]float32, T)...)
+				}
+				o := int(row) * T
+				t.w[o+gold]++
+				t.w[o+pred]--
+				p.u[o+gold] += c
+				p.u[o+pred] -= c
+			}
+		}
+		ctx.tags[i] = pred
+		c++
+	}
+	p.c = c
+}
+
+// average replaces the weights by their average over all steps.
+func (p *perceptronTrainer) average() {
+	t := p.t
+	for i := range t.w {
+		t.w[i] -= p.u[i] / p.c
+	}
+	for i := range p.du {
+		t.dense.w[i] -= p.du[i] / p.c
+	}
+}
+
+// setTags sets the tag set and, per tag, its entity type and whether it
+// begins a name.
 func (t *Tagger) setTags(tags []string) {
 	t.tags = tags
 	t.types = make([]string, len(tags))

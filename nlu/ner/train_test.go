@@ -14,13 +14,8 @@ import (
 	"github.com/najdi/najdi/nlu/token"
 )
 
-func dataDir(t testing.TB) string {
-	t.Helper()
-	return testutil.SharedData(t)
-}
-
 func readConll(t testing.TB, name string) []Sentence {
-	f, err := os.Open(filepath.Join(dataDir(t), "ner", "conll2003", name))
+	f, err := os.Open(filepath.Join(testutil.SharedData(t), "ner", "conll2003", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +177,7 @@ func TestSpansAndEvaluate(t *testing.T) {
 // TestCzechTaggerUD scores the Czech tagger word by word on UD Czech-CAC
 // dev (names are rare there: about 330 name words in 600 sentences).
 func TestCzechTaggerUD(t *testing.T) {
-	f, err := os.Open(filepath.Join(dataDir(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
+	f, err := os.Open(filepath.Join(testutil.SharedData(t), "czech", "ud_czech_cac", "cs_cac-ud-dev.conllu"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -431,16 +431,7 @@ func (r *Restorer) classPrior(v candidate, cs []candidate, j int) float64 {
 	if len(cs) < 2 || v.cls < 0 || c.id < 0 {
 		return c.p
 	}
-	cls := v.cls
-	nk := r.classKeyCount(r.lex.classWords, cs, cls, false)
-	if nk == 0 && v.end >= 0 && v.end != cls {
-		cls = v.end
-		nk = r.classKeyCount(r.lex.classWords, cs, cls, false)
-	}
-	var pk float64
-	for _, o := range cs {
-		pk += o.p
-	}
+	cls, nk, pk := r.keyClass(r.lex.classWords, cs, v, false)
 	n := float64(r.lex.classWords[pairKey(cls, c.id)])
 	return pk * (n + classWordPrior*c.p/pk) / (nk + classWordPrior)
 }
@@ -456,19 +447,28 @@ func (r *Restorer) nextClassShare(vs []candidate, k int, c candidate) float64 {
 	if len(vs) < 2 || c.cls < 0 || v.id < 0 {
 		return 0
 	}
-	cls := c.cls
-	nk := r.classKeyCount(r.lex.wordClasses, vs, cls, true)
-	if nk == 0 && c.end >= 0 && c.end != cls {
-		cls = c.end
-		nk = r.classKeyCount(r.lex.wordClasses, vs, cls, true)
-	}
-	var pk float64
-	for _, o := range vs {
-		pk += o.p
-	}
+	cls, nk, pk := r.keyClass(r.lex.wordClasses, vs, c, true)
 	share := v.p / pk
 	n := float64(r.lex.wordClasses[pairKey(v.id, cls)])
 	return nextClassWeight * math.Log((n+classWordPrior*share)/(nk+classWordPrior)/share)
+}
+
+// keyClass returns the class of the neighbouring word nb that the forms
+// cs of one key are counted with in table (see classKeyCount): nb's own
+// class, or its ending class when no form of the key met the own one;
+// the key's count with that class, and the key's probability (the sum
+// over cs).
+func (r *Restorer) keyClass(table map[uint64]uint32, cs []candidate, nb candidate, formFirst bool) (cls int32, nk, pk float64) {
+	cls = nb.cls
+	nk = r.classKeyCount(table, cs, cls, formFirst)
+	if nk == 0 && nb.end >= 0 && nb.end != cls {
+		cls = nb.end
+		nk = r.classKeyCount(table, cs, cls, formFirst)
+	}
+	for _, o := range cs {
+		pk += o.p
+	}
+	return cls, nk, pk
 }
 
 // classKeyCount sums the counts in table of the forms cs of one key with
