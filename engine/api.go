@@ -71,8 +71,11 @@ type RequestSummaryConfig = api.RequestSummaryConfig
 // rejected with ErrInvalid naming the field by its JSON path.
 func ParseSearchRequest(body []byte) (SearchRequest, error) {
 	var r SearchRequest
-	if len(bytes.TrimSpace(body)) == 0 {
-		return r, invalidf("the request body is empty: send a JSON object with at least \"query\" or \"filter\"")
+	switch string(bytes.TrimSpace(body)) {
+	case "":
+		return r, invalidf("the request body is empty: send a JSON object ({} returns every document)")
+	case "null":
+		return r, invalidf("the request body is null: send a JSON object ({} returns every document)")
 	}
 	if err := decodeRequest("search request", body, &r); err != nil {
 		return r, err

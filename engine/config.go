@@ -378,8 +378,8 @@ func (c *CollectionConfig) validateFields() error {
 		return invalidField("fields", "%d fields declared, more than the limit of %d fields per collection", len(c.Fields), MaxFieldsPerCollection)
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Fields)) {
-		if n == "" || len(n) > 128 || !utf8.ValidString(n) {
-			return invalidField("fields", "field names must be 1-128 bytes of UTF-8, got %q", n)
+		if n == "" || utf8.RuneCountInString(n) > 128 || !utf8.ValidString(n) {
+			return invalidField("fields", "field names must be 1-128 characters of UTF-8, got %q", n)
 		}
 		switch c.Fields[n].Type {
 		case FieldEnum, FieldEnumText, FieldNumber, FieldText:

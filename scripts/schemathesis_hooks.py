@@ -429,13 +429,14 @@ class _headers_as_sent:
         return False
 
 
-def _declared_headers_valid(case):
+def _declared_headers_valid(case, response):
     """Whether the headers the case was sent with are valid for the
     operation's declared headers (the Authorization of the security
     scheme), leaving out the headers it does not declare.
 
-    A header negation that only drops Authorization (which --auth adds
-    back; _headers_as_sent puts it in the case) and adds headers of other
+    The declared headers are read from the request as sent. A header
+    negation that only drops Authorization (which --auth adds back) or
+    mangles it (--auth sets it) and adds headers of other
     names (which HTTP lets any client send, and every server ignores) is
     no negation on the wire. The built-in check lets such a case through
     (has_only_additional_properties_in_non_body_parameters) only when no
@@ -448,7 +449,8 @@ def _declared_headers_valid(case):
     params = case.operation.get_parameter_set(ParameterLocation.HEADER)
     declared = {str(k).lower(): k for k in (params.schema.get("properties") or {})} if params else {}
     sent = {}
-    for k, v in (case.headers or {}).items():
+    wire = getattr(getattr(response, "request", None), "headers", None) or case.headers or {}
+    for k, v in wire.items():
         if str(k).lower() in declared:
             sent[declared[str(k).lower()]] = v.strip(" \t") if isinstance(v, str) else v
     try:
@@ -460,7 +462,7 @@ def _declared_headers_valid(case):
 def _ingest_negative_rejection(ctx, response, case):
     meta = case.meta
     negative = {loc for loc, info in meta.components.items() if info.mode.is_negative}
-    if ParameterLocation.HEADER in negative and _declared_headers_valid(case):
+    if ParameterLocation.HEADER in negative and _declared_headers_valid(case, response):
         negative.discard(ParameterLocation.HEADER)
     query = case.query or {}
     fmt = query.get("format")

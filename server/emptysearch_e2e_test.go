@@ -53,6 +53,14 @@ func TestEmptySearchListsDocuments(t *testing.T) {
 			}
 		})
 	}
+	// The body is still a JSON object: null and no body are 400
+	// (schemathesis sent null, schema-invalid, and got every document).
+	for _, body := range []string{"null", " null ", "", "[]"} {
+		r := n.do("POST", "/v1/collections/e1/search", "application/json", []byte(body))
+		if r.status != 400 {
+			t.Errorf("search body %q: %d %s, want 400", body, r.status, r.body)
+		}
+	}
 	r := n.postJSON("/v1/collections/e1/answer", `{}`)
 	if r.status != 400 || !strings.Contains(string(r.body), `"query"`) {
 		t.Fatalf("answer without a question: %d %s", r.status, r.body)

@@ -198,59 +198,9 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	owner := u.owner(ctx)
 	switch len(rest) {
 	case 0:
-		if method != "GET" {
-			methodNotAllowed(ctx, "GET")
-			return "/v1/collections"
-		}
-		colls, err := s.eng.Collections(ctx, owner, u.admin() && owner == u.Name)
-		if err != nil {
-			writeError(ctx, err)
-			return "/v1/collections"
-		}
-		writeJSON(ctx, 200, map[string]any{"collections": colls})
-		return "/v1/collections"
+		return s.listCollections(ctx, u, owner, method)
 	case 1:
-		id := rest[0]
-		switch method {
-		case "PUT":
-			if !jsonBody(ctx) {
-				break
-			}
-			if bytes.Equal(bytes.TrimSpace(ctx.PostBody()), []byte("null")) {
-				writeErrorStatus(ctx, 400, "collection configuration: null is not an object (send {} or no body for the defaults)", nil)
-				break
-			}
-			cfg, err := engine.ParseCollectionConfig(ctx.PostBody())
-			if err != nil {
-				writeError(ctx, err)
-				break
-			}
-			c, created, err := s.eng.PutCollection(ctx, owner, id, cfg)
-			if err != nil {
-				writeError(ctx, err)
-				break
-			}
-			status := 200
-			if created {
-				status = 201
-			}
-			writeJSON(ctx, status, c)
-		case "GET":
-			c, err := s.eng.GetCollection(ctx, owner, id)
-			if err != nil {
-				writeError(ctx, err)
-				break
-			}
-			writeJSON(ctx, 200, c)
-		case "DELETE":
-			if err := s.eng.DeleteCollection(ctx, owner, id); err != nil {
-				writeError(ctx, err)
-				break
-			}
-			ctx.SetStatusCode(204)
-		default:
-			methodNotAllowed(ctx, "GET, PUT, DELETE")
-		}
+		s.collection(ctx, owner, method, rest[0])
 		return "/v1/collections/{id}"
 	}
 	ids := strings.Split(rest[0], ",")
@@ -258,24 +208,7 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	case "documents":
 		return s.documents(ctx, owner, method, ids, rest[2:])
 	case "jobs":
-		if len(rest) == 2 && len(ids) == 1 {
-			return s.listJobs(ctx, owner, method, ids[0], "/v1/collections/{id}/jobs")
-		}
-		if len(rest) != 3 || len(ids) != 1 {
-			writeErrorStatus(ctx, 404, "use GET /v1/collections/{id}/jobs/{job_id}", nil)
-			return "/v1/collections/{id}/jobs/{job}"
-		}
-		if method != "GET" {
-			methodNotAllowed(ctx, "GET")
-			return "/v1/collections/{id}/jobs/{job}"
-		}
-		st, err := s.eng.Job(owner, ids[0], rest[2])
-		if err != nil {
-			writeError(ctx, err)
-		} else {
-			writeJSON(ctx, 200, st)
-		}
-		return "/v1/collections/{id}/jobs/{job}"
+		return s.collectionJobs(ctx, owner, method, ids, rest[2:])
 	case "search", "answer", "query":
 		if len(rest) != 2 {
 			break
@@ -284,6 +217,96 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 	}
 	writeErrorStatus(ctx, 404, fmt.Sprintf("no route %s %s: see /v1/openapi.json", method, ctx.Path()), nil)
 	return "unknown"
+}
+
+// listCollections answers GET /v1/collections: the owner's collections
+// (an admin without owner: every owner's).
+func (s *Server) listCollections(ctx *fasthttp.RequestCtx, u *User, owner, method string) string {
+	if method != "GET" {
+		methodNotAllowed(ctx, "GET")
+		return "/v1/collections"
+	}
+	colls, err := s.eng.Collections(ctx, owner, u.admin() && owner == u.Name)
+	if err != nil {
+		writeError(ctx, err)
+		return "/v1/collections"
+	}
+	writeJSON(ctx, 200, map[string]any{"collections": colls})
+	return "/v1/collections"
+}
+
+// collection answers GET, PUT and DELETE /v1/collections/{id}.
+func (s *Server) collection(ctx *fasthttp.RequestCtx, owner, method, id string) {
+	switch method {
+	case "PUT":
+		s.putCollection(ctx, owner, id)
+	case "GET":
+		c, err := s.eng.GetCollection(ctx, owner, id)
+		if err != nil {
+			writeError(ctx, err)
+			return
+		}
+		writeJSON(ctx, 200, c)
+	case "DELETE":
+		if err := s.eng.DeleteCollection(ctx, owner, id); err != nil {
+			writeError(ctx, err)
+			return
+		}
+		ctx.SetStatusCode(204)
+	default:
+		methodNotAllowed(ctx, "GET, PUT, DELETE")
+	}
+}
+
+// putCollection creates (201) or updates (200) a collection from a JSON
+// configuration.
+func (s *Server) putCollection(ctx *fasthttp.RequestCtx, owner, id string) {
+	if !jsonBody(ctx) {
+		return
+	}
+	if bytes.Equal(bytes.TrimSpace(ctx.PostBody()), []byte("null")) {
+		writeErrorStatus(ctx, 400, "collection configuration: null is not an object (send {} or no body for the defaults)", nil)
+		return
+	}
+	cfg, err := engine.ParseCollectionConfig(ctx.PostBody())
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	c, created, err := s.eng.PutCollection(ctx, owner, id, cfg)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	status := 200
+	if created {
+		status = 201
+	}
+	writeJSON(ctx, status, c)
+}
+
+// collectionJobs routes /v1/collections/{id}/jobs and
+// /v1/collections/{id}/jobs/{job_id} (rest is what follows jobs).
+func (s *Server) collectionJobs(ctx *fasthttp.RequestCtx, owner, method string, ids, rest []string) string {
+	if len(rest) == 0 && len(ids) == 1 {
+		return s.listJobs(ctx, owner, method, ids[0], "/v1/collections/{id}/jobs")
+	}
+	const route = "/v1/collections/{id}/jobs/{job}"
+	if len(rest) != 1 || len(ids) != 1 {
+		writeErrorStatus(ctx, 404, "use GET /v1/collections/{id}/jobs/{job_id}", nil)
+		return route
+	}
+	if method != "GET" {
+		methodNotAllowed(ctx, "GET")
+		return route
+	}
+	st, err := s.eng.Job(owner, ids[0], rest[0])
+	if err != nil {
+		writeError(ctx, err)
+	} else {
+		writeJSON(ctx, 200, st)
+	}
+	return route
 }
 
 // listJobs answers GET /v1/jobs and GET /v1/collections/{id}/jobs: the
@@ -397,92 +420,95 @@ func (s *Server) collectionsExist(ctx *fasthttp.RequestCtx, owner string, ids []
 }
 
 // queryRequest builds a search request from the query endpoint's
-// parameters; unknown parameters are rejected.
+// parameters; unknown parameters are rejected. The first bad parameter is
+// the error.
 func queryRequest(args *fasthttp.Args) (engine.SearchRequest, error) {
 	var req engine.SearchRequest
-	var err error
-	visit := func(k, v []byte) {
-		if err != nil {
-			return
-		}
-		key, val := string(k), string(v)
-		switch {
-		case key == "query":
-			req.Query = val
-		case key == "max_results":
-			n, e := strconv.Atoi(val)
-			if e != nil {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("max_results: %q is not an integer", val)}
-				return
-			}
-			req.MaxResults = &n
-		case key == "offset":
-			n, e := strconv.Atoi(val)
-			if e != nil {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("offset: %q is not an integer", val)}
-				return
-			}
-			req.Offset = &n
-		case key == "min_score":
-			f, e := strconv.ParseFloat(val, 64)
-			if e != nil {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("min_score: %q is not a number", val)}
-				return
-			}
-			req.MinScore = &f
-		case key == "result_format":
-			req.ResultFormat = val
-		case key == "include_fields":
-			for _, f := range strings.Split(val, ",") {
-				if f = strings.TrimSpace(f); f != "" {
-					req.IncludeFields = append(req.IncludeFields, f)
-				}
-			}
-		case key == "include_content":
-			// Items trimmed of spaces only, as the OpenAPI pattern reads
-			// them: a tab or a newline is part of an (unknown) name.
-			for _, f := range strings.Split(val, ",") {
-				if f = strings.Trim(f, " "); f != "" {
-					req.IncludeContent = append(req.IncludeContent, f)
-				}
-			}
-		case key == "highlight", key == "restore_diacritics":
-			b, e := parseBoolParam(key, val)
-			if e != nil {
-				err = e
-				return
-			}
-			if key == "highlight" {
-				req.Highlight = &b
-			} else {
-				req.RestoreDiacritics = &b
-			}
-		case key == "max_tokens":
-			n, e := strconv.Atoi(val)
-			if e != nil || n <= 0 {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("max_tokens: %q is not a positive integer", val)}
-				return
-			}
-			req.SummaryConfig = &engine.RequestSummaryConfig{MaxTokens: n}
-		case strings.HasPrefix(key, "filter:"):
-			field := strings.TrimPrefix(key, "filter:")
-			if field == "" {
-				err = &engine.Error{Kind: engine.ErrInvalid, Message: "filter parameter without a field name: use filter:{field}=value"}
-				return
-			}
-			req.SimpleFilters = append(req.SimpleFilters, [2]string{field, val})
-		case key == "filter":
-			req.Filter = json.RawMessage(val)
-		case key == "owner":
-			// admin impersonation, handled by User.owner
-		default:
-			err = &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, offset, min_score, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
-		}
-	}
 	for k, v := range args.All() {
-		visit(k, v)
+		if err := queryParam(&req, string(k), string(v)); err != nil {
+			return req, err
+		}
 	}
-	return req, err
+	return req, nil
+}
+
+// queryParam reads one query endpoint parameter into req.
+func queryParam(req *engine.SearchRequest, key, val string) error {
+	switch {
+	case key == "query":
+		req.Query = val
+	case key == "max_results", key == "offset", key == "min_score", key == "max_tokens":
+		return queryNumber(req, key, val)
+	case key == "result_format":
+		req.ResultFormat = val
+	case key == "include_fields":
+		for _, f := range strings.Split(val, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				req.IncludeFields = append(req.IncludeFields, f)
+			}
+		}
+	case key == "include_content":
+		// Items trimmed of spaces only, as the OpenAPI pattern reads
+		// them: a tab or a newline is part of an (unknown) name.
+		for _, f := range strings.Split(val, ",") {
+			if f = strings.Trim(f, " "); f != "" {
+				req.IncludeContent = append(req.IncludeContent, f)
+			}
+		}
+	case key == "highlight", key == "restore_diacritics":
+		b, err := parseBoolParam(key, val)
+		if err != nil {
+			return err
+		}
+		if key == "highlight" {
+			req.Highlight = &b
+		} else {
+			req.RestoreDiacritics = &b
+		}
+	case strings.HasPrefix(key, "filter:"):
+		field := strings.TrimPrefix(key, "filter:")
+		if field == "" {
+			return &engine.Error{Kind: engine.ErrInvalid, Message: "filter parameter without a field name: use filter:{field}=value"}
+		}
+		req.SimpleFilters = append(req.SimpleFilters, [2]string{field, val})
+	case key == "filter":
+		req.Filter = json.RawMessage(val)
+	case key == "owner":
+		// admin impersonation, handled by User.owner
+	default:
+		return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, offset, min_score, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
+	}
+	return nil
+}
+
+// queryNumber reads a numeric query endpoint parameter into req:
+// max_results and offset (integers), max_tokens (a positive integer),
+// min_score (a number). The engine checks their ranges.
+func queryNumber(req *engine.SearchRequest, key, val string) error {
+	if key == "min_score" {
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("min_score: %q is not a number", val)}
+		}
+		req.MinScore = &f
+		return nil
+	}
+	n, err := strconv.Atoi(val)
+	switch {
+	case key == "max_tokens" && (err != nil || n <= 0):
+		return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("max_tokens: %q is not a positive integer", val)}
+	case err != nil:
+		return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("%s: %q is not an integer", key, val)}
+	}
+	switch key {
+	case "max_results":
+		req.MaxResults = &n
+	case "offset":
+		req.Offset = &n
+	case "max_tokens":
+		req.SummaryConfig = &engine.RequestSummaryConfig{MaxTokens: n}
+	}
+	return nil
 }
 
 func isJSON(ctx *fasthttp.RequestCtx) bool {
