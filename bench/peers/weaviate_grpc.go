@@ -49,12 +49,14 @@ func weaviateVectors(v []float32) []*pb.Vectors {
 // (no properties), which the caller maps back to document ids.
 func weaviateSearchRequest(cls string, kind Kind, q Query, k int) *pb.SearchRequest {
 	req := &pb.SearchRequest{
-		Collection:  cls,
-		Limit:       uint32(k),
-		Metadata:    &pb.MetadataRequest{Uuid: true},
-		Properties:  &pb.PropertiesRequest{},
-		Uses_123Api: true,
-		Uses_125Api: true,
+		Collection: cls,
+		Limit:      uint32(k),
+		Metadata:   &pb.MetadataRequest{Uuid: true},
+		Properties: &pb.PropertiesRequest{},
+		// The request shape TestWeaviateGRPCMatchesREST validated against a
+		// real v1.35.2 node (same ids as GraphQL): all three API flags.
+		Uses_123Api: true, //lint:ignore SA1019 kept with the validated request shape
+		Uses_125Api: true, //lint:ignore SA1019 kept with the validated request shape
 		Uses_127Api: true,
 	}
 	props := []string{"title", "body"}
