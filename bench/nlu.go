@@ -271,25 +271,9 @@ func nluIntents(cfg NLUConfig, train map[string][]string, valid []nluLabeled, w 
 	return nil
 }
 
-// nluGibberish returns gibberish texts that must come out of scope: typed
-// keyboard rows, lorem ipsum and the like, and 40 seeded random letter
-// strings of one to four words.
-func nluGibberish() []string {
-	out := []string{"asdf qwerty", "lorem ipsum dolor sit amet", "qwertyuiop", "asdfghjkl", "zxcvbnm asdf", "jkjkjk lololol", "sdfsdf sdf sdf", "aaaaaaa", "xyz abc def", "lorem ipsum", "dolor sit amet consectetur adipiscing elit", "sed do eiusmod tempor incididunt ut labore", "blah blah blah", "hjkl hjkl", "qwe rty uio", "fdsa rewq", "mnbvcxz lkjhg"}
-	rng := rand.New(rand.NewPCG(7, 7))
-	for range 40 {
-		var words []string
-		for range 1 + rng.IntN(4) {
-			var b []byte
-			for range 2 + rng.IntN(8) {
-				b = append(b, byte('a'+rng.IntN(26)))
-			}
-			words = append(words, string(b))
-		}
-		out = append(out, strings.Join(words, " "))
-	}
-	return out
-}
+// nluGibberish returns the 17 typed and 40 random gibberish texts that
+// must come out of scope (evaldata.Gibberish).
+func nluGibberish() []string { return evaldata.Gibberish(40) }
 
 // nluLeaks counts the texts whose top confidence is at least
 // nlu.DefaultThreshold.

@@ -2,6 +2,7 @@ package evaldata
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -87,5 +88,25 @@ func TestSurfaceForms(t *testing.T) {
 		if tp, fp, fn := s.FormCounts(other); tp != 0 || fp != 0 || fn != n {
 			t.Errorf("%s: unrelated matcher tp %d fp %d fn %d", s.Slot, tp, fp, fn)
 		}
+	}
+}
+
+// TestGibberish pins the gibberish set: the typed texts first, then the
+// same random strings for every caller asking for as many or more.
+func TestGibberish(t *testing.T) {
+	a, b := Gibberish(20), Gibberish(40)
+	if len(a) != len(gibberishTyped)+20 || len(b) != len(gibberishTyped)+40 {
+		t.Fatalf("lengths %d, %d", len(a), len(b))
+	}
+	for i, s := range a {
+		if b[i] != s {
+			t.Fatalf("text %d: %q with 20, %q with 40", i, s, b[i])
+		}
+		if s == "" || strings.TrimSpace(s) != s {
+			t.Errorf("text %d is %q", i, s)
+		}
+	}
+	if b[len(gibberishTyped)] == b[len(gibberishTyped)+1] {
+		t.Error("random texts repeat")
 	}
 }

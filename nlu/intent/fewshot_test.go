@@ -4,10 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/najdi/najdi/embed"
+	"github.com/najdi/najdi/internal/evaldata"
 )
 
 // bge loads the server's default embedding model (installed by make
@@ -132,19 +132,7 @@ func TestSnipsInScopeAccepted(t *testing.T) {
 			t.Errorf("%q: %s %.3f, want %s at 0.5 or more", tc.text, got.Intent, got.Probability, tc.intent)
 		}
 	}
-	garbage := []string{"asdf qwerty", "lorem ipsum dolor sit amet", "dolor sit amet consectetur adipiscing elit", "jkjkjk lololol", "blah blah blah", "qwertyuiop", "zxcvbnm asdf", "xyz abc def"}
-	rng := rand.New(rand.NewPCG(7, 7))
-	for range 20 { // random letters, one to four words
-		var words []string
-		for range 1 + rng.IntN(4) {
-			var b []byte
-			for range 2 + rng.IntN(8) {
-				b = append(b, byte('a'+rng.IntN(26)))
-			}
-			words = append(words, string(b))
-		}
-		garbage = append(garbage, strings.Join(words, " "))
-	}
+	garbage := evaldata.Gibberish(20) // typed, then random letters of one to four words
 	for _, text := range garbage {
 		if got := top(text); got.Probability >= 0.5 {
 			t.Errorf("gibberish %q: %s %.3f, want under 0.5", text, got.Intent, got.Probability)
