@@ -108,6 +108,22 @@ func RunRerank(cfg RerankConfig, w io.Writer) error {
 	return nil
 }
 
+// rankedIDs searches collection "all" with req and returns the document
+// ids in rank order and the wall time of the search.
+func rankedIDs(ctx context.Context, e *engine.Engine, req engine.SearchRequest) ([]string, time.Duration, error) {
+	start := time.Now()
+	res, err := e.Search(ctx, "", []string{"all"}, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	took := time.Since(start)
+	ranked := make([]string, len(res.Documents))
+	for i, d := range res.Documents {
+		ranked[i] = d.DocumentID
+	}
+	return ranked, took, nil
+}
+
 // rerankEngineRun searches every query of b through engine.Search, with
 // "rerank": {"top_k": k} when k > 0, and prints one row: quality, wall
 // latency, process CPU time per query and the load average around the run.
@@ -123,16 +139,11 @@ func rerankEngineRun(ctx context.Context, e *engine.Engine, b *BEIR, k, rep int,
 		if k > 0 {
 			req.Rerank = &engine.RerankRequest{TopK: &k}
 		}
-		start := time.Now()
-		res, err := e.Search(ctx, "", []string{"all"}, req)
+		ranked, took, err := rankedIDs(ctx, e, req)
 		if err != nil {
 			return err
 		}
-		lat = append(lat, time.Since(start))
-		ranked := make([]string, len(res.Documents))
-		for i, d := range res.Documents {
-			ranked[i] = d.DocumentID
-		}
+		lat = append(lat, took)
 		ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
 		r10 += RecallAt(10, ranked, b.Qrels[q.ID])
 		r100 += RecallAt(100, ranked, b.Qrels[q.ID])

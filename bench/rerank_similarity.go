@@ -348,16 +348,11 @@ func simEngine(ctx context.Context, e *engine.Engine, b *BEIR, depth int, w io.W
 			if on {
 				req.Rerank = &engine.RerankRequest{}
 			}
-			t := time.Now()
-			res, err := e.Search(ctx, "", []string{"all"}, req)
+			ranked, took, err := rankedIDs(ctx, e, req)
 			if err != nil {
 				return err
 			}
-			lat = append(lat, time.Since(t))
-			ranked := make([]string, len(res.Documents))
-			for i, d := range res.Documents {
-				ranked[i] = d.DocumentID
-			}
+			lat = append(lat, took)
 			ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
 			r10 += RecallAt(10, ranked, b.Qrels[q.ID])
 		}

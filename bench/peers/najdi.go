@@ -213,12 +213,7 @@ func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k 
 }
 
 func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, error) {
-	rss, err := rssOf(n.proc.pid())
-	if err != nil {
-		return 0, 0, err
-	}
-	disk, err := dirSize(filepath.Join(n.opt.Dir, "data"))
-	return rss, disk, err
+	return processFootprint(n.proc.pid(), filepath.Join(n.opt.Dir, "data"))
 }
 
 func (n *najdi) Drop(ctx context.Context, index string) error {

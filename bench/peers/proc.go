@@ -112,6 +112,17 @@ func waitHTTP(ctx context.Context, url string, p *proc, timeout time.Duration) e
 	return fmt.Errorf("wait for %s: no answer within %s", url, timeout)
 }
 
+// processFootprint returns the resident set size of process pid and the
+// bytes under its data directory dir: the footprint of a system that keeps
+// its index in its own directory (najdi, Weaviate).
+func processFootprint(pid int, dir string) (rss, disk int64, err error) {
+	if rss, err = rssOf(pid); err != nil {
+		return 0, 0, err
+	}
+	disk, err = dirSize(dir)
+	return rss, disk, err
+}
+
 // rssOf returns the resident set size of process pid in bytes (VmRSS).
 func rssOf(pid int) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))

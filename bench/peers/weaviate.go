@@ -306,12 +306,7 @@ func (w *weaviate) restSearch(ctx context.Context, index string, kind Kind, q Qu
 }
 
 func (w *weaviate) Footprint(ctx context.Context, index string) (int64, int64, error) {
-	rss, err := rssOf(w.proc.pid())
-	if err != nil {
-		return 0, 0, err
-	}
-	disk, err := dirSize(filepath.Join(w.opt.Dir, "data"))
-	return rss, disk, err
+	return processFootprint(w.proc.pid(), filepath.Join(w.opt.Dir, "data"))
 }
 
 func (w *weaviate) Drop(ctx context.Context, index string) error {
