@@ -39,40 +39,7 @@ func (c *Client) Translate(q filter.Query, s filter.Schema) (json.RawMessage, er
 func (c *Client) translate(b *strings.Builder, q filter.Query, s filter.Schema) error {
 	switch q := q.(type) {
 	case *filter.Bool:
-		b.WriteString(`{"bool":{`)
-		first := true
-		for _, occ := range []struct {
-			name string
-			qs   []filter.Query
-		}{{"must", q.Must}, {"filter", q.Filter}, {"should", q.Should}, {"must_not", q.MustNot}} {
-			if len(occ.qs) == 0 {
-				continue
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			fmt.Fprintf(b, "%q:[", occ.name)
-			for i, k := range occ.qs {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				if err := c.translate(b, k, s); err != nil {
-					return err
-				}
-			}
-			b.WriteByte(']')
-		}
-		if q.MinimumShouldMatch != "" {
-			if !first {
-				b.WriteByte(',')
-			}
-			msm, _ := json.Marshal(q.MinimumShouldMatch)
-			b.WriteString(`"minimum_should_match":`)
-			b.Write(msm)
-		}
-		b.WriteString(`}}`)
-		return nil
+		return q.AppendJSON(b, func(b *strings.Builder, k filter.Query) error { return c.translate(b, k, s) })
 	case *filter.Contains:
 		if t, _ := s.FieldType(q.Field); t == filter.FieldNumber {
 			b.WriteString((&filter.Term{Field: q.Field, Value: filter.Value{Text: q.Value, Kind: filter.KindNumber}}).String())

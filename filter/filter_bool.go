@@ -29,6 +29,17 @@ type Bool struct {
 // String returns the canonical JSON form.
 func (q *Bool) String() string {
 	var b strings.Builder
+	_ = q.AppendJSON(&b, func(b *strings.Builder, c Query) error { // never fails
+		b.WriteString(c.String())
+		return nil
+	})
+	return b.String()
+}
+
+// AppendJSON writes the bool query's JSON to b, each clause written by
+// clause: String passes each clause's canonical form, a cluster backend its
+// translation (cluster.Client.Translate). It stops at clause's first error.
+func (q *Bool) AppendJSON(b *strings.Builder, clause func(*strings.Builder, Query) error) error {
 	b.WriteString(`{"bool":{`)
 	first := true
 	for _, occ := range [...]struct {
@@ -49,7 +60,9 @@ func (q *Bool) String() string {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(c.String())
+			if err := clause(b, c); err != nil {
+				return err
+			}
 		}
 		b.WriteByte(']')
 	}
@@ -61,11 +74,11 @@ func (q *Bool) String() string {
 		if _, err := strconv.Atoi(q.MinimumShouldMatch); err == nil {
 			b.WriteString(q.MinimumShouldMatch)
 		} else {
-			quoteJSON(&b, q.MinimumShouldMatch)
+			quoteJSON(b, q.MinimumShouldMatch)
 		}
 	}
 	b.WriteString(`}}`)
-	return b.String()
+	return nil
 }
 
 // Validate checks every child clause and MinimumShouldMatch.
