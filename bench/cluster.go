@@ -145,8 +145,40 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 	if cfg.Docs > 0 && cfg.Docs < len(docs) {
 		docs = docs[:cfg.Docs]
 	}
+	queries, err := clusterQueries(cfg, b)
+	if err != nil {
+		return err
+	}
+	inputs := make([]engine.DocumentInput, len(docs))
+	for i, d := range docs {
+		inputs[i] = fullDoc(d)
+		inputs[i].Fields = map[string]any{"bucket": fmt.Sprintf("b%d", i%10)}
+	}
+	sets := clusterSets(cfg, inputs, queries)
+	emb := cfg.Embedder
+	if emb == nil {
+		if emb, err = modelEmbedder(cfg, inputs, queries, w); err != nil {
+			return err
+		}
+	}
+	backends, drop, err := clusterBackends(cfg)
+	defer drop()
+	if err != nil {
+		return err
+	}
+	for _, set := range sets {
+		if err := measureClusterSet(cfg, set, set.idx, backends, emb, w); err != nil {
+			return fmt.Errorf("%s: %w", set.name, err)
+		}
+	}
+	return nil
+}
+
+// clusterQueries returns the texts of the first cfg.Queries queries of the
+// BEIR set that have no relevance judgements (timed queries, not scored).
+func clusterQueries(cfg ClusterConfig, b *BEIR) ([]string, error) {
 	var queries []string
-	err = beirReadJSONL(filepath.Join(cfg.BEIRDir, "queries.jsonl"), func(line []byte) error {
+	err := beirReadJSONL(filepath.Join(cfg.BEIRDir, "queries.jsonl"), func(line []byte) error {
 		var q BEIRQuery
 		if err := json.Unmarshal(line, &q); err != nil {
 			return err
@@ -156,17 +188,16 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	inputs := make([]engine.DocumentInput, len(docs))
-	for i, d := range docs {
-		inputs[i] = fullDoc(d)
-		inputs[i].Fields = map[string]any{"bucket": fmt.Sprintf("b%d", i%10)}
-	}
+	return queries, err
+}
+
+// clusterSets returns the corpora to measure: SciFact (unless cfg.NoSciFact)
+// in its keyword, vector and hybrid collections, and the large corpus of
+// cfg.Large in the collection kinds of cfg.LargeColls (hybrid by default).
+func clusterSets(cfg ClusterConfig, inputs []engine.DocumentInput, queries []string) []clusterSet {
 	var sets []clusterSet
 	if !cfg.NoSciFact {
-		sets = append(sets, clusterSet{idx: 0, name: fmt.Sprintf("SciFact (%d documents)", len(docs)), inputs: inputs, queries: queries, colls: map[string]bool{"kw": true, "vec": true, "hyb": true}})
+		sets = append(sets, clusterSet{idx: 0, name: fmt.Sprintf("SciFact (%d documents)", len(inputs)), inputs: inputs, queries: queries, colls: map[string]bool{"kw": true, "vec": true, "hyb": true}})
 	}
 	if len(cfg.Large) > 0 {
 		large := make([]engine.DocumentInput, len(cfg.Large))
@@ -186,14 +217,20 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 		}
 		sets = append(sets, clusterSet{idx: 1, name: fmt.Sprintf("large (%d one-chunk documents)", len(large)), inputs: large, queries: lq, colls: colls})
 	}
+	return sets
+}
 
-	emb := cfg.Embedder
-	if emb == nil {
-		if emb, err = modelEmbedder(cfg, inputs, queries, w); err != nil {
-			return err
+// clusterBackends returns the embedded backend and one per cluster URL of
+// cfg, and drop, which removes the bench's collections from the clusters
+// (nothing with cfg.Keep; a kept run that does not reuse starts empty, so
+// its ingest is measured fresh). Call drop even when err is not nil.
+func clusterBackends(cfg ClusterConfig) (backends []clusterBackend, drop func(), err error) {
+	var clients []*cluster.Client
+	drop = func() {
+		for _, c := range clients {
+			_ = c.DropCollectionsWithPrefix(context.Background())
 		}
 	}
-	var backends []clusterBackend
 	backends = append(backends, clusterBackend{name: "embedded"})
 	prefix := fmt.Sprintf("najdi-bench-%d-", time.Now().Unix())
 	if cfg.Keep || cfg.Reuse {
@@ -203,24 +240,19 @@ func RunCluster(cfg ClusterConfig, w io.Writer) error {
 		r := engine.DefaultRanker()
 		c, err := cluster.New(context.Background(), cluster.Config{URL: u, Prefix: prefix, K1: float64(r.K1), B: float64(r.B)})
 		if err != nil {
-			return err
+			return nil, drop, err
 		}
 		switch {
 		case !cfg.Keep:
-			defer func() { _ = c.DropCollectionsWithPrefix(context.Background()) }()
-		case !cfg.Reuse: // a kept run starts empty, so its ingest is measured fresh
+			clients = append(clients, c)
+		case !cfg.Reuse:
 			if err := c.DropCollectionsWithPrefix(context.Background()); err != nil {
-				return err
+				return nil, drop, err
 			}
 		}
 		backends = append(backends, clusterBackend{name: fmt.Sprintf("%s %s", c.Info().Flavour, c.Info().Version), b: cluster.EngineBackend{C: c}, c: c})
 	}
-	for _, set := range sets {
-		if err := measureClusterSet(cfg, set, set.idx, backends, emb, w); err != nil {
-			return fmt.Errorf("%s: %w", set.name, err)
-		}
-	}
-	return nil
+	return backends, drop, nil
 }
 
 // modelEmbedder returns the default model behind the passage vector cache
