@@ -124,6 +124,36 @@ func rankedIDs(ctx context.Context, e *engine.Engine, req engine.SearchRequest) 
 	return ranked, took, nil
 }
 
+// searchFigures are the sums over the queries of one searchPass and its
+// latencies, sorted.
+type searchFigures struct {
+	lat             []time.Duration
+	sum             time.Duration
+	ndcg, r10, r100 float64
+}
+
+// searchPass searches every query of b through engine.Search for depth
+// documents, reranked with rr when it is not nil, and sums nDCG@10,
+// recall@10 and recall@100 over the queries.
+func searchPass(ctx context.Context, e *engine.Engine, b *BEIR, depth int, rr *engine.RerankRequest) (searchFigures, error) {
+	var f searchFigures
+	hl := false
+	for _, q := range b.Queries {
+		req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}, Rerank: rr}
+		ranked, took, err := rankedIDs(ctx, e, req)
+		if err != nil {
+			return f, err
+		}
+		f.lat = append(f.lat, took)
+		f.sum += took
+		f.ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
+		f.r10 += RecallAt(10, ranked, b.Qrels[q.ID])
+		f.r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+	}
+	slices.Sort(f.lat)
+	return f, nil
+}
+
 // rerankEngineRun searches every query of b through engine.Search, with
 // "rerank": {"top_k": k} when k > 0, and prints one row: quality, wall
 // latency, process CPU time per query and the load average around the run.
@@ -131,30 +161,17 @@ func rerankEngineRun(ctx context.Context, e *engine.Engine, b *BEIR, k, rep int,
 	depth := 100
 	load0 := loadAverage()
 	cpu0, _ := ingestCPUTime()
-	var lat []time.Duration
-	var ndcg, r10, r100 float64
-	hl := false
-	for _, q := range b.Queries {
-		req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
-		if k > 0 {
-			req.Rerank = &engine.RerankRequest{TopK: &k}
-		}
-		ranked, took, err := rankedIDs(ctx, e, req)
-		if err != nil {
-			return err
-		}
-		lat = append(lat, took)
-		ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
-		r10 += RecallAt(10, ranked, b.Qrels[q.ID])
-		r100 += RecallAt(100, ranked, b.Qrels[q.ID])
+	var rr *engine.RerankRequest
+	if k > 0 {
+		rr = &engine.RerankRequest{TopK: &k}
+	}
+	pass, err := searchPass(ctx, e, b, depth, rr)
+	if err != nil {
+		return err
 	}
 	cpu1, _ := ingestCPUTime()
 	n := float64(len(b.Queries))
-	slices.Sort(lat)
-	var sum time.Duration
-	for _, l := range lat {
-		sum += l
-	}
+	lat, sum, ndcg, r10, r100 := pass.lat, pass.sum, pass.ndcg, pass.r10, pass.r100
 	mode := "hybrid"
 	if k > 0 {
 		mode = fmt.Sprintf("hybrid+rerank%d", k)

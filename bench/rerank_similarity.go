@@ -339,28 +339,16 @@ func simRerank(cs []simFeatures, k int, a float64, f func(simFeatures) float64) 
 // through engine.Search.
 func simEngine(ctx context.Context, e *engine.Engine, b *BEIR, depth int, w io.Writer) error {
 	fmt.Fprintf(w, "%-16s %8s %9s %9s %9s %9s\n", "through engine", "nDCG@10", "recall@10", "p50", "p90", "mean")
-	hl := false
 	for _, on := range []bool{false, true} {
-		var lat []time.Duration
-		var ndcg, r10 float64
-		for _, q := range b.Queries {
-			req := engine.SearchRequest{Query: q.Text, MaxResults: &depth, Highlight: &hl, IncludeFields: []string{"none"}}
-			if on {
-				req.Rerank = &engine.RerankRequest{}
-			}
-			ranked, took, err := rankedIDs(ctx, e, req)
-			if err != nil {
-				return err
-			}
-			lat = append(lat, took)
-			ndcg += NDCGAt(10, ranked, b.Qrels[q.ID])
-			r10 += RecallAt(10, ranked, b.Qrels[q.ID])
+		var rr *engine.RerankRequest
+		if on {
+			rr = &engine.RerankRequest{}
 		}
-		slices.Sort(lat)
-		var s time.Duration
-		for _, l := range lat {
-			s += l
+		pass, err := searchPass(ctx, e, b, depth, rr)
+		if err != nil {
+			return err
 		}
+		lat, s, ndcg, r10 := pass.lat, pass.sum, pass.ndcg, pass.r10
 		n := float64(len(b.Queries))
 		mode := "hybrid"
 		if on {
