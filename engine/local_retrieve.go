@@ -113,9 +113,18 @@ func (s *localSearch) keyword(g *group, qt queryTerms, cand int) error {
 }
 
 func (s *localSearch) semantic(g *group, qvec []float32, cand int) error {
+	need := 0
+	if !g.anyKeyword() {
+		// Vector only: no fusion needs the other candidates.
+		need = max(s.p.offset+s.p.max, s.p.rerankK) + 1
+	}
 	for _, c := range g.colls {
 		i := s.of(c)
-		s.e.semanticCandidates(&s.cs, c, s.segs[i], s.allow[i], qvec, cand)
+		if need > 0 {
+			s.e.semanticOnly(s.p, &s.cs, c, s.segs[i], s.allow[i], qvec, cand, need)
+		} else {
+			s.e.semanticCandidates(&s.cs, c, s.segs[i], s.allow[i], qvec, cand)
+		}
 	}
 	return nil
 }
@@ -263,6 +272,81 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 			h.bestCh = append(h.bestCh, ch)
 		}
 	}
+}
+
+// semanticOnly adds the candidates of a search with the semantic
+// retriever alone (no keyword retrieval in the group): per segment, the
+// documents of the nearest chunks until need documents are found (one
+// more than the page, so that next_offset is known, or the documents to
+// rerank), each with every chunk scored exactly as its semantic evidence.
+//
+// Ranked by their best chunk, the first need documents among the k
+// nearest chunks are the need best documents, so semantic candidates
+// (3·cand chunks, for fusion) are not needed: the search asks for 3·need
+// chunks, and 4× more at a time while they hold fewer than need
+// documents and the segment has more (a search for a fixed number of
+// chunks missed documents when a few long documents held them all). It
+// scans the IVF lists a search for 3·cand chunks scans (or more for a
+// larger k, vector.DefaultProbes), so that the page's recall is the same:
+// on 10k and 100k static vectors recall@10 against exact search is
+// 0.978 and 0.963 both ways, and the candidates re-scored in float32 drop
+// from 4·3·cand to max(64, 4·3·need). A filtered search scales the
+// lists by the filter as before.
+func (e *Engine) semanticOnly(p *plan, cs *candidateSet, c *collection, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand, need int) {
+	for i, s := range segs {
+		if s.Vectors == nil {
+			continue
+		}
+		chunks := s.AllowedChunks(allow[i], &cs.chunkBuf)
+		for k := 3 * need; ; k *= 4 {
+			nprobe := e.opts.Ranker.NProbe
+			if nprobe == 0 && s.Vectors.NList() > 0 {
+				nprobe = vector.DefaultProbes(s.Vectors.Options().NProbe, max(k, 3*cand))
+			}
+			cs.vecBuf = s.Vectors.Search(qvec, k, nprobe, chunks, cs.vecBuf)
+			if len(cs.vecBuf) < k || e.enoughDocs(p, s, cs.vecBuf, need) {
+				break
+			}
+		}
+		for _, r := range cs.vecBuf {
+			local := s.Chunks[r.ID].Doc
+			h := cs.get(c, s, local)
+			if !h.bySem {
+				h.bySem = true
+				h.bestCh = e.docChunks(s, local, qvec)
+			}
+		}
+	}
+}
+
+// enoughDocs tells whether the nearest chunks res (best first) of
+// segment s hold the need best documents of the segment, in the order
+// search ranks them (score, then document id): at least need documents,
+// and every document they miss scores below the need-th (its best chunk
+// is not above the last of res) or is cut by min_score. Ties matter:
+// cosines at or above the semantic ceiling all score 1, ranked by id.
+func (e *Engine) enoughDocs(p *plan, s *segment.Segment, res []vector.Result, need int) bool {
+	if len(res) < need {
+		return false
+	}
+	rk := e.opts.Ranker
+	score := func(cos float32) float64 { return round6(rk.fuse(0, rk.semanticScore(float64(cos)), false, true)) }
+	rest := score(res[len(res)-1].Score) // the most a missed document scores
+	if rest < p.minScore || (rest == p.minScore && !p.minSet) {
+		return true // every missed document is cut
+	}
+	seen := make(map[uint32]struct{}, need)
+	for _, r := range res {
+		d := s.Chunks[r.ID].Doc
+		if _, ok := seen[d]; ok {
+			continue
+		}
+		seen[d] = struct{}{}
+		if len(seen) == need {
+			return rest < score(r.Score)
+		}
+	}
+	return false
 }
 
 // searchVectors returns the best chunks of segment s for query q among the
