@@ -155,12 +155,11 @@ func stemCzech(b []byte, v CzechVariant) []byte {
 // czechRemoveCase strips the longest case ending that leaves at least three
 // letters of a word of at least four.
 func czechRemoveCase(b []byte, r *czechRules) []byte {
-	n := len(b)
-	if n < 4 {
+	if len(b) < 4 {
 		return b
 	}
-	if e, ok := r.endings.match(b, 3); ok {
-		return b[:n-len(e.suffix)]
+	if stem, _, ok := r.endings.cut(b, 3); ok {
+		return stem
 	}
 	return b
 }

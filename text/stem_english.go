@@ -227,12 +227,8 @@ var step2Rules = indexSuffixes([]suffixRule{
 })
 
 func step2(b []byte, r1 int) []byte {
-	r, ok := step2Rules.match(b, 0)
-	if !ok {
-		return b
-	}
-	stem := b[:len(b)-len(r.suffix)]
-	if len(stem) < r1 {
+	stem, r, ok := step2Rules.cut(b, 0)
+	if !ok || len(stem) < r1 {
 		return b
 	}
 	switch r.suffix {
@@ -262,12 +258,8 @@ var step3Rules = indexSuffixes([]suffixRule{
 })
 
 func step3(b []byte, r1, r2 int) []byte {
-	r, ok := step3Rules.match(b, 0)
-	if !ok {
-		return b
-	}
-	stem := b[:len(b)-len(r.suffix)]
-	if len(stem) < r1 || r.suffix == "ative" && len(stem) < r2 {
+	stem, r, ok := step3Rules.cut(b, 0)
+	if !ok || len(stem) < r1 || r.suffix == "ative" && len(stem) < r2 {
 		return b
 	}
 	return append(stem, r.repl...)
@@ -282,15 +274,8 @@ var step4Rules = indexSuffixes([]suffixRule{
 })
 
 func step4(b []byte, r2 int) []byte {
-	r, ok := step4Rules.match(b, 0)
-	if !ok {
-		return b
-	}
-	stem := b[:len(b)-len(r.suffix)]
-	if len(stem) < r2 {
-		return b
-	}
-	if r.suffix == "ion" && !hasSuffix(stem, "s") && !hasSuffix(stem, "t") {
+	stem, r, ok := step4Rules.cut(b, 0)
+	if !ok || len(stem) < r2 || r.suffix == "ion" && !hasSuffix(stem, "s") && !hasSuffix(stem, "t") {
 		return b
 	}
 	return stem

@@ -21,18 +21,18 @@ func indexSuffixes(rules []suffixRule) *suffixRules {
 	return &t
 }
 
-// match returns the first rule, in the order given to indexSuffixes, whose
-// suffix ends b and leaves at least minStem bytes before it; false when
-// none does.
-func (t *suffixRules) match(b []byte, minStem int) (suffixRule, bool) {
+// cut finds the first rule, in the order given to indexSuffixes, whose
+// suffix ends b and leaves at least minStem bytes before it, and returns b
+// without that suffix and the rule; false when no rule fits.
+func (t *suffixRules) cut(b []byte, minStem int) ([]byte, suffixRule, bool) {
 	n := len(b)
 	if n == 0 || b[n-1] >= utf8.RuneSelf {
-		return suffixRule{}, false
+		return nil, suffixRule{}, false
 	}
 	for _, r := range t[b[n-1]] {
 		if n-len(r.suffix) >= minStem && hasSuffix(b, r.suffix) {
-			return r, true
+			return b[:n-len(r.suffix)], r, true
 		}
 	}
-	return suffixRule{}, false
+	return nil, suffixRule{}, false
 }
