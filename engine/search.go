@@ -75,3 +75,12 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func (e *Engine) msSince(start time.Time) float64 {
 	return float64(e.opts.Now().Sub(start).Microseconds()) / 1000
 }
+
+// CheckCollection reports whether id names a collection of owner with the
+// error GetCollection would give (ErrNotFound, ErrInvalid for a bad id,
+// ErrClosed), without gathering the collection's statistics: the server
+// checks the collections of every search request before reading its body.
+func (e *Engine) CheckCollection(owner, id string) error {
+	_, err := e.collection(owner, id)
+	return err
+}

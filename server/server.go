@@ -411,7 +411,7 @@ func writeSearchResponse(ctx *fasthttp.RequestCtx, resp *engine.SearchResponse) 
 // with such a request.
 func (s *Server) collectionsExist(ctx *fasthttp.RequestCtx, owner string, ids []string) bool {
 	for _, id := range ids {
-		if _, err := s.eng.GetCollection(ctx, owner, id); err != nil {
+		if err := s.eng.CheckCollection(owner, id); err != nil {
 			writeError(ctx, err)
 			return false
 		}
