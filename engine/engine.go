@@ -170,10 +170,10 @@ type collRecord struct {
 	// whose include_fields names none of them reads no body (storedNames).
 	// Collections created before it was kept, those of a cluster and those
 	// with more than maxStoredNames names do not know them.
-	Names      []string `json:"names,omitempty"`
-	NamesKnown bool     `json:"names_known,omitempty"`
-	Created  time.Time         `json:"created_at"`
-	Updated  time.Time         `json:"updated_at"`
+	Names      []string  `json:"names,omitempty"`
+	NamesKnown bool      `json:"names_known,omitempty"`
+	Created    time.Time `json:"created_at"`
+	Updated    time.Time `json:"updated_at"`
 }
 
 // Open opens or creates the engine's store in opts.Dir, loads every
