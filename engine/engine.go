@@ -167,7 +167,7 @@ type collRecord struct {
 	Inferred map[string]string `json:"inferred,omitempty"`
 	// Names, when NamesKnown, holds (sorted) every section type and field
 	// name of the documents stored in the collection, so that a search
-	// whose include_fields names none of them reads no body (storedNames).
+	// whose include_fields names none of them reads no body (namesAbsent).
 	// Collections created before it was kept, those of a cluster and those
 	// with more than maxStoredNames names do not know them.
 	Names      []string  `json:"names,omitempty"`
