@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/najdi/najdi/ingest"
 )
@@ -24,8 +25,10 @@ type bodyParts struct {
 // decodeStoredDoc decodes a stored body (a storedDoc in JSON, as
 // json.Marshal wrote it) with the parts bp asks for, the others left
 // empty. Bodies of the form json.Marshal writes are read without
-// reflection, copying only the strings kept; anything else goes through
-// encoding/json, with the same result (TestDecodeStoredDoc).
+// reflection; anything else goes through encoding/json, with the same
+// result (TestDecodeStoredDoc). The result owns raw: strings without
+// escapes point into it instead of being copied, so the caller hands over
+// a buffer of its own (a freshly decompressed body) and never changes it.
 func decodeStoredDoc(raw []byte, bp bodyParts) (storedDoc, error) {
 	d := docScanner{b: raw}
 	sd, ok := d.storedDoc(bp)
@@ -106,7 +109,7 @@ func (d *docScanner) str(keep bool) (string, bool) {
 				if !keep {
 					return "", true
 				}
-				return string(s), true
+				return aliasString(s), true
 			}
 			return unquote(s, keep)
 		case c == '\\':
@@ -170,7 +173,16 @@ func (d *docScanner) sectionType() (string, bool) {
 	case "caption":
 		return "caption", true
 	}
-	return string(k), true
+	return aliasString(k), true
+}
+
+// aliasString returns b as a string without copying it (decodeStoredDoc's
+// buffer is never changed once decoded).
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // plainByte marks the bytes a JSON string holds as they are: printable
