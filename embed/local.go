@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -47,9 +48,13 @@ type LocalOptions struct {
 // SessionTuning holds ONNX Runtime session options beyond the thread
 // count. The zero value keeps ONNX Runtime's defaults: the CPU memory arena
 // and memory pattern on, every graph optimization (ORT_ENABLE_ALL), idle
-// pool threads sleeping rather than spinning. BenchmarkQueryTuning measures
-// each option on one short query: on the 2-core development machine none
-// beat the defaults by more than the noise (bench/README.md), so they stay.
+// pool threads sleeping rather than spinning, sequential execution.
+// BenchmarkQueryTuning and BenchmarkQueryTuningBusy measure each option on
+// one short query: on the 2-core development machine only spinning during
+// runs (Spin with "session.force_spinning_stop") is faster, by 13-16 %, and
+// only while nothing else runs: while an ingest embeds passages it is 29 %
+// slower; basic graph optimization changes the vectors (bench/README.md).
+// So the defaults stay.
 type SessionTuning struct {
 	// NoArena turns the CPU memory arena off (allocations go to the
 	// system allocator).
@@ -62,6 +67,14 @@ type SessionTuning struct {
 	// Spin lets idle intra-op threads spin (lower wake-up latency, but the
 	// spinning burns a core the rest of the server shares).
 	Spin bool
+	// InterOpThreads > 0 runs independent graph nodes in parallel
+	// (ORT_PARALLEL) on that many inter-op threads; 0 runs them one after
+	// the other (ORT_SEQUENTIAL, one inter-op thread).
+	InterOpThreads int
+	// Config holds further session configuration entries (keys of ONNX
+	// Runtime's onnxruntime_session_options_config_keys.h, e.g.
+	// "session.dynamic_block_base" or "session.force_spinning_stop").
+	Config map[string]string
 }
 
 // DefaultThreads returns the default LocalOptions.Threads (passages) and
@@ -74,6 +87,9 @@ func DefaultThreads(procs int) (passage, query int) {
 func (o LocalOptions) Validate() error {
 	if o.QueryTuning.GraphOpt < 0 || o.QueryTuning.GraphOpt > 2 {
 		return fmt.Errorf("query graph optimization level %d, want 0 (all), 1 (basic) or 2 (extended): %w", o.QueryTuning.GraphOpt, ErrInvalidConfig)
+	}
+	if o.QueryTuning.InterOpThreads < 0 {
+		return fmt.Errorf("query inter-op threads %d, want 0 (sequential) or more: %w", o.QueryTuning.InterOpThreads, ErrInvalidConfig)
 	}
 	if o.Threads < 0 || o.QueryThreads < 0 || o.BatchSize < 0 || o.Workers < 0 {
 		return fmt.Errorf("threads %d, query threads %d, batch size %d, workers %d: %w", o.Threads, o.QueryThreads, o.BatchSize, o.Workers, ErrInvalidConfig)
@@ -198,8 +214,13 @@ func (l *Local) newSession(threads, workers int, tune SessionTuning) (*session, 
 	if err := so.SetIntraOpNumThreads(threads); err != nil {
 		return nil, fmt.Errorf("intra-op threads: %w: %w", ErrRuntime, err)
 	}
-	if err := so.SetInterOpNumThreads(1); err != nil {
+	if err := so.SetInterOpNumThreads(max(1, tune.InterOpThreads)); err != nil {
 		return nil, fmt.Errorf("inter-op threads: %w: %w", ErrRuntime, err)
+	}
+	if tune.InterOpThreads > 0 {
+		if err := so.SetExecutionMode(ort.ExecutionModeParallel); err != nil {
+			return nil, fmt.Errorf("execution mode: %w: %w", ErrRuntime, err)
+		}
 	}
 	// Idle pool threads sleep instead of spinning: the process shares the
 	// CPU with the rest of the server.
@@ -227,6 +248,11 @@ func (l *Local) newSession(threads, workers int, tune SessionTuning) (*session, 
 		}
 		if err := so.SetGraphOptimizationLevel(level); err != nil {
 			return nil, fmt.Errorf("graph optimization: %w: %w", ErrRuntime, err)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(tune.Config)) {
+		if err := so.AddSessionConfigEntry(k, tune.Config[k]); err != nil {
+			return nil, fmt.Errorf("session config %s=%s: %w: %w", k, tune.Config[k], ErrRuntime, err)
 		}
 	}
 	sess, err := ort.NewDynamicAdvancedSession(l.modelPath, l.inNames, []string{l.outName}, so)
