@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,6 +375,42 @@ func BenchmarkShortQueryBreakdown(b *testing.B) {
 			b.ReportMetric(raw.Seconds()*1e3/n, "raw_ms")
 			b.ReportMetric(full.Seconds()*1e3/n, "full_ms")
 			b.ReportMetric((full-raw).Seconds()*1e3/n, "full-raw_ms")
+		})
+	}
+}
+
+// BenchmarkConcurrentQueries embeds short queries from 4 goroutines at
+// once in query sessions that allow 1 or 2 runs in flight
+// (LocalOptions.Workers; one session shared by every caller, its runs
+// sharing its intra-op threads): ns/op is the time per query at
+// saturation (the inverse of the throughput).
+func BenchmarkConcurrentQueries(b *testing.B) {
+	qs := []string{"bone fractures elderly", "what causes bone fractures in elderly patients", "does vitamin D supplementation reduce the risk of hip fractures in older women"}
+	ctx := context.Background()
+	for _, workers := range []int{1, 2} {
+		name := fmt.Sprintf("workers=%d", workers)
+		var l *Local
+		if x, ok := tunedModels.Load(name); ok {
+			l = x.(*Local)
+		} else {
+			var err error
+			if l, err = LoadLocal(modelDir(b, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(b), Workers: workers}); err != nil {
+				b.Fatal(err)
+			}
+			tunedModels.Store(name, l)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetParallelism(2) // 2 × GOMAXPROCS goroutines
+			var next atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					q := qs[int(next.Add(1))%len(qs)]
+					if _, err := l.EmbedQueries(ctx, []string{q}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
 		})
 	}
 }

@@ -165,7 +165,13 @@ func hybrid100kSetup(b *testing.B) *engine.Engine {
 			s.err = err
 			return
 		}
-		s.queries = shortTrainQueries(b, base.(engine.TokenCounter), 16)
+		tc := base.(engine.TokenCounter)
+		s.queries = shortTrainQueries(b, tc, 16)
+		lens := make([]float64, len(s.queries))
+		for i, q := range s.queries {
+			lens[i] = float64(tc.CountTokens(q))
+		}
+		b.Logf("hybrid100k: %d short train queries, median %.0f tokens (the query instruction and special tokens excluded)", len(s.queries), quantile(lens, 0.5))
 		bs, err := bench.LoadBEIR(filepath.Join(testutil.SharedData(b), "beir", "scifact"))
 		if err != nil {
 			s.err = err
