@@ -381,7 +381,7 @@ func BenchmarkShortQueryBreakdown(b *testing.B) {
 
 // BenchmarkConcurrentQueries embeds short queries from 4 goroutines at
 // once in query sessions that allow 1 or 2 runs in flight
-// (LocalOptions.Workers; one session shared by every caller, its runs
+// (LocalOptions.QueryWorkers; one session shared by every caller, its runs
 // sharing its intra-op threads): ns/op is the time per query at
 // saturation (the inverse of the throughput).
 func BenchmarkConcurrentQueries(b *testing.B) {
@@ -394,7 +394,7 @@ func BenchmarkConcurrentQueries(b *testing.B) {
 			l = x.(*Local)
 		} else {
 			var err error
-			if l, err = LoadLocal(modelDir(b, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(b), Workers: workers}); err != nil {
+			if l, err = LoadLocal(modelDir(b, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(b), QueryWorkers: workers}); err != nil {
 				b.Fatal(err)
 			}
 			tunedModels.Store(name, l)

@@ -139,3 +139,35 @@ func TestQueryTuningKeepsVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryRunsInFlight holds one run slot of the query session, as a
+// concurrent search's model run does, and checks that by default another
+// query still runs (two runs in flight), while with QueryWorkers 1 it
+// waits for the slot until its context ends; bad counts are refused.
+func TestQueryRunsInFlight(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		workers int
+		wait    bool
+	}{{0, false}, {1, true}} {
+		l, err := LoadLocal(modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(t), QueryWorkers: tc.workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.query.sem <- struct{}{} // a concurrent search's run in flight
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err = l.EmbedQueries(qctx, []string{"effects of vitamin d on bone density"})
+		cancel()
+		<-l.query.sem
+		if tc.wait && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("QueryWorkers %d, one run in flight: err %v, want context.DeadlineExceeded", tc.workers, err)
+		}
+		if !tc.wait && err != nil {
+			t.Errorf("QueryWorkers %d, one run in flight: %v, want the query embedded", tc.workers, err)
+		}
+		l.Close()
+	}
+	if _, err := LoadLocal(modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(t), QueryWorkers: -1}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("QueryWorkers -1: %v, want ErrInvalidConfig", err)
+	}
+}
