@@ -78,7 +78,9 @@ type Timings struct {
 	EmbedCached bool `json:"embed_cached,omitempty"`
 	// RetrieveMS covers validating the request, analyzing the query and
 	// the candidates: the filter, BM25, the vector index, exact
-	// identifiers and the other retriever's evidence.
+	// identifiers and the other retriever's evidence. The query is
+	// embedded while the filter and BM25 run: only the retrieval time not
+	// hidden behind the embedding (EmbedMS) counts here.
 	RetrieveMS float64 `json:"retrieve_ms"`
 	// FuseMS covers calibration, fusion, ranking and the min_score cut.
 	FuseMS float64 `json:"fuse_ms"`
