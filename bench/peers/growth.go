@@ -249,8 +249,8 @@ type GrowthPoint struct {
 	// engine reports (metadata.timings: embed, retrieve, fuse, load,
 	// render).
 	Stages map[Kind]map[string]time.Duration
-	Recall        float64       // vector recall@10 against exact search
-	Exact         time.Duration // one exact search, Go brute force, one core
+	Recall float64       // vector recall@10 against exact search
+	Exact  time.Duration // one exact search, Go brute force, one core
 	// Memory after the query runs, before and after a forced GC.
 	RSSQueries int64
 	Mem        MemBreakdown
