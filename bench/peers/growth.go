@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/najdi/najdi/embed"
 	"github.com/najdi/najdi/engine"
 	"github.com/najdi/najdi/ingest"
 )
@@ -77,6 +78,16 @@ type GrowthConfig struct {
 	Out string
 	// Command is the command line, for the report.
 	Command string
+	// VecCache is the file caching the chunks' static vectors (default:
+	// Cache/bench/peers-large-static-<Max>.f32, the peer run's).
+	VecCache string
+}
+
+func (cfg GrowthConfig) vecCache() string {
+	if cfg.VecCache != "" {
+		return cfg.VecCache
+	}
+	return filepath.Join(cfg.Cache, "bench", fmt.Sprintf("peers-large-static-%d.f32", cfg.Max))
 }
 
 // staticProvider embeds every collection's chunks and queries with the
@@ -119,7 +130,8 @@ func openGrowthEngine(dir string, st *Static) (*engine.Engine, error) {
 // growthData loads the static vectors, SciFact's queries and, when docs
 // is set, the first cfg.Max large chunks with their cached vectors.
 func growthData(cfg GrowthConfig, docs bool) (*Static, []Query, []Doc, error) {
-	st, err := LoadStatic(filepath.Join(cfg.Cache, "models", "bge-small-en-v1.5"))
+	models, _ := embed.CachePaths(cfg.Cache)
+	st, err := LoadStatic(filepath.Join(models, "bge-small-en-v1.5"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -133,7 +145,7 @@ func growthData(cfg GrowthConfig, docs bool) (*Static, []Query, []Doc, error) {
 	if !docs {
 		return st, qs, nil, nil
 	}
-	all, err := LargeDocs(LargeTexts(b, cfg.Max, 1), st, filepath.Join(cfg.Cache, "bench", fmt.Sprintf("peers-large-static-%d.f32", cfg.Max)))
+	all, err := LargeDocs(LargeTexts(b, cfg.Max, 1), st, cfg.vecCache())
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -452,7 +464,7 @@ func growthRequest(k Kind, q Query) engine.SearchRequest {
 // exactTime times exact searches of qs over the first cfg.Size cached
 // vectors (one core).
 func exactTime(cfg GrowthConfig, qs []Query) (time.Duration, error) {
-	raw, err := os.ReadFile(filepath.Join(cfg.Cache, "bench", fmt.Sprintf("peers-large-static-%d.f32", cfg.Max)))
+	raw, err := os.ReadFile(cfg.vecCache())
 	if err != nil {
 		return 0, err
 	}
