@@ -69,6 +69,14 @@ type GrowthConfig struct {
 	// MemoryLimit is the Go soft memory limit of the measure phase (0:
 	// none), as `najdi serve --memory-limit`.
 	MemoryLimit int64
+	// MaxSegments is the engine's Options.MaxSegments during the ingest
+	// phase (0: the default, 8): more segments before a background merge
+	// means fewer rewrites of the same chunks while the collection grows;
+	// the measured state is one segment (MergeNow) either way.
+	MaxSegments int
+	// ProfileKind, when set, writes a CPU profile of the timed queries of
+	// that kind next to the data (cpu-<size>-<kind>.pprof).
+	ProfileKind string
 	// NoMerge leaves the segments as the background merger left them
 	// instead of merging the collection to one segment after the ingest.
 	NoMerge bool
@@ -119,8 +127,8 @@ func growthCollectionConfig(dims int) engine.CollectionConfig {
 	}
 }
 
-func openGrowthEngine(dir string, st *Static) (*engine.Engine, error) {
-	e, err := engine.Open(engine.Options{Dir: dir, Embedders: staticProvider{st}})
+func openGrowthEngine(dir string, st *Static, maxSegments int) (*engine.Engine, error) {
+	e, err := engine.Open(engine.Options{Dir: dir, Embedders: staticProvider{st}, MaxSegments: maxSegments})
 	if err != nil {
 		return nil, fmt.Errorf("open engine %s: %w", dir, err)
 	}
@@ -163,7 +171,7 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e, err := openGrowthEngine(cfg.Data, st)
+	e, err := openGrowthEngine(cfg.Data, st, cfg.MaxSegments)
 	if err != nil {
 		return err
 	}
@@ -201,17 +209,9 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 		}
 	}
 	ing := time.Since(t0)
-	var mergeTime time.Duration
-	if !cfg.NoMerge {
-		t1 := time.Now()
-		if err := e.MergeNow("", GrowthCollection); err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		mergeTime = time.Since(t1)
-	}
-	fmt.Fprintf(log, "ingested %d chunks in %s (merge to one segment %s)\n", cfg.Size-have, ing.Round(time.Second), mergeTime.Round(time.Second))
+	fmt.Fprintf(log, "ingested %d chunks in %s\n", cfg.Size-have, ing.Round(time.Second))
 	// The exact top-10 of every query over the collection's chunks (brute
-	// force on all cores), for recall.
+	// force), for recall, while the collection merges.
 	exact := make([][]string, len(qs))
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -224,8 +224,18 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 			}
 		}()
 	}
+	var mergeTime time.Duration
+	if !cfg.NoMerge {
+		t1 := time.Now()
+		if err := e.MergeNow("", GrowthCollection); err != nil {
+			wg.Wait()
+			return fmt.Errorf("merge: %w", err)
+		}
+		mergeTime = time.Since(t1)
+		fmt.Fprintf(log, "merged to one segment in %s\n", mergeTime.Round(time.Second))
+	}
 	wg.Wait()
-	info := growthIngestInfo{Size: cfg.Size, From: have, Ingest: ing, Merge: mergeTime, Load: loadAvg(), When: time.Now().UTC(), Exact: exact}
+	info := growthIngestInfo{Size: cfg.Size, From: have, MaxSegments: cfg.MaxSegments, Ingest: ing, Merge: mergeTime, Load: loadAvg(), When: time.Now().UTC(), Exact: exact}
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
@@ -236,6 +246,7 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 // growthIngestInfo is what GrowIngest leaves for GrowMeasure.
 type growthIngestInfo struct {
 	Size, From    int
+	MaxSegments   int
 	Ingest, Merge time.Duration
 	Load          string
 	When          time.Time
@@ -254,9 +265,11 @@ type GrowthPoint struct {
 	IngestFrom    int
 	Ingest, Merge time.Duration
 	IngestLoad    string
-	Open          time.Duration // engine.Open on the data directory
-	Queries       int
-	P50, P99      map[Kind]time.Duration
+	// IngestMaxSegments is GrowthConfig.MaxSegments of that ingest.
+	IngestMaxSegments int
+	Open              time.Duration // engine.Open on the data directory
+	Queries           int
+	P50, P99          map[Kind]time.Duration
 	// Stages holds, per kind, the median over queries of each stage the
 	// engine reports (metadata.timings: embed, retrieve, fuse, load,
 	// render).
@@ -346,12 +359,12 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 	collectGarbage()
 	benchLive, _, _, _ := goMem()
 	t0 := time.Now()
-	e, err := openGrowthEngine(cfg.Data, st)
+	e, err := openGrowthEngine(cfg.Data, st, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
-	pt := &GrowthPoint{N: cfg.Size, MemoryLimit: cfg.MemoryLimit, Open: time.Since(t0), IngestFrom: info.From, Ingest: info.Ingest, Merge: info.Merge,
+	pt := &GrowthPoint{N: cfg.Size, MemoryLimit: cfg.MemoryLimit, Open: time.Since(t0), IngestFrom: info.From, Ingest: info.Ingest, Merge: info.Merge, IngestMaxSegments: info.MaxSegments,
 		IngestLoad: info.Load, Queries: len(qs), P50: map[Kind]time.Duration{}, P99: map[Kind]time.Duration{}, Stages: map[Kind]map[string]time.Duration{}}
 	coll, err := e.GetCollection(ctx, "", GrowthCollection)
 	if err != nil {
@@ -390,6 +403,15 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 	for _, k := range Kinds {
 		clear(stages)
 		ds := make([]time.Duration, 0, len(qs))
+		var prof *os.File
+		if string(k) == cfg.ProfileKind {
+			if prof, err = os.Create(filepath.Join(cfg.Data, fmt.Sprintf("cpu-%d-%s.pprof", cfg.Size, strings.ReplaceAll(string(k), " ", "")))); err != nil {
+				return nil, err
+			}
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return nil, err
+			}
+		}
 		var rec float64
 		for i, q := range qs {
 			t := time.Now()
@@ -401,6 +423,10 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 			if k == Vector && i < len(info.Exact) {
 				rec += overlap(ids, info.Exact[i])
 			}
+		}
+		if prof != nil {
+			pprof.StopCPUProfile()
+			prof.Close()
 		}
 		pt.P50[k], pt.P99[k] = pctl(ds, 50), pctl(ds, 99)
 		pt.Stages[k] = map[string]time.Duration{}

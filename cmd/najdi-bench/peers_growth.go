@@ -31,6 +31,8 @@ func runGrowth(args []string) error {
 	fs.IntVar(&cfg.Size, "size", 100_000, "collection size of this phase, in chunks")
 	fs.IntVar(&cfg.Queries, "queries", 200, "timed queries per kind (at most the 300 SciFact test queries)")
 	fs.Int64Var(&cfg.MemoryLimit, "memory-limit", 0, "Go soft memory limit of the measure phase in bytes (0: none), as najdi serve --memory-limit")
+	fs.IntVar(&cfg.MaxSegments, "max-segments", 0, "the engine's MaxSegments during the ingest phase (0: its default, 8); more means fewer background merges while growing")
+	fs.StringVar(&cfg.ProfileKind, "cpuprofile-kind", "", "measure phase: write a CPU profile of the timed queries of this kind (keyword, vector, hybrid, …) next to the data")
 	fs.BoolVar(&cfg.NoMerge, "no-merge", false, "leave the segments as the background merger left them (default: merge to one segment after the ingest)")
 	fs.StringVar(&cfg.Points, "points", "", "JSON file accumulating the measured points (default: -data/../growth-points.json)")
 	fs.StringVar(&cfg.Out, "out", "bench/peers/growth", "directory of REPORT.md and growth.png (phase report)")
@@ -53,6 +55,10 @@ func runGrowth(args []string) error {
 		pt, err := peers.GrowMeasure(ctx, cfg, os.Stdout)
 		if err != nil {
 			return err
+		}
+		if cfg.ProfileKind != "" {
+			fmt.Println("profiled run: its point is not recorded")
+			return nil
 		}
 		pt.Command = cfg.Command
 		_, err = peers.AppendPoint(cfg.Points, pt)
