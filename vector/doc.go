@@ -48,8 +48,10 @@
 //
 // Search. The nprobe lists whose centroids have the largest dot product
 // with q are scanned with the int8 kernel; the best max(Rerank, 4k) allowed
-// candidates (64 by default) are re-scored exactly with float32 vectors (a
-// spilled vector once) and the best k returned, score descending, ties by ascending id. The default
+// candidates (64 by default; kept in a buffer cut by quickselect whenever it
+// doubles, the cut's least key becoming the threshold a code must reach) are
+// re-scored exactly with float32 vectors (a spilled vector once) and the
+// best k returned, score descending, ties by ascending id. The default
 // nprobe is max(16, NList/16) for k ≤ 100 and grows by half per tripling of
 // k beyond (DefaultProbes: ×1.5 at k 300, the per-segment k of a hybrid
 // search), since the k-th neighbour lies in lists ranked lower. A filter (allowed ids as a roaring bitmap:
