@@ -70,16 +70,17 @@ type Metadata struct {
 // request validation and query analysis, so it is at least their sum
 // without EncodeMS.
 type Timings struct {
-	// EmbedMS is the time taken to embed the query (0 for keyword-only
-	// searches and for a query vector found in the engine's cache).
+	// EmbedMS is the time the search waited for the query's embedding (0
+	// for keyword-only searches and for a query vector found in the
+	// engine's cache). The query is embedded while the filter and BM25 run,
+	// so this is the latency the embedding added, net of the retrieval it
+	// hid.
 	EmbedMS float64 `json:"embed_ms"`
 	// EmbedCached reports that the query vector came from the cache of
 	// recent query vectors (Options.QueryCacheSize).
 	EmbedCached bool `json:"embed_cached,omitempty"`
 	// RetrieveMS covers the candidates: the filter, BM25, the vector index,
-	// exact identifiers and the other retriever's evidence. The query is
-	// embedded while the filter and BM25 run: only the retrieval time not
-	// hidden behind the embedding (EmbedMS) counts here.
+	// exact identifiers and the other retriever's evidence.
 	RetrieveMS float64 `json:"retrieve_ms"`
 	// FuseMS covers calibration, fusion, ranking and the min_score cut.
 	FuseMS float64 `json:"fuse_ms"`
