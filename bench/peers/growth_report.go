@@ -83,7 +83,7 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 	p("| chunks | keyword p50 / p99 | vector p50 / p99 | hybrid p50 / p99 | filtered 20%% p50 / p99 | filtered 1%% p50 / p99 | vector recall@10 vs exact | exact search | exact / vector p50 | load at the end |\n")
 	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, pt := range base {
-		p("| %s |", count(pt.N))
+		p("| %s |", pt.label())
 		for _, k := range Kinds {
 			p(" %s / %s |", ms(pt.P50[k]), ms(pt.P99[k]))
 		}
@@ -102,7 +102,7 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 			if st == nil {
 				continue
 			}
-			p("| %s | %s | %s | %s | %s | %s | %s |\n", count(pt.N), k, ms(st["embed"]), ms(st["retrieve"]), ms(st["fuse"]), ms(st["load"]), ms(st["render"]))
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", pt.label(), k, ms(st["embed"]), ms(st["retrieve"]), ms(st["fuse"]), ms(st["load"]), ms(st["render"]))
 		}
 	}
 	p("\n")
@@ -113,7 +113,7 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, pt := range base {
 		m := pt.Mem
-		p("| %s | %s | %s | %s | %s / %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", count(pt.N), mib(pt.RSSQueries), mib(m.RSS), mib(pt.najdiRSS()), mib(m.Anon), mib(m.File), mib(m.HeapLive),
+		p("| %s | %s | %s | %s | %s / %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", pt.label(), mib(pt.RSSQueries), mib(m.RSS), mib(pt.najdiRSS()), mib(m.Anon), mib(m.File), mib(m.HeapLive),
 			mib(m.PebbleCache), mibOrZero(m.PebbleMemtables), float64(pt.najdiRSS())/float64(pt.N), mib(pt.Disk), float64(pt.Disk)/float64(pt.N), fmt.Sprintf("%.1f", pt.Open.Seconds()))
 	}
 	p("\nAll figures in MiB unless marked.\n\n")
@@ -140,7 +140,7 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 		if added > 0 && pt.Ingest > 0 {
 			rate = fmt.Sprintf("%.0f", float64(added)/pt.Ingest.Seconds())
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", count(pt.N), count(pt.IngestFrom), pt.Ingest.Round(time.Second), rate, pt.Merge.Round(time.Second), pt.IngestLoad)
+		p("| %s | %s | %s | %s | %s | %s |\n", pt.label(), count(pt.IngestFrom), pt.Ingest.Round(time.Second), rate, pt.Merge.Round(time.Second), pt.IngestLoad)
 	}
 	p("\nThe ingests ran at nice 10 on the shared machine, concurrently with other jobs: their times are upper bounds, not measurements of ingest speed.\n\n")
 
@@ -195,6 +195,15 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 		p("%s", disc)
 	}
 	return b.String()
+}
+
+// label names a point's size in the tables, marking a collection that was
+// not merged to one segment.
+func (pt GrowthPoint) label() string {
+	if !pt.Merged {
+		return count(pt.N) + " (segments not merged)"
+	}
+	return count(pt.N)
 }
 
 func yesNo(ok bool) string {
