@@ -66,9 +66,9 @@ type Metadata struct {
 }
 
 // Timings reports where a search spent its time, in milliseconds with
-// microsecond precision. The stages run in this order; TookMS also covers
-// request validation and query analysis, so it is at least their sum
-// without EncodeMS.
+// microsecond precision. The stages run in this order and cover the
+// search back to back: without EncodeMS they add up to TookMS, up to a
+// microsecond of rounding.
 type Timings struct {
 	// EmbedMS is the time taken to embed the query (0 for keyword-only
 	// searches and for a query vector found in the engine's cache).
@@ -76,8 +76,11 @@ type Timings struct {
 	// EmbedCached reports that the query vector came from the cache of
 	// recent query vectors (Options.QueryCacheSize).
 	EmbedCached bool `json:"embed_cached,omitempty"`
-	// RetrieveMS covers the candidates: the filter, BM25, the vector index,
-	// exact identifiers and the other retriever's evidence.
+	// RetrieveMS covers validating the request, analyzing the query and
+	// the candidates: the filter, BM25, the vector index, exact
+	// identifiers and the other retriever's evidence. The query is
+	// embedded while the filter and BM25 run: only the retrieval time not
+	// hidden behind the embedding (EmbedMS) counts here.
 	RetrieveMS float64 `json:"retrieve_ms"`
 	// FuseMS covers calibration, fusion, ranking and the min_score cut.
 	FuseMS float64 `json:"fuse_ms"`

@@ -3,9 +3,11 @@ package embed
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,26 +194,85 @@ func BenchmarkQueryDuringPassages(b *testing.B) {
 	}
 }
 
-// BenchmarkQueryTuning measures one short query (9 words) in a query
-// session with each ONNX Runtime option of SessionTuning and each thread
-// count, one option changed at a time from the default. Compare the
+// queryTunings are BenchmarkQueryTuning's variants: the default and one
+// option changed at a time (plus spinning with the best block base).
+var queryTunings = []struct {
+	name    string
+	threads int
+	tune    SessionTuning
+}{
+	{"default", 0, SessionTuning{}},
+	{"threads=1", 1, SessionTuning{}},
+	{"no-arena", 0, SessionTuning{NoArena: true}},
+	{"no-mem-pattern", 0, SessionTuning{NoMemPattern: true}},
+	{"graph=basic", 0, SessionTuning{GraphOpt: 1}},
+	{"graph=extended", 0, SessionTuning{GraphOpt: 2}},
+	{"spin", 0, SessionTuning{Spin: true}},
+	{"spin+stop", 0, SessionTuning{Spin: true, Config: map[string]string{"session.force_spinning_stop": "1"}}},
+	{"block-base=1", 0, SessionTuning{Config: map[string]string{"session.dynamic_block_base": "1"}}},
+	{"block-base=4", 0, SessionTuning{Config: map[string]string{"session.dynamic_block_base": "4"}}},
+	{"spin+stop+block-base=4", 0, SessionTuning{Spin: true, Config: map[string]string{"session.force_spinning_stop": "1", "session.dynamic_block_base": "4"}}},
+	{"inter-op=2", 0, SessionTuning{InterOpThreads: 2}},
+	{"denormal-zero", 0, SessionTuning{Config: map[string]string{"session.set_denormal_as_zero": "1"}}},
+	{"no-prepacking", 0, SessionTuning{Config: map[string]string{"session.disable_prepacking": "1"}}},
+}
+
+// BenchmarkQueryTuning measures one short query (9 words, 17 tokens with
+// the query instruction) in a query session with each ONNX Runtime option
+// of SessionTuning and each thread count, one option changed at a time
+// from the default (queryTunings): 1 intra-op thread, the CPU memory arena
+// and memory pattern off, basic and extended graph optimization, spinning
+// idle threads (with and without stopping them when a run ends), dynamic
+// block bases 1 and 4 (how finely a parallel loop is cut), parallel
+// execution on 2 inter-op threads, denormals as zero and no weight
+// prepacking. It reports each variant's cosine to the default vector.
+// NAJDI_QUERY_TUNINGS (comma-separated names) selects variants. Compare the
 // variants with `benchstat -col /opt`.
-func BenchmarkQueryTuning(b *testing.B) {
+func BenchmarkQueryTuning(b *testing.B) { queryTuning(b, false) }
+
+// BenchmarkQueryTuningBusy is BenchmarkQueryTuning while another goroutine
+// embeds 512-token passages without pause in the passage session, as an
+// ingest does: options that help an idle machine (spinning) may hurt one
+// whose cores are taken.
+func BenchmarkQueryTuningBusy(b *testing.B) { queryTuning(b, true) }
+
+func queryTuning(b *testing.B, busy bool) {
 	q := []string{"what causes bone fractures in elderly patients"}
 	ctx := context.Background()
-	for _, v := range []struct {
-		name    string
-		threads int
-		tune    SessionTuning
-	}{
-		{"default", 0, SessionTuning{}},
-		{"threads=1", 1, SessionTuning{}},
-		{"no-arena", 0, SessionTuning{NoArena: true}},
-		{"no-mem-pattern", 0, SessionTuning{NoMemPattern: true}},
-		{"graph=basic", 0, SessionTuning{GraphOpt: 1}},
-		{"graph=extended", 0, SessionTuning{GraphOpt: 2}},
-		{"spin", 0, SessionTuning{Spin: true}},
-	} {
+	want, err := loadModel(b, "bge-small-en-v1.5").EmbedQueries(ctx, q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if busy {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		passage := strings.Repeat("the quick brown fox jumps over the lazy dog while ", 60)
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := loadModel(b, "bge-small-en-v1.5").EmbedPassages(ctx, []string{passage}); err != nil {
+					panic(err)
+				}
+			}
+		}()
+		defer func() { close(stop); <-done }()
+		time.Sleep(100 * time.Millisecond)
+	}
+	only := map[string]bool{}
+	for _, n := range strings.Split(os.Getenv("NAJDI_QUERY_TUNINGS"), ",") {
+		if n != "" {
+			only[n] = true
+		}
+	}
+	for _, v := range queryTunings {
+		if len(only) > 0 && !only[v.name] {
+			continue
+		}
 		var l *Local
 		if x, ok := tunedModels.Load(v.name); ok {
 			l = x.(*Local) // kept across -count runs, so that the variants interleave cheaply
@@ -222,10 +283,6 @@ func BenchmarkQueryTuning(b *testing.B) {
 				b.Fatal(err)
 			}
 			tunedModels.Store(v.name, l)
-		}
-		want, err := loadModel(b, "bge-small-en-v1.5").EmbedQueries(ctx, q)
-		if err != nil {
-			b.Fatal(err)
 		}
 		b.Run("opt="+v.name, func(b *testing.B) {
 			got, err := l.EmbedQueries(ctx, q)
@@ -318,6 +375,42 @@ func BenchmarkShortQueryBreakdown(b *testing.B) {
 			b.ReportMetric(raw.Seconds()*1e3/n, "raw_ms")
 			b.ReportMetric(full.Seconds()*1e3/n, "full_ms")
 			b.ReportMetric((full-raw).Seconds()*1e3/n, "full-raw_ms")
+		})
+	}
+}
+
+// BenchmarkConcurrentQueries embeds short queries from 4 goroutines at
+// once in query sessions that allow 1 or 2 runs in flight
+// (LocalOptions.QueryWorkers; one session shared by every caller, its runs
+// sharing its intra-op threads): ns/op is the time per query at
+// saturation (the inverse of the throughput).
+func BenchmarkConcurrentQueries(b *testing.B) {
+	qs := []string{"bone fractures elderly", "what causes bone fractures in elderly patients", "does vitamin D supplementation reduce the risk of hip fractures in older women"}
+	ctx := context.Background()
+	for _, workers := range []int{1, 2} {
+		name := fmt.Sprintf("workers=%d", workers)
+		var l *Local
+		if x, ok := tunedModels.Load(name); ok {
+			l = x.(*Local)
+		} else {
+			var err error
+			if l, err = LoadLocal(modelDir(b, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(b), QueryWorkers: workers}); err != nil {
+				b.Fatal(err)
+			}
+			tunedModels.Store(name, l)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetParallelism(2) // 2 × GOMAXPROCS goroutines
+			var next atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					q := qs[int(next.Add(1))%len(qs)]
+					if _, err := l.EmbedQueries(ctx, []string{q}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
 		})
 	}
 }

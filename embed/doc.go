@@ -55,7 +55,8 @@
 //
 // The texts of a call are encoded, ordered by length, cut into batches and
 // run through one of the model's two sessions, each with its own intra-op
-// thread pool and at most LocalOptions.Workers runs in flight: queries in
+// thread pool and a bound on runs in flight (LocalOptions.QueryWorkers,
+// default 2, and Workers, default 1): queries in
 // the query session (QueryThreads, default GOMAXPROCS), passages in the
 // passage session (Threads, default max(1, GOMAXPROCS-1), created on the
 // first EmbedPassages). With one shared session a query waited for the

@@ -248,6 +248,8 @@ func TestLoadLocalErrors(t *testing.T) {
 		{"missing dir", t.TempDir(), LocalOptions{LibraryPath: lib}, ErrNotInstalled},
 		{"bad options", modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: lib, Threads: -1}, ErrInvalidConfig},
 		{"other library", modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: lib + ".other"}, ErrInvalidConfig},
+		{"negative inter-op threads", modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: lib, QueryTuning: SessionTuning{InterOpThreads: -1}}, ErrInvalidConfig},
+		{"empty session config key", modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: lib, QueryTuning: SessionTuning{Config: map[string]string{"": "1"}}}, ErrRuntime},
 	}
 	loadModel(t, "bge-small-en-v1.5") // the runtime is loaded first
 	for _, tt := range tests {

@@ -100,3 +100,74 @@ func TestSessionThreads(t *testing.T) {
 		t.Errorf("QueryThreads -1: %v, want ErrInvalidConfig", err)
 	}
 }
+
+// TestQueryTuningKeepsVectors loads query sessions with tunings that must
+// not change the vectors (parallel execution on 2 inter-op threads,
+// spinning stopped after each run, a coarser dynamic block base, no
+// arena) and checks each against the default session's vector for
+// queries of several lengths.
+func TestQueryTuningKeepsVectors(t *testing.T) {
+	ctx := context.Background()
+	qs := []string{"bone", "what causes bone fractures in elderly patients", "does vitamin D supplementation reduce the risk of hip fractures in older women"}
+	want, err := loadModel(t, "bge-small-en-v1.5").EmbedQueries(ctx, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tune SessionTuning
+	}{
+		{"inter-op=2", SessionTuning{InterOpThreads: 2}},
+		{"spin+stop+block-base=4", SessionTuning{Spin: true, Config: map[string]string{"session.force_spinning_stop": "1", "session.dynamic_block_base": "4"}}},
+		{"no-arena,no-mem-pattern", SessionTuning{NoArena: true, NoMemPattern: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := LoadLocal(modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(t), QueryTuning: tc.tune})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			got, err := l.EmbedQueries(ctx, qs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range qs {
+				if c := cosine(got[i], toF64(want[i])); c < 0.9999 {
+					t.Errorf("%q: cosine %.6f to the default session's vector", qs[i], c)
+				}
+			}
+		})
+	}
+}
+
+// TestQueryRunsInFlight holds one run slot of the query session, as a
+// concurrent search's model run does, and checks that by default another
+// query still runs (two runs in flight), while with QueryWorkers 1 it
+// waits for the slot until its context ends; bad counts are refused.
+func TestQueryRunsInFlight(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		workers int
+		wait    bool
+	}{{0, false}, {1, true}} {
+		l, err := LoadLocal(modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(t), QueryWorkers: tc.workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.query.sem <- struct{}{} // a concurrent search's run in flight
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err = l.EmbedQueries(qctx, []string{"effects of vitamin d on bone density"})
+		cancel()
+		<-l.query.sem
+		if tc.wait && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("QueryWorkers %d, one run in flight: err %v, want context.DeadlineExceeded", tc.workers, err)
+		}
+		if !tc.wait && err != nil {
+			t.Errorf("QueryWorkers %d, one run in flight: %v, want the query embedded", tc.workers, err)
+		}
+		l.Close()
+	}
+	if _, err := LoadLocal(modelDir(t, "bge-small-en-v1.5"), LocalOptions{LibraryPath: libPath(t), QueryWorkers: -1}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("QueryWorkers -1: %v, want ErrInvalidConfig", err)
+	}
+}

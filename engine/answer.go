@@ -22,10 +22,12 @@ type LLMAnswerer interface {
 // when the engine has one.
 func (e *Engine) Answer(ctx context.Context, owner string, collections []string, req SearchRequest) (SearchResponse, error) {
 	start := e.opts.Now()
+	t0 := time.Now()
 	p, err := e.plan(ctx, owner, collections, req)
 	if err != nil {
 		return SearchResponse{}, err
 	}
+	p.tm.mark = t0
 	if p.query == "" {
 		return SearchResponse{}, invalidField("query", "the answer endpoint needs a question in \"query\"")
 	}
@@ -34,17 +36,15 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		p.docsOut = req.Highlight != nil && *req.Highlight
 	}
 	p.loadAll = true
-	t := time.Now()
 	hits, err := e.retrieve(ctx, p)
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	p.tm.retrieve = time.Since(t) - p.tm.embed - p.tm.fuse
-	t = time.Now()
+	p.tm.retrieve = p.tm.lap() - p.tm.embed - p.tm.fuse
 	if hits, err = e.loadHits(p, hits); err != nil {
 		return SearchResponse{}, err
 	}
-	p.tm.load, t = time.Since(t), time.Now()
+	p.tm.load = p.tm.lap()
 	cfg, err := e.summaryConfig(p)
 	if err != nil {
 		return SearchResponse{}, err
@@ -54,7 +54,7 @@ func (e *Engine) Answer(ctx context.Context, owner string, collections []string,
 		return SearchResponse{}, err
 	}
 	resp := e.answerResponse(p, hits, ans)
-	p.tm.render = time.Since(t)
+	p.tm.render = p.tm.lap()
 	resp.Metadata.TookMS = e.msSince(start)
 	resp.Metadata.Timings = p.tm.report()
 	return resp, nil

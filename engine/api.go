@@ -70,6 +70,15 @@ type RequestSummaryConfig = api.RequestSummaryConfig
 // values of the wrong type and a summary_config.max_tokens below 1 are
 // rejected with ErrInvalid naming the field by its JSON path.
 func ParseSearchRequest(body []byte) (SearchRequest, error) {
+	if r, ok := parseSearchFast(body); ok {
+		return r, nil
+	}
+	return parseSearchStrict(body)
+}
+
+// parseSearchStrict is ParseSearchRequest with encoding/json, for every
+// body parseSearchFast does not read.
+func parseSearchStrict(body []byte) (SearchRequest, error) {
 	var r SearchRequest
 	switch string(bytes.TrimSpace(body)) {
 	case "":

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/najdi/najdi/ingest"
 )
@@ -22,8 +25,10 @@ type bodyParts struct {
 // decodeStoredDoc decodes a stored body (a storedDoc in JSON, as
 // json.Marshal wrote it) with the parts bp asks for, the others left
 // empty. Bodies of the form json.Marshal writes are read without
-// reflection, copying only the strings kept; anything else goes through
-// encoding/json, with the same result (TestDecodeStoredDoc).
+// reflection; anything else goes through encoding/json, with the same
+// result (TestDecodeStoredDoc). The result owns raw: strings without
+// escapes point into it instead of being copied, so the caller hands over
+// a buffer of its own (a freshly decompressed body) and never changes it.
 func decodeStoredDoc(raw []byte, bp bodyParts) (storedDoc, error) {
 	d := docScanner{b: raw}
 	sd, ok := d.storedDoc(bp)
@@ -104,13 +109,9 @@ func (d *docScanner) str(keep bool) (string, bool) {
 				if !keep {
 					return "", true
 				}
-				return string(s), true
+				return aliasString(s), true
 			}
-			var out string
-			if err := json.Unmarshal(d.b[start-1:d.i], &out); err != nil {
-				return "", false
-			}
-			return out, true
+			return unquote(s, keep)
 		case c == '\\':
 			plain = false
 			d.i += 2
@@ -172,7 +173,16 @@ func (d *docScanner) sectionType() (string, bool) {
 	case "caption":
 		return "caption", true
 	}
-	return string(k), true
+	return aliasString(k), true
+}
+
+// aliasString returns b as a string without copying it (decodeStoredDoc's
+// buffer is never changed once decoded).
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // plainByte marks the bytes a JSON string holds as they are: printable
@@ -349,4 +359,111 @@ func (d *docScanner) skipValue() bool {
 		d.i++
 	}
 	return true
+}
+
+// unquote decodes the body of a JSON string (without its quotes) that has
+// escapes or bytes that are not valid UTF-8, as encoding/json decodes it:
+// invalid bytes and unpaired surrogates become U+FFFD. It reports false on
+// an invalid escape or a control character. With keep false it only
+// checks s.
+func unquote(s []byte, keep bool) (string, bool) {
+	var b []byte
+	if keep {
+		b = make([]byte, 0, len(s))
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			var r rune
+			switch s[i+1] {
+			case '"', '\\', '/':
+				r = rune(s[i+1])
+			case 'b':
+				r = '\b'
+			case 'f':
+				r = '\f'
+			case 'n':
+				r = '\n'
+			case 'r':
+				r = '\r'
+			case 't':
+				r = '\t'
+			case 'u':
+				u, ok := hex4(s[i+2:])
+				if !ok {
+					return "", false
+				}
+				i += 6
+				r = u
+				if utf16.IsSurrogate(r) {
+					r = unicode.ReplacementChar
+					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if u2, ok := hex4(s[i+2:]); ok {
+							if dec := utf16.DecodeRune(u, u2); dec != unicode.ReplacementChar {
+								r = dec
+								i += 6
+							}
+						}
+					}
+				}
+				if keep {
+					b = utf8.AppendRune(b, r)
+				}
+				continue
+			default:
+				return "", false
+			}
+			if keep {
+				b = append(b, byte(r))
+			}
+			i += 2
+		case c < 0x20 || c == '"':
+			return "", false
+		case c < utf8.RuneSelf:
+			if keep {
+				b = append(b, c)
+			}
+			i++
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if keep {
+				if r == utf8.RuneError && size == 1 {
+					b = utf8.AppendRune(b, unicode.ReplacementChar)
+				} else {
+					b = append(b, s[i:i+size]...)
+				}
+			}
+			i += size
+		}
+	}
+	if !keep {
+		return "", true
+	}
+	return string(b), true
+}
+
+// hex4 reads the four hexadecimal digits of a \u escape.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -48,6 +48,12 @@ func TestDecodeStoredDoc(t *testing.T) {
 		` { "f" : [ {"n":"x","v":[1]} ] , "s" : [ { "content" : "c\u00e9\/", "type" : "p" } , {"type":"title"} ] } `,
 		`{"s":null}`, `{"s":[{}]}`, "{\"s\":[{\"type\":\"p\",\"content\":\"raw\xffbyte\"}]}",
 		`{"s":[{"type":"t\u0069tle","content":"\ud83d\ude00"}]}`,
+		// Escapes the hand-written unquote decodes as encoding/json does:
+		// unpaired and reversed surrogates, all short escapes, invalid
+		// bytes next to escapes.
+		`{"s":[{"type":"p","content":"\ud83d"},{"type":"p","content":"\ud83dx\ude00\ud83d\u0041"},{"type":"title","content":"\ude00\ud83d"}]}`,
+		`{"s":[{"type":"p","content":"\"\\\/\b\f\n\r\t\u00E9\u00e9"}]}`,
+		"{\"s\":[{\"type\":\"p\",\"content\":\"\xff\\u003c\xc3\"},{\"type\":\"title\",\"content\":\"\\n\xe2\x82\"}]}",
 	)
 	for i, raw := range raws {
 		for _, bp := range []bodyParts{{}, {noFields: true}, {sections: map[string]bool{"title": true}}, {sections: map[string]bool{}, noFields: true}} {
@@ -74,9 +80,13 @@ func TestDecodeStoredDoc(t *testing.T) {
 			})
 		}
 	}
-	for _, bad := range []string{``, `{`, `{"s":[{"type":"p","content":"x}]}`, `{"s":[{"type":"p"}]`, `[1]`, "{\"s\":[{\"type\":\"p\",\"content\":\"a\x01\"}]}"} {
-		if _, err := decodeStoredDoc([]byte(bad), bodyParts{}); err == nil {
-			t.Errorf("%q decoded", bad)
+	for _, bad := range []string{``, `{`, `{"s":[{"type":"p","content":"x}]}`, `{"s":[{"type":"p"}]`, `[1]`, "{\"s\":[{\"type\":\"p\",\"content\":\"a\x01\"}]}",
+		`{"s":[{"type":"p","content":"\x"}]}`, `{"s":[{"type":"p","content":"\u12"}]}`, `{"s":[{"type":"p","content":"\u12g4"}]}`,
+		`{"s":[{"type":"p","content":"\'"}]}`, "{\"s\":[{\"type\":\"title\",\"content\":\"\\n\x01\"}]}"} {
+		for _, bp := range []bodyParts{{}, {sections: map[string]bool{}, noFields: true}} {
+			if _, err := decodeStoredDoc([]byte(bad), bp); err == nil {
+				t.Errorf("%q decoded with %+v", bad, bp)
+			}
 		}
 	}
 }

@@ -72,18 +72,27 @@ func (e *Engine) embedPassages(ctx context.Context, emb Embedder, texts []string
 	return out, nil
 }
 
-// queryEmbedding returns the vector of the plan's query for the embedding
-// method key (EmbeddingConfig.Key), from the engine's LRU cache when it is
-// there, else embedded by emb and cached, and records the time taken and
-// whether it was cached in p.tm. The vector is shared: callers must not
-// modify it.
+// cachedQueryEmbedding returns the vector of the plan's query for the
+// embedding method key (EmbeddingConfig.Key) from the engine's LRU cache
+// when it is there, and records the lookup's time and the hit in p.tm.
+// The vector is shared: callers must not modify it.
+func (e *Engine) cachedQueryEmbedding(p *plan, key string) ([]float32, bool) {
+	start := time.Now()
+	v, ok := e.queries.get(key, p.query)
+	if ok {
+		p.tm.embed, p.tm.cached = time.Since(start), true
+	}
+	return v, ok
+}
+
+// queryEmbedding embeds the plan's query with emb, caches its vector under
+// the embedding method key and records the time taken in p.tm.embed. It
+// runs concurrently with the keyword side of the search (retrieve), so it
+// touches nothing of p but the query, which no longer changes, and
+// p.tm.embed, which nothing else writes.
 func (e *Engine) queryEmbedding(ctx context.Context, p *plan, emb Embedder, key string) ([]float32, error) {
 	start := time.Now()
 	defer func() { p.tm.embed = time.Since(start) }()
-	if v, ok := e.queries.get(key, p.query); ok {
-		p.tm.cached = true
-		return v, nil
-	}
 	vs, err := emb.EmbedQueries(ctx, []string{p.query})
 	if err != nil {
 		return nil, embedError(emb, err)

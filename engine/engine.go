@@ -165,8 +165,15 @@ type collRecord struct {
 	Num      uint32            `json:"num"`
 	Config   CollectionConfig  `json:"config"`
 	Inferred map[string]string `json:"inferred,omitempty"`
-	Created  time.Time         `json:"created_at"`
-	Updated  time.Time         `json:"updated_at"`
+	// Names, when NamesKnown, holds (sorted) every section type and field
+	// name of the documents stored in the collection, so that a search
+	// whose include_fields names none of them reads no body (namesAbsent).
+	// Collections created before it was kept, those of a cluster and those
+	// with more than maxStoredNames names do not know them.
+	Names      []string  `json:"names,omitempty"`
+	NamesKnown bool      `json:"names_known,omitempty"`
+	Created    time.Time `json:"created_at"`
+	Updated    time.Time `json:"updated_at"`
 }
 
 // Open opens or creates the engine's store in opts.Dir, loads every

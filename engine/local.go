@@ -70,7 +70,7 @@ func (b *localBackend) putCollection(_ context.Context, owner, id string, cfg Co
 		c.setRecord(rec)
 		return c.info(), false, nil
 	}
-	rec := collRecord{Num: uint32(e.store.NextID()), Config: cfg, Created: now, Updated: now}
+	rec := collRecord{Num: uint32(e.store.NextID()), Config: cfg, Created: now, Updated: now, NamesKnown: true}
 	if err := b.saveCollection(owner, id, rec); err != nil {
 		return Collection{}, false, err
 	}

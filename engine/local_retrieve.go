@@ -8,6 +8,7 @@ import (
 	"github.com/najdi/najdi/filter"
 	"github.com/najdi/najdi/invindex"
 	"github.com/najdi/najdi/segment"
+	"github.com/najdi/najdi/vector"
 )
 
 // This file is the embedded store's retrieval (localSearch, the searcher
@@ -159,6 +160,9 @@ type docKey struct {
 type candidateSet struct {
 	m    map[docKey]*hit
 	slab []hit
+	// chunkBuf and vecBuf are reused by searchVectors.
+	chunkBuf []uint32
+	vecBuf   []vector.Result
 }
 
 // hitSlab is the number of hits allocated at once: a search of 100
@@ -252,7 +256,7 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 		if s.Vectors == nil {
 			continue
 		}
-		for _, ch := range e.searchVectors(s, qvec, cand*3, allow[i]) {
+		for _, ch := range e.searchVectors(cs, s, qvec, cand*3, allow[i]) {
 			ref := s.Chunks[ch.id]
 			h := cs.get(c, s, ref.Doc)
 			h.bySem = true
@@ -262,33 +266,13 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 }
 
 // searchVectors returns the best chunks of segment s for query q among the
-// chunks of allowed, non-deleted documents. The allowed chunk set is built
-// from the documents' contiguous chunk ranges, at a cost proportional to
-// the allowed (or deleted) documents, not to the chunks.
-func (e *Engine) searchVectors(s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
-	var allow *roaring.Bitmap
-	switch {
-	case allowDocs != nil:
-		allow = roaring.New()
-		it := allowDocs.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.AddRange(uint64(lo), uint64(hi))
-			}
-		}
-	case !s.Deleted.IsEmpty():
-		allow = roaring.New()
-		allow.AddRange(0, uint64(len(s.Chunks)))
-		it := s.Deleted.Iterator()
-		for it.HasNext() {
-			if lo, hi := s.ChunkRange(it.Next()); lo < hi {
-				allow.RemoveRange(uint64(lo), uint64(hi))
-			}
-		}
-	}
-	res := s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, nil)
-	out := make([]chunkHit, len(res))
-	for i, r := range res {
+// chunks of allowed, non-deleted documents (segment.AllowedChunks: a cost
+// proportional to the allowed or deleted documents, not to the chunks).
+func (e *Engine) searchVectors(cs *candidateSet, s *segment.Segment, q []float32, k int, allowDocs *roaring.Bitmap) []chunkHit {
+	allow := s.AllowedChunks(allowDocs, &cs.chunkBuf)
+	cs.vecBuf = s.Vectors.Search(q, k, e.opts.Ranker.NProbe, allow, cs.vecBuf)
+	out := make([]chunkHit, len(cs.vecBuf))
+	for i, r := range cs.vecBuf {
 		out[i] = chunkHit{id: r.ID, cos: float64(r.Score)}
 	}
 	return out

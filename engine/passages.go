@@ -16,9 +16,75 @@ const defaultPassages = 3
 // returned empty or with a body it did not match (loadMatched).
 func (e *Engine) loadHits(p *plan, hits []*hit) ([]*hit, error) {
 	bp := p.bodyParts()
+	// The parts each collection's bodies need (usually one collection).
+	var last *collection
+	var lastBP bodyParts
 	return e.cutHits(p, hits, func(h *hit) (Document, error) {
-		return e.be.load(p, h, bp)
+		if h.c != last {
+			last, lastBP = h.c, bp
+			if bp.sections != nil && !bp.none() && h.c.namesAbsent(bp.sections) {
+				lastBP = bodyParts{sections: map[string]bool{}, noFields: true}
+			}
+		}
+		return e.be.load(p, h, lastBP)
 	})
+}
+
+// maxStoredNames bounds the section types and field names a collection
+// record keeps (collRecord.Names): beyond it the collection stops knowing
+// them and every search reads the bodies it renders.
+const maxStoredNames = 2048
+
+// noteStoredNames adds the section types and field names of a document
+// about to be stored to rec.Names (rec.NamesKnown), copying the slice
+// rather than changing it in place, since records share it; it reports
+// whether rec changed.
+func noteStoredNames(rec *collRecord, d *storedDoc) bool {
+	changed := false
+	add := func(name string) {
+		if !rec.NamesKnown {
+			return
+		}
+		i, found := slices.BinarySearch(rec.Names, name)
+		if found {
+			return
+		}
+		changed = true
+		if len(rec.Names) >= maxStoredNames {
+			rec.Names, rec.NamesKnown = nil, false
+			return
+		}
+		rec.Names = slices.Insert(slices.Clip(rec.Names), i, name)
+	}
+	for _, s := range d.Sections {
+		add(s.Type)
+	}
+	for _, f := range d.Fields {
+		add(f.Name)
+	}
+	return changed
+}
+
+// namesAbsent reports whether no document stored in c has a section type
+// or a field name in names, so that a search returning only those shows
+// nothing of its bodies: empty content, no sections, no fields, no
+// passages. It reads the record when the hits are loaded, after the search
+// took its snapshot: a commit installs its record with its segment, and
+// names are only ever added, so the record knows the names of every
+// document the snapshot holds.
+func (c *collection) namesAbsent(names map[string]bool) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	rec := &c.mu.rec
+	if !rec.NamesKnown {
+		return false
+	}
+	for n := range names {
+		if _, found := slices.BinarySearch(rec.Names, n); found {
+			return false
+		}
+	}
+	return true
 }
 
 // cutHits loads each hit's document with load and cuts its passages; a

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/najdi/najdi/vector"
@@ -165,14 +164,22 @@ func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 // matches first (tier), then by score, collection id and document id.
 func rankHits(all []*hit) {
 	tier(all)
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.score != b.score {
-			return a.score > b.score
+	slices.SortStableFunc(all, compareHits)
+}
+
+// compareHits orders hits by score (descending), collection id and
+// document id.
+func compareHits(a, b *hit) int {
+	if a.score != b.score {
+		if a.score > b.score {
+			return -1
 		}
-		if a.c.id != b.c.id {
-			return a.c.id < b.c.id
+		return 1
+	}
+	if a.c != b.c {
+		if c := strings.Compare(a.c.id, b.c.id); c != 0 {
+			return c
 		}
-		return a.docID < b.docID
-	})
+	}
+	return strings.Compare(a.docID, b.docID)
 }

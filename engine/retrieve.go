@@ -13,16 +13,25 @@ import (
 )
 
 // retrieve finds, scores and sorts the top documents: the same steps on
-// every backend (candidates), then reranking and the page.
+// every backend (candidates), then reranking and the page. The query is
+// embedded concurrently with the keyword side of the search (the filter,
+// weighing, BM25): the semantic stage waits for the vector, so a model run
+// hides the keyword retrieval instead of preceding it.
 func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	if err := e.restoreQuery(p); err != nil {
 		return nil, err
 	}
-	qvec, err := e.queryVector(ctx, p)
+	qv, err := e.startQueryVector(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	all, err := e.candidates(p, qvec)
+	all, err := e.candidates(p, qv)
+	// The embedding always ends before retrieve returns (no goroutine
+	// outlives the request), and its error comes first, as when the query
+	// was embedded before anything else.
+	if _, verr := qv.wait(); verr != nil {
+		return nil, verr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -32,6 +41,46 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 	return p.page(all), nil
 }
 
+// queryVec is the query vector of a search, possibly still being embedded.
+// A nil *queryVec is a keyword-only search (no vector).
+type queryVec struct {
+	done chan struct{} // closed when vec and err are set; nil when set at start
+	vec  []float32
+	err  error
+}
+
+// wait returns the query vector once it is embedded (nil for a keyword-only
+// search).
+func (q *queryVec) wait() ([]float32, error) {
+	if q == nil {
+		return nil, nil
+	}
+	if q.done != nil {
+		<-q.done
+	}
+	return q.vec, q.err
+}
+
+// startQueryVector checks the semantic side of the search and starts
+// embedding the query (queryVector) unless its vector is cached. It returns
+// nil when the search is keyword only. The embedding goroutine ends on its
+// own (the embedder honours ctx); callers wait for it before returning.
+func (e *Engine) startQueryVector(ctx context.Context, p *plan) (*queryVec, error) {
+	emb, key, err := e.queryEmbedder(p)
+	if err != nil || emb == nil {
+		return nil, err
+	}
+	if v, ok := e.cachedQueryEmbedding(p, key); ok {
+		return &queryVec{vec: v}, nil
+	}
+	q := &queryVec{done: make(chan struct{})}
+	go func() {
+		defer close(q.done)
+		q.vec, q.err = e.queryEmbedding(ctx, p, emb, key)
+	}()
+	return q, nil
+}
+
 // candidates finds the candidates of the searched collections, in stage
 // order, through the backend's searcher: per group of collections
 // analyzed alike, the query terms weighed by the backend's keyword
@@ -39,7 +88,7 @@ func (e *Engine) retrieve(ctx context.Context, p *plan) ([]*hit, error) {
 // candidates (the nearest chunks), exact identifier matches, then the
 // evidence of the retriever that missed a candidate. It returns them
 // scored (rank.go).
-func (e *Engine) candidates(p *plan, qvec []float32) ([]*hit, error) {
+func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 	s, err := e.be.search(p)
 	if err != nil {
 		return nil, err
@@ -52,7 +101,8 @@ func (e *Engine) candidates(p *plan, qvec []float32) ([]*hit, error) {
 	// without paging, so rankings do not change.
 	cand := max(rk.Candidates, p.offset+p.max)
 	var all []*hit
-	for _, g := range p.groups(qvec) {
+	semantic := qv != nil
+	for _, g := range p.groups(semantic) {
 		qt, err := s.weigh(g, cand)
 		if err != nil {
 			return nil, err
@@ -64,25 +114,31 @@ func (e *Engine) candidates(p *plan, qvec []float32) ([]*hit, error) {
 				return nil, err
 			}
 		}
-		if qvec != nil {
+		// The semantic stage needs the vector: here the keyword side is
+		// done and the search waits for the embedding.
+		qvec, err := qv.wait()
+		if err != nil {
+			return nil, err
+		}
+		if semantic {
 			if err := s.semantic(g, qvec, cand); err != nil {
 				return nil, err
 			}
 		}
 		if len(qt.ids) > 0 && g.anyKeyword() {
-			if err := s.exact(g, qt.ids, qvec != nil, cand); err != nil {
+			if err := s.exact(g, qt.ids, semantic, cand); err != nil {
 				return nil, err
 			}
 		}
 		hs := s.hits(g)
-		if qvec != nil {
+		if semantic {
 			if err := s.complete(g, hs, qt, qvec, keyword && g.anyKeyword()); err != nil {
 				return nil, err
 			}
 		}
 		p.timeFuse(func() {
 			for i, h := range hs {
-				rk.scoreHits(hs[i:i+1], g.keywordOn(h.c), qvec != nil)
+				rk.scoreHits(hs[i:i+1], g.keywordOn(h.c), semantic)
 			}
 		})
 		all = append(all, hs...)
@@ -143,8 +199,8 @@ func (g *group) needsKeyword(h *hit) bool { return !h.byKey && g.keywordOn(h.c) 
 
 // groups splits the searched collections into groups by the language of
 // their query analyzer, analyzing the query once per group; p.grps keeps
-// them.
-func (p *plan) groups(qvec []float32) []*group {
+// them. semantic tells whether the search has a query vector.
+func (p *plan) groups(semantic bool) []*group {
 	out := p.groupsBuf[:0]
 	for _, c := range p.colls {
 		cfg := c.config()
@@ -174,7 +230,7 @@ func (p *plan) groups(qvec []float32) []*group {
 			out = append(out, g)
 		}
 		g.colls = append(g.colls, c)
-		g.keyOn = append(g.keyOn, (cfg.FulltextConfig.On() && p.req.Retrievers != RetrieveSemantic) || qvec == nil)
+		g.keyOn = append(g.keyOn, (cfg.FulltextConfig.On() && p.req.Retrievers != RetrieveSemantic) || !semantic)
 	}
 	p.grps = out
 	return out
@@ -205,10 +261,12 @@ func (p *plan) pageMetadata(md *Metadata) {
 	md.NextOffset = p.next
 }
 
-// queryVector embeds the query when the collections search semantically.
-// Collections searched together must share their embedding model, so that
-// their semantic scores are comparable; nil means keyword only.
-func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
+// queryEmbedder returns the embedder of the query and its embedding method
+// key (EmbeddingConfig.Key) when the collections search semantically, nil
+// when the search is keyword only. Collections searched together must
+// share their embedding model, so that their semantic scores are
+// comparable.
+func (e *Engine) queryEmbedder(p *plan) (Embedder, string, error) {
 	var semKey string
 	useSem := false
 	if p.query != "" {
@@ -220,18 +278,18 @@ func (e *Engine) queryVector(ctx context.Context, p *plan) ([]float32, error) {
 				continue
 			}
 			if ec.Key() != semKey && (useSem || !ec.Keyword()) {
-				return nil, invalidField("collections", "collections %q and %q use different embedding models (%q, %q): their semantic scores are not comparable; search them separately", p.colls[0].id, c.id, semKey, ec.Key())
+				return nil, "", invalidField("collections", "collections %q and %q use different embedding models (%q, %q): their semantic scores are not comparable; search them separately", p.colls[0].id, c.id, semKey, ec.Key())
 			}
 		}
 	}
 	if !useSem || p.req.Retrievers == RetrieveKeyword {
-		return nil, nil
+		return nil, "", nil
 	}
 	emb, err := e.embedder(p.colls[0].config().EmbeddingConfig)
-	if err != nil {
-		return nil, err
+	if err != nil || emb == nil {
+		return nil, "", err
 	}
-	return e.queryEmbedding(ctx, p, emb, semKey)
+	return emb, semKey, nil
 }
 
 // hit is one candidate document during search.

@@ -209,6 +209,9 @@ func (w *writer) fields(seg *segment.Segment, docs []pendingDoc) ([][]byte, erro
 				stored.Fields = append(stored.Fields, fv)
 			}
 		}
+		if w.rec.NamesKnown {
+			w.recDirty = noteStoredNames(&w.rec, &stored) || w.recDirty
+		}
 		body, err := json.Marshal(stored)
 		if err != nil {
 			return nil, fmt.Errorf("encode document %q: %w", d.id, err)

@@ -60,14 +60,23 @@ type Segment struct {
 type chunkIndex struct {
 	once  sync.Once
 	start []uint32 // start[d]..start[d+1] are the chunks of document d
+	// identity: chunk i is the one chunk of document i, for every
+	// document (a segment of one-chunk documents, such as records).
+	identity bool
 }
 
 // ChunkRange returns the chunk ids [lo, hi) of local document doc. Chunks
 // of a document are contiguous because they are added document by
 // document.
 func (s *Segment) ChunkRange(doc uint32) (lo, hi uint32) {
+	ci := s.chunkIndex()
+	return ci.start[doc], ci.start[doc+1]
+}
+
+// chunkIndex returns the segment's chunk index, built on first use.
+func (s *Segment) chunkIndex() *chunkIndex {
 	if s.chunks == nil {
-		panic("BUG: segment without chunk index (use NewChunkIndex)")
+		panic("BUG: segment without chunk index (use InitChunkIndex)")
 	}
 	ci := s.chunks
 	ci.once.Do(func() {
@@ -75,11 +84,65 @@ func (s *Segment) ChunkRange(doc uint32) (lo, hi uint32) {
 		for _, c := range s.Chunks {
 			ci.start[c.Doc+1]++
 		}
+		ci.identity = len(s.Chunks) == len(s.Docs)
 		for i := 1; i < len(ci.start); i++ {
+			ci.identity = ci.identity && ci.start[i] == 1
 			ci.start[i] += ci.start[i-1]
 		}
 	})
-	return ci.start[doc], ci.start[doc+1]
+	return ci
+}
+
+// AllowedChunks returns the chunks of the documents in docs (nil: every
+// document) that are not deleted, nil when that is every chunk. The cost
+// is proportional to the allowed (or deleted) documents, not to the
+// chunks; in a segment of one-chunk documents without deletes it returns
+// docs itself. The result may alias docs or buf and must not be modified;
+// buf, when not nil, is reused for the chunk ids.
+func (s *Segment) AllowedChunks(docs *roaring.Bitmap, buf *[]uint32) *roaring.Bitmap {
+	ci := s.chunkIndex()
+	deleted := s.Deleted != nil && !s.Deleted.IsEmpty()
+	switch {
+	case docs == nil && !deleted:
+		return nil
+	case docs == nil:
+		out := roaring.New()
+		out.AddRange(0, uint64(len(s.Chunks)))
+		it := s.Deleted.Iterator()
+		for it.HasNext() {
+			if d := it.Next(); int(d) < len(s.Docs) {
+				if lo, hi := ci.start[d], ci.start[d+1]; lo < hi {
+					out.RemoveRange(uint64(lo), uint64(hi))
+				}
+			}
+		}
+		return out
+	case ci.identity && (!deleted || !docs.Intersects(s.Deleted)):
+		return docs
+	}
+	var ids []uint32
+	if buf != nil {
+		ids = (*buf)[:0]
+	}
+	it := docs.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		if int(d) >= len(s.Docs) {
+			break
+		}
+		if deleted && s.Deleted.Contains(d) {
+			continue
+		}
+		for c := ci.start[d]; c < ci.start[d+1]; c++ {
+			ids = append(ids, c)
+		}
+	}
+	if buf != nil {
+		*buf = ids
+	}
+	out := roaring.New()
+	out.AddMany(ids)
+	return out
 }
 
 // InitChunkIndex prepares the lazily built chunk index; call it once when

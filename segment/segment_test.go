@@ -119,3 +119,72 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestAllowedChunks checks the allowed chunk set of segments with and
+// without one chunk per document, deletes and allowed documents, against
+// the chunks listed one by one.
+func TestAllowedChunks(t *testing.T) {
+	// perDoc[d] is the number of chunks of document d.
+	mk := func(perDoc []int, deleted ...uint32) *Segment {
+		s := &Segment{Deleted: roaring.BitmapOf(deleted...)}
+		for d, n := range perDoc {
+			s.Docs = append(s.Docs, "d")
+			for range n {
+				s.Chunks = append(s.Chunks, ChunkRef{Doc: uint32(d)})
+			}
+		}
+		s.InitChunkIndex()
+		return s
+	}
+	want := func(s *Segment, docs *roaring.Bitmap) []uint32 {
+		var out []uint32
+		for c, ref := range s.Chunks {
+			if (docs == nil || docs.Contains(ref.Doc)) && !s.Deleted.Contains(ref.Doc) {
+				out = append(out, uint32(c))
+			}
+		}
+		return out
+	}
+	one := []int{1, 1, 1, 1, 1}
+	mixed := []int{2, 0, 3, 1, 1}
+	tests := []struct {
+		name    string
+		seg     *Segment
+		docs    *roaring.Bitmap
+		all     bool // nil result: every chunk
+		aliases bool // the result is docs itself
+	}{
+		{"one chunk each, no filter", mk(one), nil, true, false},
+		{"one chunk each, filter", mk(one), roaring.BitmapOf(0, 3), false, true},
+		{"one chunk each, filter and deletes elsewhere", mk(one, 1), roaring.BitmapOf(0, 3), false, true},
+		{"one chunk each, filter holding a delete", mk(one, 3), roaring.BitmapOf(0, 3), false, false},
+		{"one chunk each, deletes", mk(one, 1, 4), nil, false, false},
+		{"mixed, no filter", mk(mixed), nil, true, false},
+		{"mixed, filter", mk(mixed), roaring.BitmapOf(1, 2, 4), false, false},
+		{"mixed, deletes", mk(mixed, 0, 2), nil, false, false},
+		{"mixed, filter and deletes", mk(mixed, 2), roaring.BitmapOf(0, 2, 3, 9), false, false},
+		{"mixed, empty filter", mk(mixed), roaring.New(), false, false},
+		{"same count, not one each", mk([]int{2, 0, 1}), roaring.BitmapOf(0, 1), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf []uint32
+			got := tt.seg.AllowedChunks(tt.docs, &buf)
+			if tt.all {
+				if got != nil {
+					t.Fatalf("got %v, want nil (every chunk)", got)
+				}
+				return
+			}
+			if got == nil {
+				t.Fatal("got nil (every chunk)")
+			}
+			if (got == tt.docs) != tt.aliases {
+				t.Errorf("result is docs: %v, want %v", got == tt.docs, tt.aliases)
+			}
+			if w := want(tt.seg, tt.docs); !slices.Equal(got.ToArray(), w) && !(len(w) == 0 && got.IsEmpty()) {
+				t.Errorf("got %v, want %v", got.ToArray(), w)
+			}
+		})
+	}
+}

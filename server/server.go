@@ -411,7 +411,7 @@ func writeSearchResponse(ctx *fasthttp.RequestCtx, resp *engine.SearchResponse) 
 // with such a request.
 func (s *Server) collectionsExist(ctx *fasthttp.RequestCtx, owner string, ids []string) bool {
 	for _, id := range ids {
-		if _, err := s.eng.GetCollection(ctx, owner, id); err != nil {
+		if err := s.eng.CheckCollection(owner, id); err != nil {
 			writeError(ctx, err)
 			return false
 		}
@@ -512,11 +512,11 @@ func queryNumber(req *engine.SearchRequest, key, val string) error {
 }
 
 func isJSON(ctx *fasthttp.RequestCtx) bool {
-	ct := string(ctx.Request.Header.ContentType())
-	if ct == "" {
+	raw := ctx.Request.Header.ContentType()
+	if len(raw) == 0 || string(raw) == "application/json" {
 		return true // be lenient with curl -d without a type
 	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, _, err := mime.ParseMediaType(string(raw))
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded")
 }
 

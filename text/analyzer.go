@@ -58,85 +58,73 @@ func (a *Analyzer) IsStopword(word string) bool {
 // a prefix of the original word, so lowercase text mostly costs no
 // allocations; Term is an ordinary string that may be retained.
 func (a *Analyzer) Analyze(s string, fn func(Token)) {
-	ws := wordScanner{s: s}
-	for b, ok := a.nextTerm(&ws, nil); ok; b, ok = a.nextTerm(&ws, nil) {
-		w := ws.word
+	ts := termScanner{a: a, s: s}
+	for b, ok := ts.next(); ok; b, ok = ts.next() {
+		w := s[ts.start:ts.end]
 		var term string
 		if len(b) <= len(w) && string(b) == w[:len(b)] {
 			term = w[:len(b)]
 		} else {
 			term = string(b)
 		}
-		fn(Token{Term: term, Start: ws.start, End: ws.end})
+		fn(Token{Term: term, Start: ts.start, End: ts.end})
 	}
 }
 
-// wordScanner steps through the words of s that analysis looks at (see
-// next).
-type wordScanner struct {
+// termScanner steps through the terms of s (see Analyze). Its next is the
+// one analysis loop: Analyze and the passage matcher (with a filter) both
+// call it, and neither passes a closure, so the term buffer stays on the
+// caller's stack.
+type termScanner struct {
+	a          *Analyzer
+	f          *termFilter // when not nil, rules out words before the stopword lookup and stemming
 	s          string
-	i          int    // where the next word is looked for
-	word       string // the last word next returned, s[start:end]
-	start, end int
-	buf        [2*MaxTokenBytes + utf8.UTFMax]byte // its folded form
+	i          int // where the next word is looked for
+	start, end int // the byte range in s of the word of the last term
+	buf        [2*MaxTokenBytes + utf8.UTFMax]byte
 }
 
-// next moves to the next word (see Words) of at most MaxTokenBytes whose
-// folded form is not empty nor longer than MaxTokenBytes, and returns that
-// form (in ws.buf, valid until the next call); false at the end of s.
-func (ws *wordScanner) next() ([]byte, bool) {
-	for ws.i < len(ws.s) {
-		start, end := nextWord(ws.s, ws.i)
+// next moves to the next word of s that yields a term and returns the term
+// (in ts.buf, valid until the next call); false at the end of s. A word
+// (see Words) is dropped when it or its folded form is longer than
+// MaxTokenBytes, when folding leaves nothing, when ts.f rules it out, when
+// it is a stopword, or when stemming leaves nothing.
+func (ts *termScanner) next() ([]byte, bool) {
+	s, i, a, f := ts.s, ts.i, ts.a, ts.f
+	for i < len(s) {
+		start, end := nextWord(s, i)
 		if start < 0 {
-			return nil, false
+			break
 		}
-		ws.i = end
-		w := ws.s[start:end]
-		if len(w) > MaxTokenBytes {
+		i = end
+		if end-start > MaxTokenBytes {
 			continue
 		}
-		b := appendFold(ws.buf[:0], w)
+		b := appendFold(ts.buf[:0], s[start:end])
 		if len(b) == 0 || len(b) > MaxTokenBytes {
 			continue // only combining marks, or too long
-		}
-		ws.word, ws.start, ws.end = w, start, end
-		return b, true
-	}
-	return nil, false
-}
-
-// nextTerm moves ws to the next word that yields a term and returns the
-// term (valid until the next call); false at the end. Words that f (when
-// not nil) rules out are skipped without a stopword lookup or stemming.
-func (a *Analyzer) nextTerm(ws *wordScanner, f *termFilter) ([]byte, bool) {
-	for {
-		b, ok := ws.next()
-		if !ok {
-			return nil, false
 		}
 		if f != nil && !f.mayMatch(b) {
 			continue
 		}
-		if b = a.term(b); len(b) > 0 {
-			return b, true
+		if _, ok := a.stop[string(b)]; ok {
+			continue
 		}
-	}
-}
-
-// term returns the term of the folded word b: nothing for a stopword,
-// else b, stemmed when it is a word of ASCII letters (which may leave
-// nothing).
-func (a *Analyzer) term(b []byte) []byte {
-	if _, ok := a.stop[string(b)]; ok {
-		return nil
-	}
-	if isASCIIWord(b) {
-		if a.lang == Czech {
-			return stemCzech(b, CzechIndex)
+		if isASCIIWord(b) {
+			if a.lang == Czech {
+				b = stemCzech(b, CzechIndex)
+			} else {
+				b = stemEnglish(b)
+			}
 		}
-		return stemEnglish(b)
+		if len(b) == 0 {
+			continue
+		}
+		ts.i, ts.start, ts.end = i, start, end
+		return b, true
 	}
-	return b
+	ts.i = len(s)
+	return nil, false
 }
 
 // stemSlack bounds the bytes stemming changes at the end of a word: a stem
@@ -182,21 +170,17 @@ func (f *termFilter) mayMatch(b []byte) bool {
 	return false
 }
 
-// matchTerms is Analyze for callers that look the terms up in a small set,
-// given as f: it calls fn(term, start, end) for the terms of s that Analyze
-// yields, except that words f rules out are neither looked up as stopwords
-// nor stemmed (so only terms f can match are certain to be reported). term
-// aliases a scratch buffer valid only during the call. It relies on the
+// matchTerms returns a scanner of the terms of s that Analyze yields,
+// except that words f rules out are neither looked up as stopwords nor
+// stemmed (so only the terms f can match are certain to be reported); it is
+// for callers that look the terms up in a small set. It relies on the
 // stemmers changing only the ends of words: a stem of n bytes of a folded
 // word of more than two bytes starts with the word's first stemKeep(n)
 // bytes (TestStemKeepsFirstByte; English stemming drops a leading
 // apostrophe, and Czech stemming changes words of one or two bytes, so such
 // words always take the full path).
-func (a *Analyzer) matchTerms(s string, f *termFilter, fn func(term []byte, start, end int)) {
-	ws := wordScanner{s: s}
-	for b, ok := a.nextTerm(&ws, f); ok; b, ok = a.nextTerm(&ws, f) {
-		fn(b, ws.start, ws.end)
-	}
+func (a *Analyzer) matchTerms(s string, f *termFilter) termScanner {
+	return termScanner{a: a, f: f, s: s}
 }
 
 // AppendTerms appends the terms of s (see Analyze) to dst and returns it.

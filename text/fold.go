@@ -36,10 +36,25 @@ func appendFold(dst []byte, s string) []byte {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
+		if r < rune(len(foldLatin)) {
+			dst = append(dst, foldLatin[r]...)
+			continue
+		}
 		dst = appendFoldRune(dst, r)
 	}
 	return dst
 }
+
+// foldLatin is appendFoldRune of every rune below U+0370 (the Latin blocks
+// with their accented letters, IPA and the combining diacritical marks),
+// computed once so that folding Latin text skips the map and normalization
+// lookups.
+var foldLatin = func() (t [0x370]string) {
+	for r := range rune(len(t)) {
+		t[r] = string(appendFoldRune(nil, r))
+	}
+	return t
+}()
 
 // foldSpecial maps letters that NFD does not decompose.
 var foldSpecial = map[rune]string{

@@ -148,12 +148,13 @@ type passageScorer struct {
 func (p *passageScorer) section(a *Analyzer, si int, sec string, cands []passageCand) []passageCand {
 	var matches []passageMatch
 	rc := runeCounter{s: sec}
-	a.matchTerms(sec, &p.filter, func(term []byte, start, end int) {
+	ts := a.matchTerms(sec, &p.filter)
+	for term, ok := ts.next(); ok; term, ok = ts.next() {
 		if k, ok := p.termIdx[string(term)]; ok {
-			rs := rc.at(start)
-			matches = append(matches, passageMatch{start, end, rs, rc.at(end), k})
+			rs := rc.at(ts.start)
+			matches = append(matches, passageMatch{ts.start, ts.end, rs, rc.at(ts.end), k})
 		}
-	})
+	}
 	if len(matches) == 0 {
 		return cands
 	}

@@ -123,11 +123,12 @@ func TestMatchTermsAgreesWithAnalyze(t *testing.T) {
 					want = append(want, tk)
 				}
 			})
-			a.matchTerms(s, &filter, func(term []byte, start, end int) {
+			ts := a.matchTerms(s, &filter)
+			for term, ok := ts.next(); ok; term, ok = ts.next() {
 				if terms[string(term)] {
-					got = append(got, Token{Term: string(term), Start: start, End: end})
+					got = append(got, Token{Term: string(term), Start: ts.start, End: ts.end})
 				}
-			})
+			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s text %d: matchTerms %v, Analyze %v", tc.lang, i, got, want)
 			}

@@ -1,6 +1,9 @@
 package text
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file holds najdi's one Czech stemmer. It works on folded text
 // (lowercase ASCII after Fold): suffix lists and palatalisation rules are
@@ -40,8 +43,8 @@ const (
 
 // czechRules is the table of one variant.
 type czechRules struct {
-	// endings[l] are the case endings of l letters, tried from 5 down.
-	endings [6][]string
+	// endings are the case endings, longest first.
+	endings *suffixRules
 	// possessive are the suffixes stripped from a stem of at least
 	// possessiveMin letters.
 	possessive    []string
@@ -85,11 +88,15 @@ var czechVariants = [...]czechRules{
 	},
 }
 
-func byLength(endings ...string) (out [6][]string) {
-	for _, e := range endings {
-		out[len(e)] = append(out[len(e)], e)
+// byLength returns the endings ordered longest first (czechRemoveCase
+// strips the longest that fits).
+func byLength(endings ...string) *suffixRules {
+	rules := make([]suffixRule, len(endings))
+	for i, e := range endings {
+		rules[i] = suffixRule{suffix: e}
 	}
-	return out
+	slices.SortStableFunc(rules, func(x, y suffixRule) int { return len(y.suffix) - len(x.suffix) })
+	return indexSuffixes(rules)
 }
 
 // StemCzech returns the stem of a folded (see Fold) Czech word in variant v.
@@ -148,17 +155,11 @@ func stemCzech(b []byte, v CzechVariant) []byte {
 // czechRemoveCase strips the longest case ending that leaves at least three
 // letters of a word of at least four.
 func czechRemoveCase(b []byte, r *czechRules) []byte {
-	n := len(b)
-	if n < 4 {
+	if len(b) < 4 {
 		return b
 	}
-	for l := 5; l >= 1; l-- {
-		if n-l < 3 {
-			continue
-		}
-		if hasAnySuffix(b, r.endings[l]) {
-			return b[:n-l]
-		}
+	if stem, _, ok := r.endings.cut(b, 3); ok {
+		return stem
 	}
 	return b
 }

@@ -10,8 +10,10 @@ func stemEnglish(b []byte) []byte {
 	if len(b) <= 2 {
 		return b
 	}
-	if e, ok := englishExceptions1[string(b)]; ok {
-		return append(b[:0], e...)
+	if len(b) <= englishExceptionsLen {
+		if e, ok := englishExceptions1[string(b)]; ok {
+			return append(b[:0], e...)
+		}
 	}
 	if b[0] == '\'' {
 		b = b[1:]
@@ -25,8 +27,10 @@ func stemEnglish(b []byte) []byte {
 
 	b = step0(b)
 	b = step1a(b)
-	if _, ok := englishExceptions2[string(b)]; ok {
-		return restoreY(b)
+	if len(b) <= englishExceptionsLen {
+		if _, ok := englishExceptions2[string(b)]; ok {
+			return restoreY(b)
+		}
 	}
 	b = step1b(b, r1)
 	b = step1c(b)
@@ -56,6 +60,19 @@ var englishExceptions1 = map[string]string{
 var englishExceptions2 = map[string]struct{}{
 	"inning": {}, "outing": {}, "canning": {}, "herring": {}, "earring": {},
 	"proceed": {}, "exceed": {}, "succeed": {},
+}
+
+// englishExceptionsLen is the length of the longest word in the exception
+// lists; longer words skip the lookups.
+var englishExceptionsLen = max(longestKey(englishExceptions1), longestKey(englishExceptions2))
+
+// longestKey returns the length of the longest key of m.
+func longestKey[V any](m map[string]V) int {
+	n := 0
+	for k := range m {
+		n = max(n, len(k))
+	}
+	return n
 }
 
 func isVowelEN(c byte) bool {
@@ -199,40 +216,32 @@ func step1c(b []byte) []byte {
 	return b
 }
 
-type suffixRule struct{ suffix, repl string }
-
 // step2Rules are ordered so that the longest matching suffix comes first.
-var step2Rules = []suffixRule{
+var step2Rules = indexSuffixes([]suffixRule{
 	{"ization", "ize"}, {"ational", "ate"}, {"fulness", "ful"}, {"ousness", "ous"},
 	{"iveness", "ive"}, {"tional", "tion"}, {"biliti", "ble"}, {"lessli", "less"},
 	{"entli", "ent"}, {"ation", "ate"}, {"alism", "al"}, {"aliti", "al"},
 	{"ousli", "ous"}, {"iviti", "ive"}, {"fulli", "ful"}, {"enci", "ence"},
 	{"anci", "ance"}, {"abli", "able"}, {"izer", "ize"}, {"ator", "ate"},
 	{"alli", "al"}, {"bli", "ble"}, {"ogi", "og"}, {"li", ""},
-}
+})
 
 func step2(b []byte, r1 int) []byte {
-	for _, r := range step2Rules {
-		if !hasSuffix(b, r.suffix) {
-			continue
-		}
-		stem := b[:len(b)-len(r.suffix)]
-		if len(stem) < r1 {
+	stem, r, ok := step2Rules.cut(b, 0)
+	if !ok || len(stem) < r1 {
+		return b
+	}
+	switch r.suffix {
+	case "ogi":
+		if !hasSuffix(stem, "l") {
 			return b
 		}
-		switch r.suffix {
-		case "ogi":
-			if !hasSuffix(stem, "l") {
-				return b
-			}
-		case "li":
-			if len(stem) == 0 || !isLiEnding(stem[len(stem)-1]) {
-				return b
-			}
+	case "li":
+		if len(stem) == 0 || !isLiEnding(stem[len(stem)-1]) {
+			return b
 		}
-		return append(stem, r.repl...)
 	}
-	return b
+	return append(stem, r.repl...)
 }
 
 func isLiEnding(c byte) bool {
@@ -243,45 +252,33 @@ func isLiEnding(c byte) bool {
 	return false
 }
 
-var step3Rules = []suffixRule{
+var step3Rules = indexSuffixes([]suffixRule{
 	{"ational", "ate"}, {"tional", "tion"}, {"alize", "al"}, {"icate", "ic"},
 	{"iciti", "ic"}, {"ative", ""}, {"ical", "ic"}, {"ness", ""}, {"ful", ""},
-}
+})
 
 func step3(b []byte, r1, r2 int) []byte {
-	for _, r := range step3Rules {
-		if !hasSuffix(b, r.suffix) {
-			continue
-		}
-		stem := b[:len(b)-len(r.suffix)]
-		if len(stem) < r1 || r.suffix == "ative" && len(stem) < r2 {
-			return b
-		}
-		return append(stem, r.repl...)
+	stem, r, ok := step3Rules.cut(b, 0)
+	if !ok || len(stem) < r1 || r.suffix == "ative" && len(stem) < r2 {
+		return b
 	}
-	return b
+	return append(stem, r.repl...)
 }
 
-var step4Suffixes = []string{
-	"ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate",
-	"iti", "ous", "ive", "ize", "ion", "al", "er", "ic",
-}
+// step4Rules are the suffixes step 4 deletes (no replacements).
+var step4Rules = indexSuffixes([]suffixRule{
+	{"ement", ""}, {"ance", ""}, {"ence", ""}, {"able", ""}, {"ible", ""},
+	{"ment", ""}, {"ant", ""}, {"ent", ""}, {"ism", ""}, {"ate", ""},
+	{"iti", ""}, {"ous", ""}, {"ive", ""}, {"ize", ""}, {"ion", ""},
+	{"al", ""}, {"er", ""}, {"ic", ""},
+})
 
 func step4(b []byte, r2 int) []byte {
-	for _, s := range step4Suffixes {
-		if !hasSuffix(b, s) {
-			continue
-		}
-		stem := b[:len(b)-len(s)]
-		if len(stem) < r2 {
-			return b
-		}
-		if s == "ion" && !hasSuffix(stem, "s") && !hasSuffix(stem, "t") {
-			return b
-		}
-		return stem
+	stem, r, ok := step4Rules.cut(b, 0)
+	if !ok || len(stem) < r2 || r.suffix == "ion" && !hasSuffix(stem, "s") && !hasSuffix(stem, "t") {
+		return b
 	}
-	return b
+	return stem
 }
 
 func step5(b []byte, r1, r2 int) []byte {

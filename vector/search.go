@@ -10,12 +10,64 @@ import (
 // scratch holds one search's buffers; indexes pool them so that a search
 // with a reused dst allocates nothing.
 type scratch struct {
-	qq     []int8  // quantized query
-	scores []int32 // int8 scores of one list
-	lists  topK    // best lists
-	cand   topK    // int8 candidates
-	top    topK    // exact results
+	qq     []int8   // quantized query
+	scores []int32  // int8 scores of one list
+	lists  topK     // best lists
+	keys   []uint64 // int8 candidates (candKey)
+	ids    []uint32 // distinct candidate ids
+	top    topK     // exact results
 	it     roaring.IntIterator
+}
+
+// candKey packs an int8 candidate into one integer that orders candidates
+// as the search ranks them: a larger key is a better candidate (a higher
+// int8 score, then a lower id).
+func candKey(score int32, id uint32) uint64 {
+	return uint64(uint32(score)^0x80000000)<<32 | uint64(^id)
+}
+
+// candID returns the id of a candidate key.
+func candID(key uint64) uint32 { return ^uint32(key) }
+
+// candScore returns the int8 score of a candidate key.
+func candScore(key uint64) int32 { return int32(uint32(key>>32) ^ 0x80000000) }
+
+// selectLargest reorders a so that a[:m] holds its m largest values and
+// a[m-1] is the least of them (quickselect, linear on average), for
+// 0 < m <= len(a).
+func selectLargest(a []uint64, m int) {
+	lo, hi, nth := 0, len(a)-1, m-1
+	for lo < hi {
+		// Median of three as the pivot, moved to a[hi].
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[mid] < a[hi] {
+			a[mid], a[hi] = a[hi], a[mid]
+		}
+		p := a[hi]
+		// Partition descending: values greater than p first.
+		i := lo
+		for j := lo; j < hi; j++ {
+			if a[j] > p {
+				a[i], a[j] = a[j], a[i]
+				i++
+			}
+		}
+		a[i], a[hi] = a[hi], a[i]
+		switch {
+		case nth == i:
+			return
+		case nth < i:
+			hi = i - 1
+		default:
+			lo = i + 1
+		}
+	}
 }
 
 // topK keeps the k best results (score descending, then id ascending) in
@@ -97,7 +149,7 @@ func (x *Index) getScratch(k int) *scratch {
 		s = &scratch{qq: make([]int8, x.dims), scores: make([]int32, x.maxList)}
 	}
 	s.lists.reset(0)
-	s.cand.reset(0)
+	s.keys, s.ids = s.keys[:0], s.ids[:0]
 	s.top.reset(k)
 	return s
 }
@@ -235,6 +287,13 @@ func (x *Index) exactBitmap(s *scratch, q []float32, k int, allow *roaring.Bitma
 
 // ivf scans the nprobe lists closest to q with int8 codes, keeps the best
 // allowed candidates and re-scores them exactly into s.top.
+//
+// The m = max(Rerank, rerankPerK·k) best candidates (by candKey: int8
+// score, then id; a spilled vector scanned in two lists counts twice) are
+// kept without a heap: candidates at or above a threshold are appended to
+// a buffer, which, when it holds 2m, is cut to its m best by quickselect,
+// the m-th best becoming the threshold. Each scanned code costs a
+// comparison; the buffer's upkeep is linear in the candidates kept.
 func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitmap, allowFn func(uint32) bool) {
 	d := x.dims
 	s.lists.reset(nprobe)
@@ -245,29 +304,52 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 		}
 	}
 	quantizeQuery(s.qq, q, x.scale)
-	s.cand.reset(max(x.opts.Rerank, rerankPerK*k))
+	m := max(x.opts.Rerank, rerankPerK*k)
+	if cap(s.keys) < 2*m {
+		s.keys = make([]uint64, 0, 2*m)
+	}
+	keys := s.keys[:0]
+	var thr uint64                   // keys below thr cannot be among the m best
+	thrScore := int32(math.MinInt32) // candScore(thr)
 	for _, l := range s.lists.items {
 		lo, hi := int(x.listStart[l.ID]), int(x.listStart[l.ID+1])
 		scores := s.scores[:hi-lo]
 		dotInt8Rows(s.qq, x.codes[lo*d:hi*d], scores)
 		for i, sc := range scores {
-			f := float32(sc)
-			if s.cand.full() && f <= s.cand.min().Score {
+			if sc < thrScore {
 				continue
 			}
 			id := x.listIDs[lo+i]
-			if (allow != nil && !allow.Contains(id)) || (allowFn != nil && !allowFn(id)) {
+			key := candKey(sc, id)
+			if key < thr || (allow != nil && !allow.Contains(id)) || (allowFn != nil && !allowFn(id)) {
 				continue
 			}
-			s.cand.push(Result{id, f})
+			keys = append(keys, key)
+			if len(keys) == 2*m {
+				selectLargest(keys, m)
+				keys = keys[:m]
+				thr = keys[m-1]
+				thrScore = candScore(thr)
+			}
 		}
 	}
-	// A spilled vector can be a candidate twice: re-score each id once.
-	slices.SortFunc(s.cand.items, func(a, b Result) int { return int(a.ID) - int(b.ID) })
+	if len(keys) > m {
+		selectLargest(keys, m)
+		keys = keys[:m]
+	}
+	s.keys = keys
+	// A spilled vector can be a candidate twice: re-score each id once, in
+	// id order (the vectors are read in address order).
+	ids := s.ids[:0]
+	for _, key := range keys {
+		ids = append(ids, candID(key))
+	}
+	slices.Sort(ids)
+	s.ids = ids
 	s.top.reset(k)
-	for i, c := range s.cand.items {
-		if i == 0 || c.ID != s.cand.items[i-1].ID {
-			x.exactPush(s, q, c.ID)
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			x.exactPush(s, q, id)
 		}
 	}
 }

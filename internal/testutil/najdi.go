@@ -19,8 +19,13 @@ import (
 // binary: it builds the command in pkg (a directory relative to the test's
 // package, e.g. "../cmd/najdi") into a temporary directory, sets *bin to
 // the binary's path, runs the tests, removes the binary and exits with the
-// tests' code.
+// tests' code. With NAJDI_E2E_BIN set it uses that binary instead of
+// building one (benchmarks timed in a measurement window build nothing).
 func RunWithNajdi(m *testing.M, pkg string, bin *string) {
+	if prebuilt := os.Getenv("NAJDI_E2E_BIN"); prebuilt != "" {
+		*bin = prebuilt
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "najdi-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
