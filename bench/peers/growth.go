@@ -533,7 +533,9 @@ func AppendPoint(path string, pt *GrowthPoint) ([]GrowthPoint, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	pts = slices.DeleteFunc(pts, func(p GrowthPoint) bool { return p.N == pt.N && p.MemoryLimit == pt.MemoryLimit })
+	pts = slices.DeleteFunc(pts, func(p GrowthPoint) bool {
+		return p.N == pt.N && p.MemoryLimit == pt.MemoryLimit && p.Merged == pt.Merged
+	})
 	pts = append(pts, *pt)
 	slices.SortFunc(pts, func(a, b GrowthPoint) int {
 		if a.N != b.N {

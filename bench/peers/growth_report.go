@@ -45,7 +45,13 @@ func WriteGrowthReport(dir string, pts []GrowthPoint, rc GrowthReportConfig) err
 	if len(base) == 0 {
 		return fmt.Errorf("growth report: no point without a memory limit")
 	}
-	slices.SortFunc(base, func(a, b GrowthPoint) int { return a.N - b.N })
+	// By size, a collection measured unmerged before the same size merged.
+	slices.SortStableFunc(base, func(a, b GrowthPoint) int {
+		if a.N != b.N {
+			return a.N - b.N
+		}
+		return boolInt(a.Merged) - boolInt(b.Merged)
+	})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -130,11 +136,11 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 		p("| chunks | memory limit | RSS after queries | RSS after GC | hybrid p50 / p99 | vector p50 | load |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, lp := range limited {
 			for _, bp := range base {
-				if bp.N == lp.N {
-					p("| %s | none | %s | %s | %s / %s | %s | %s |\n", count(bp.N), mib(bp.RSSQueries), mib(bp.Mem.RSS), ms(bp.P50[Hybrid]), ms(bp.P99[Hybrid]), ms(bp.P50[Vector]), bp.Load)
+				if bp.N == lp.N && bp.Merged == lp.Merged {
+					p("| %s | none | %s | %s | %s / %s | %s | %s |\n", bp.label(), mib(bp.RSSQueries), mib(bp.Mem.RSS), ms(bp.P50[Hybrid]), ms(bp.P99[Hybrid]), ms(bp.P50[Vector]), bp.Load)
 				}
 			}
-			p("| %s | %s MiB | %s | %s | %s / %s | %s | %s |\n", count(lp.N), mib(lp.MemoryLimit), mib(lp.RSSQueries), mib(lp.Mem.RSS), ms(lp.P50[Hybrid]), ms(lp.P99[Hybrid]), ms(lp.P50[Vector]), lp.Load)
+			p("| %s | %s MiB | %s | %s | %s / %s | %s | %s |\n", lp.label(), mib(lp.MemoryLimit), mib(lp.RSSQueries), mib(lp.Mem.RSS), ms(lp.P50[Hybrid]), ms(lp.P99[Hybrid]), ms(lp.P50[Vector]), lp.Load)
 		}
 		p("\n")
 	}
@@ -305,4 +311,11 @@ func growthPointsPlot(pts []GrowthPoint, path string) error {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	return savePNG(p, path, 6*vg.Inch, 3.5*vg.Inch)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
