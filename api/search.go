@@ -70,17 +70,19 @@ type Metadata struct {
 // search back to back: without EncodeMS they add up to TookMS, up to a
 // microsecond of rounding.
 type Timings struct {
-	// EmbedMS is the time taken to embed the query (0 for keyword-only
-	// searches and for a query vector found in the engine's cache).
+	// EmbedMS is the time the search waited for the query's embedding (0
+	// for keyword-only searches and for a query vector found in the
+	// engine's cache). The query is embedded while the filter and BM25 run,
+	// so this is the latency the embedding added, net of the retrieval it
+	// hid.
 	EmbedMS float64 `json:"embed_ms"`
 	// EmbedCached reports that the query vector came from the cache of
 	// recent query vectors (Options.QueryCacheSize).
 	EmbedCached bool `json:"embed_cached,omitempty"`
 	// RetrieveMS covers validating the request, analyzing the query and
 	// the candidates: the filter, BM25, the vector index, exact
-	// identifiers and the other retriever's evidence. The query is
-	// embedded while the filter and BM25 run: only the retrieval time not
-	// hidden behind the embedding (EmbedMS) counts here.
+	// identifiers and the other retriever's evidence, including the part
+	// that ran while the query was embedded.
 	RetrieveMS float64 `json:"retrieve_ms"`
 	// FuseMS covers calibration, fusion, ranking and the min_score cut.
 	FuseMS float64 `json:"fuse_ms"`

@@ -85,14 +85,12 @@ func (e *Engine) cachedQueryEmbedding(p *plan, key string) ([]float32, bool) {
 	return v, ok
 }
 
-// queryEmbedding embeds the plan's query with emb, caches its vector under
-// the embedding method key and records the time taken in p.tm.embed. It
-// runs concurrently with the keyword side of the search (retrieve), so it
-// touches nothing of p but the query, which no longer changes, and
-// p.tm.embed, which nothing else writes.
+// queryEmbedding embeds the plan's query with emb and caches its vector
+// under the embedding method key. It runs concurrently with the keyword
+// side of the search (retrieve), so it touches nothing of p but the query,
+// which no longer changes; the search records how long it waited for it
+// (queryVec.waitTimed).
 func (e *Engine) queryEmbedding(ctx context.Context, p *plan, emb Embedder, key string) ([]float32, error) {
-	start := time.Now()
-	defer func() { p.tm.embed = time.Since(start) }()
 	vs, err := emb.EmbedQueries(ctx, []string{p.query})
 	if err != nil {
 		return nil, embedError(emb, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/najdi/najdi/invindex"
@@ -61,6 +62,19 @@ func (q *queryVec) wait() ([]float32, error) {
 	return q.vec, q.err
 }
 
+// waitTimed is wait that adds the time the search waited for an
+// embedding in flight to p.tm.embed: the latency the embedding added to
+// the search, net of the retrieval it hid.
+func (q *queryVec) waitTimed(p *plan) ([]float32, error) {
+	if q == nil || q.done == nil {
+		return q.wait()
+	}
+	t := time.Now()
+	v, err := q.wait()
+	p.tm.embed += time.Since(t)
+	return v, err
+}
+
 // startQueryVector checks the semantic side of the search and starts
 // embedding the query (queryVector) unless its vector is cached. It returns
 // nil when the search is keyword only. The embedding goroutine ends on its
@@ -116,7 +130,7 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 		}
 		// The semantic stage needs the vector: here the keyword side is
 		// done and the search waits for the embedding.
-		qvec, err := qv.wait()
+		qvec, err := qv.waitTimed(p)
 		if err != nil {
 			return nil, err
 		}

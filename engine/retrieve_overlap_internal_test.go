@@ -16,11 +16,13 @@ import (
 // gateEmbedder stands for a user's embedding endpoint whose query
 // embedding cannot finish before the search's keyword retrieval ran: each
 // EmbedQueries waits for keywordRan (closed by the instrumented searcher
-// below), at most wait, then answers, or fails with err. Passages embed
+// below), at most wait, then takes after longer and answers, or fails
+// with err. Passages embed
 // at once. Its vectors are deterministic.
 type gateEmbedder struct {
 	keywordRan chan struct{}
 	wait       time.Duration
+	after      time.Duration // the embedding's time after keyword retrieval ran
 	err        error
 	calls      chan string // the texts of each EmbedQueries call
 }
@@ -31,6 +33,7 @@ func (g gateEmbedder) EmbedQueries(ctx context.Context, texts []string) ([][]flo
 	g.calls <- strings.Join(texts, "|")
 	select {
 	case <-g.keywordRan:
+		time.Sleep(g.after)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-time.After(g.wait):
@@ -51,12 +54,13 @@ func (g gateEmbedder) EmbedPassages(_ context.Context, texts []string) ([][]floa
 func (g gateEmbedder) Embedder(EmbeddingConfig) (Embedder, error) { return g, nil }
 
 // keywordSignal is the engine's own backend with its searchers' keyword
-// step instrumented: it closes ran after the real keyword retrieval, or
-// instead of it fails the step with err.
+// step instrumented: it closes ran after the real keyword retrieval and
+// delay, or instead of it fails the step with err.
 type keywordSignal struct {
 	backend
-	ran chan struct{}
-	err error
+	ran   chan struct{}
+	err   error
+	delay time.Duration // added to the keyword step's time
 }
 
 func (k *keywordSignal) search(p *plan) (searcher, error) {
@@ -76,6 +80,7 @@ func (s signalSearcher) keyword(g *group, qt queryTerms, cand int) error {
 	err := s.k.err
 	if err == nil {
 		err = s.searcher.keyword(g, qt, cand)
+		time.Sleep(s.k.delay)
 	}
 	select {
 	case <-s.k.ran:
@@ -109,7 +114,7 @@ func TestQueryEmbeddingOverlapsKeyword(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ran := make(chan struct{})
-			emb := gateEmbedder{keywordRan: ran, wait: 5 * time.Second, err: tc.embedErr, calls: make(chan string, 4)}
+			emb := gateEmbedder{keywordRan: ran, wait: 5 * time.Second, after: 30 * time.Millisecond, err: tc.embedErr, calls: make(chan string, 4)}
 			if tc.cancel {
 				// Nothing ends the embedding but the cancellation.
 				emb.keywordRan = make(chan struct{})
@@ -131,7 +136,7 @@ func TestQueryEmbeddingOverlapsKeyword(t *testing.T) {
 			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Documents: docs}); err != nil {
 				t.Fatal(err)
 			}
-			e.be = &keywordSignal{backend: e.be, ran: ran, err: tc.keywordErr}
+			e.be = &keywordSignal{backend: e.be, ran: ran, err: tc.keywordErr, delay: 40 * time.Millisecond}
 			before := runtime.NumGoroutine()
 			sctx, cancel := context.WithCancel(ctx)
 			defer cancel()
@@ -149,8 +154,16 @@ func TestQueryEmbeddingOverlapsKeyword(t *testing.T) {
 				if len(resp.Documents) == 0 || resp.Documents[0].DocumentID != "a" || resp.Documents[0].Source != "sem-key" {
 					t.Fatalf("documents %+v, want a first, found by both retrievers", resp.Documents)
 				}
-				if tm := resp.Metadata.Timings; tm.EmbedCached || tm.EmbedMS <= 0 {
-					t.Errorf("timings %+v, want an uncached embedding", *tm)
+				// embed_ms is the time the search waited for the vector
+				// once keyword retrieval (40 ms) was done: the embedding's
+				// 30 ms after it, not its 70 ms in all; retrieve_ms holds
+				// the keyword step; the stages add up to at most took_ms.
+				tm := resp.Metadata.Timings
+				if tm.EmbedCached || tm.EmbedMS < 25 || tm.EmbedMS > 62 || tm.RetrieveMS < 38 {
+					t.Errorf("timings %+v, want an uncached embedding whose wait is about 30 ms and retrieval of at least 40 ms", *tm)
+				}
+				if sum := tm.EmbedMS + tm.RetrieveMS + tm.FuseMS + tm.LoadMS + tm.RenderMS; sum > resp.Metadata.TookMS+0.01 || tm.RetrieveMS < 0 {
+					t.Errorf("timings %+v sum to %.3f ms, took_ms %.3f", *tm, sum, resp.Metadata.TookMS)
 				}
 				// The same query again: its vector comes from the cache,
 				// with no embedding call.

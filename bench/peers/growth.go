@@ -69,10 +69,10 @@ type GrowthConfig struct {
 	// MemoryLimit is the Go soft memory limit of the measure phase (0:
 	// none), as `najdi serve --memory-limit`.
 	MemoryLimit int64
-	// MaxSegments is the engine's Options.MaxSegments during the ingest
-	// phase (0: the default, 8): more segments before a background merge
-	// means fewer rewrites of the same chunks while the collection grows;
-	// the measured state is one segment (MergeNow) either way.
+	// MaxSegments is the engine's Options.MaxSegments in both phases (0:
+	// the default, 8): more segments before a background merge means
+	// fewer rewrites of the same chunks while the collection grows; the
+	// measured state is one segment (MergeNow) unless NoMerge.
 	MaxSegments int
 	// ProfileKind, when set, writes a CPU profile of the timed queries of
 	// that kind next to the data (cpu-<size>-<kind>.pprof).
@@ -215,6 +215,13 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 	exact := make([][]string, len(qs))
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
+	var prev growthIngestInfo
+	if have == cfg.Size && readJSON(filepath.Join(cfg.Data, fmt.Sprintf("ingest-%d.json", cfg.Size)), &prev) == nil && len(prev.Exact) == len(qs) {
+		// Nothing added (a merge of an earlier ingest): its exact top-10
+		// and ingest figures stand.
+		exact, workers = prev.Exact, 0
+		have, ing = prev.From, prev.Ingest
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -235,7 +242,7 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 		fmt.Fprintf(log, "merged to one segment in %s\n", mergeTime.Round(time.Second))
 	}
 	wg.Wait()
-	info := growthIngestInfo{Size: cfg.Size, From: have, MaxSegments: cfg.MaxSegments, Ingest: ing, Merge: mergeTime, Load: loadAvg(), When: time.Now().UTC(), Exact: exact}
+	info := growthIngestInfo{Size: cfg.Size, From: have, MaxSegments: cfg.MaxSegments, Merged: !cfg.NoMerge, Ingest: ing, Merge: mergeTime, Load: loadAvg(), When: time.Now().UTC(), Exact: exact}
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
@@ -247,6 +254,7 @@ func GrowIngest(ctx context.Context, cfg GrowthConfig, log io.Writer) error {
 type growthIngestInfo struct {
 	Size, From    int
 	MaxSegments   int
+	Merged        bool
 	Ingest, Merge time.Duration
 	Load          string
 	When          time.Time
@@ -265,8 +273,12 @@ type GrowthPoint struct {
 	IngestFrom    int
 	Ingest, Merge time.Duration
 	IngestLoad    string
-	// IngestMaxSegments is GrowthConfig.MaxSegments of that ingest.
+	// IngestMaxSegments is GrowthConfig.MaxSegments of that ingest and of
+	// the measurement; Merged says the collection was merged to one
+	// segment before the measurement (else it holds the segments the
+	// background merger left).
 	IngestMaxSegments int
+	Merged            bool
 	Open              time.Duration // engine.Open on the data directory
 	Queries           int
 	P50, P99          map[Kind]time.Duration
@@ -359,12 +371,12 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 	collectGarbage()
 	benchLive, _, _, _ := goMem()
 	t0 := time.Now()
-	e, err := openGrowthEngine(cfg.Data, st, 0)
+	e, err := openGrowthEngine(cfg.Data, st, cfg.MaxSegments)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
-	pt := &GrowthPoint{N: cfg.Size, MemoryLimit: cfg.MemoryLimit, Open: time.Since(t0), IngestFrom: info.From, Ingest: info.Ingest, Merge: info.Merge, IngestMaxSegments: info.MaxSegments,
+	pt := &GrowthPoint{N: cfg.Size, MemoryLimit: cfg.MemoryLimit, Open: time.Since(t0), IngestFrom: info.From, Ingest: info.Ingest, Merge: info.Merge, IngestMaxSegments: info.MaxSegments, Merged: info.Merged || info.Merge > 0,
 		IngestLoad: info.Load, Queries: len(qs), P50: map[Kind]time.Duration{}, P99: map[Kind]time.Duration{}, Stages: map[Kind]map[string]time.Duration{}}
 	coll, err := e.GetCollection(ctx, "", GrowthCollection)
 	if err != nil {
@@ -521,7 +533,9 @@ func AppendPoint(path string, pt *GrowthPoint) ([]GrowthPoint, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	pts = slices.DeleteFunc(pts, func(p GrowthPoint) bool { return p.N == pt.N && p.MemoryLimit == pt.MemoryLimit })
+	pts = slices.DeleteFunc(pts, func(p GrowthPoint) bool {
+		return p.N == pt.N && p.MemoryLimit == pt.MemoryLimit && p.Merged == pt.Merged
+	})
 	pts = append(pts, *pt)
 	slices.SortFunc(pts, func(a, b GrowthPoint) int {
 		if a.N != b.N {
@@ -563,4 +577,12 @@ func heapTop(prof string) string {
 		out = append(out, string(b))
 	}
 	return strings.Join(out, "\n")
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
 }
