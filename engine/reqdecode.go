@@ -13,7 +13,7 @@ import "unicode/utf8"
 // TestParseSearchFast checks that both give the same request.
 func parseSearchFast(b []byte) (SearchRequest, bool) {
 	var r SearchRequest
-	d := reqScanner{b: b}
+	d := reqScanner{docScanner{b: b}}
 	if !d.byte('{') {
 		return r, false
 	}
@@ -76,37 +76,10 @@ func parseSearchFast(b []byte) (SearchRequest, bool) {
 	}
 }
 
-// reqScanner reads the JSON of parseSearchFast.
-type reqScanner struct {
-	b []byte
-	i int
-}
-
-func (d *reqScanner) space() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte consumes c, after white space.
-func (d *reqScanner) byte(c byte) bool {
-	d.space()
-	if d.i < len(d.b) && d.b[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-func (d *reqScanner) end() bool {
-	d.space()
-	return d.i == len(d.b)
-}
+// reqScanner reads the JSON of parseSearchFast: white space, bytes and
+// the end of input as a docScanner does, strings, numbers and literals
+// by its own stricter rules.
+type reqScanner struct{ docScanner }
 
 // str reads a string without escapes or control characters, of valid
 // UTF-8.

@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 )
 
 // GrowthReportConfig adds what the growth report cites besides its points.
@@ -284,33 +281,14 @@ func growthPointsPlot(pts []GrowthPoint, path string) error {
 	p.Title.Text = "najdi growth: p50 latency (ms) and RSS after GC (MiB/100)"
 	p.X.Label.Text = "chunks"
 	p.Y.Label.Text = "ms  |  MiB/100"
-	series := []struct {
-		name string
-		f    func(GrowthPoint) float64
-	}{
+	series := []lineSeries[GrowthPoint]{
 		{"vector p50 ms", func(pt GrowthPoint) float64 { return float64(pt.P50[Vector]) / 1e6 }},
 		{"hybrid p50 ms", func(pt GrowthPoint) float64 { return float64(pt.P50[Hybrid]) / 1e6 }},
 		{"filtered 1% p50 ms", func(pt GrowthPoint) float64 { return float64(pt.P50[Filter1]) / 1e6 }},
 		{"keyword p50 ms", func(pt GrowthPoint) float64 { return float64(pt.P50[Keyword]) / 1e6 }},
 		{"najdi RSS MiB/100", func(pt GrowthPoint) float64 { return float64(pt.najdiRSS()) / (1 << 20) / 100 }},
 	}
-	for i, s := range series {
-		xy := make(plotter.XYs, len(pts))
-		for j, pt := range pts {
-			xy[j].X, xy[j].Y = float64(pt.N), s.f(pt)
-		}
-		l, sc, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = plotutil.Color(i)
-		sc.Color = plotutil.Color(i)
-		p.Add(l, sc)
-		p.Legend.Add(s.name, l, sc)
-	}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	return savePNG(p, path, 6*vg.Inch, 3.5*vg.Inch)
+	return saveLines(p, pts, func(pt GrowthPoint) int { return pt.N }, series, path)
 }
 
 func boolInt(b bool) int {

@@ -582,19 +582,30 @@ func growthPlot(pts []ScalePoint, path string) error {
 	p.Title.Text = "najdi growth: p50 latency (net) and RSS/100"
 	p.X.Label.Text = "chunks"
 	p.Y.Label.Text = "ms  |  MiB/100"
-	series := []struct {
-		name string
-		f    func(ScalePoint) float64
-	}{
+	series := []lineSeries[ScalePoint]{
 		{"vector p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Vector]-pt.Stub)) / 1e6 }},
 		{"hybrid p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Hybrid]-pt.Stub)) / 1e6 }},
 		{"filtered 1% p50 ms", func(pt ScalePoint) float64 { return float64(max(0, pt.Latency[Filter1]-pt.Stub)) / 1e6 }},
 		{"RSS MiB/100", func(pt ScalePoint) float64 { return float64(pt.RSS) / (1 << 20) / 100 }},
 	}
+	return saveLines(p, pts, func(pt ScalePoint) int { return pt.N }, series, path)
+}
+
+// lineSeries is one line of a plot over collection sizes: its legend and
+// its value at a point.
+type lineSeries[P any] struct {
+	name string
+	f    func(P) float64
+}
+
+// saveLines draws every series as a line with points over pts (x: the
+// size n of each point), in plotutil's colours with the legend top left,
+// and saves the plot as a PNG at path.
+func saveLines[P any](p *plot.Plot, pts []P, n func(P) int, series []lineSeries[P], path string) error {
 	for i, s := range series {
 		xy := make(plotter.XYs, len(pts))
 		for j, pt := range pts {
-			xy[j].X, xy[j].Y = float64(pt.N), s.f(pt)
+			xy[j].X, xy[j].Y = float64(n(pt)), s.f(pt)
 		}
 		l, sc, err := plotter.NewLinePoints(xy)
 		if err != nil {
