@@ -98,9 +98,6 @@ func (p *plan) timeFuse(f func()) {
 	p.tm.fuse += time.Since(t)
 }
 
-// ms returns d in milliseconds with microsecond precision.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 // msSince returns the milliseconds since start on the engine's clock, with
 // microsecond precision (metadata.took_ms).
 func (e *Engine) msSince(start time.Time) float64 {

@@ -103,7 +103,7 @@ func (cfg GrowthConfig) vecCache() string {
 type staticProvider struct{ st *Static }
 
 func (p staticProvider) Embedder(engine.EmbeddingConfig) (engine.Embedder, error) {
-	return staticEmb{p.st}, nil
+	return staticEmb(p), nil
 }
 
 type staticEmb struct{ st *Static }
