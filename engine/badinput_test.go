@@ -211,3 +211,18 @@ func TestQueryLengthCountsWhiteSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionConfigWhiteSpaceBody: an empty PUT body is the empty
+// configuration, a body of white space only is not JSON and answers 400
+// (schemathesis sent "\r" and got 200).
+func TestCollectionConfigWhiteSpaceBody(t *testing.T) {
+	if _, err := engine.ParseCollectionConfig(nil); err != nil {
+		t.Fatalf("empty body: %v", err)
+	}
+	for _, body := range []string{"\r", " ", "\n\t "} {
+		_, err := engine.ParseCollectionConfig([]byte(body))
+		if !errors.Is(err, engine.ErrInvalid) {
+			t.Errorf("body %q: err %v, want ErrInvalid", body, err)
+		}
+	}
+}

@@ -243,10 +243,11 @@ func (c Collection) MarshalJSON() ([]byte, error) {
 // ParseCollectionConfig decodes a PUT body strictly: unknown fields and
 // values of the wrong type are rejected with ErrInvalid naming them by
 // their JSON path, and so is a summary_config.max_tokens that is present
-// but not positive (absent, it defaults). An empty body is an empty config.
+// but not positive (absent, it defaults). An empty body is an empty config;
+// a body of white space only is not JSON and is rejected.
 func ParseCollectionConfig(body []byte) (CollectionConfig, error) {
 	var cfg CollectionConfig
-	if len(bytes.TrimSpace(body)) == 0 {
+	if len(body) == 0 {
 		return cfg, nil
 	}
 	if err := decodeRequest("collection configuration", body, &cfg); err != nil {

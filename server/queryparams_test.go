@@ -112,3 +112,29 @@ func TestSearchRequestNullableProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryResultFormatGiven: a result_format parameter that is given must
+// name a format; an empty value is not "absent" (schemathesis: GET …/query
+// ?result_format= was answered 200, the schema's enum has no "").
+func TestQueryResultFormatGiven(t *testing.T) {
+	for _, tc := range []struct {
+		val    string
+		wantOK bool
+	}{{"flat", true}, {"sections", true}, {"", false}, {"Flat", false}, {"xml", false}} {
+		args := fasthttp.AcquireArgs()
+		args.Set("query", "bread")
+		args.Set("result_format", tc.val)
+		req, err := queryRequest(args)
+		fasthttp.ReleaseArgs(args)
+		if (err == nil) != tc.wantOK {
+			t.Errorf("result_format=%q: err %v, want ok %v", tc.val, err, tc.wantOK)
+			continue
+		}
+		if err == nil && req.ResultFormat != tc.val {
+			t.Errorf("result_format=%q: got %q", tc.val, req.ResultFormat)
+		}
+		if err != nil && !regexp.MustCompile(`result_format: ".*" is not supported`).MatchString(err.Error()) {
+			t.Errorf("result_format=%q: message %q does not name the parameter", tc.val, err)
+		}
+	}
+}

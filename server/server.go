@@ -440,6 +440,10 @@ func queryParam(req *engine.SearchRequest, key, val string) error {
 	case key == "max_results", key == "offset", key == "min_score", key == "max_tokens":
 		return queryNumber(req, key, val)
 	case key == "result_format":
+		// Given, it must name a format: an empty value is not "absent".
+		if val != "flat" && val != "sections" {
+			return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("result_format: %q is not supported (use flat or sections)", val), Details: map[string]any{"field": "result_format"}}
+		}
 		req.ResultFormat = val
 	case key == "include_fields":
 		for _, f := range strings.Split(val, ",") {
