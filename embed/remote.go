@@ -143,6 +143,9 @@ func (r *Remote) Dims() int { return int(r.dims.Load()) }
 // MaxTokens returns the configured input limit.
 func (r *Remote) MaxTokens() int { return r.cfg.MaxTokens }
 
+// BatchSize returns the most inputs sent per request.
+func (r *Remote) BatchSize() int { return r.cfg.BatchSize }
+
 // Endpoint returns the URL requests are sent to.
 func (r *Remote) Endpoint() string { return r.endpoint }
 
@@ -267,7 +270,14 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 		return nil, fmt.Errorf("remote %s: %w: %w", r.endpoint, err, ErrRemote)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	// Sized from Content-Length when the endpoint sends one: a batch's
+	// answer is megabytes, which io.ReadAll would copy a dozen times.
+	var buf bytes.Buffer
+	if cl := resp.ContentLength; cl > 0 && cl <= maxResponse {
+		buf.Grow(int(cl) + bytes.MinRead)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, maxResponse+1))
+	data := buf.Bytes()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("remote %s: %w", r.endpoint, ctx.Err())
@@ -284,32 +294,42 @@ func (r *Remote) attempt(ctx context.Context, body []byte, n int) ([][]float32, 
 	if len(data) > maxResponse {
 		return nil, fail(outbound.Malformed("answer larger than %d bytes", maxResponse))
 	}
-	var rr remoteResponse
-	if err := json.Unmarshal(data, &rr); err != nil {
-		return nil, fail(outbound.Malformed("decode answer: %v: %s", err, outbound.Summarize(data)))
+	items, ok := parseEmbeddings(data)
+	if !ok {
+		var rr remoteResponse
+		if err := json.Unmarshal(data, &rr); err != nil {
+			return nil, fail(outbound.Malformed("decode answer: %v: %s", err, outbound.Summarize(data)))
+		}
+		items = make([]remoteItem, len(rr.Data))
+		for i, d := range rr.Data {
+			items[i].vec = d.Embedding
+			if d.Index != nil {
+				items[i].index, items[i].hasIndex = *d.Index, true
+			}
+		}
 	}
-	if len(rr.Data) != n {
-		return nil, fail(outbound.Malformed("%d embeddings for %d inputs", len(rr.Data), n))
+	if len(items) != n {
+		return nil, fail(outbound.Malformed("%d embeddings for %d inputs", len(items), n))
 	}
 	out := make([][]float32, n)
-	for pos, d := range rr.Data {
+	for pos, d := range items {
 		i := pos // servers that omit index answer in input order
-		if d.Index != nil {
-			i = *d.Index
+		if d.hasIndex {
+			i = d.index
 		}
 		if i < 0 || i >= n || out[i] != nil {
 			return nil, fail(outbound.Malformed("bad or repeated index %d", i))
 		}
 		dims := int(r.dims.Load())
 		if dims == 0 {
-			r.dims.CompareAndSwap(0, int64(len(d.Embedding)))
+			r.dims.CompareAndSwap(0, int64(len(d.vec)))
 			dims = int(r.dims.Load())
 		}
-		if len(d.Embedding) == 0 || len(d.Embedding) != dims {
-			return nil, fmt.Errorf("remote %s: embedding of %d dims, want %d: %w", r.endpoint, len(d.Embedding), dims, ErrRemote)
+		if len(d.vec) == 0 || len(d.vec) != dims {
+			return nil, fmt.Errorf("remote %s: embedding of %d dims, want %d: %w", r.endpoint, len(d.vec), dims, ErrRemote)
 		}
-		normalize(d.Embedding)
-		out[i] = d.Embedding
+		normalize(d.vec)
+		out[i] = d.vec
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/najdi/najdi/embed"
@@ -29,8 +30,13 @@ type EmbedderProvider interface {
 	Embedder(cfg EmbeddingConfig) (Embedder, error)
 }
 
-// embedBatch is the number of chunks embedded per call.
+// embedBatch is the number of chunks embedded per call to a local model.
 const embedBatch = 64
+
+// remoteInFlight is the number of embedding calls a flush keeps in flight
+// to a remote endpoint (embedPipe); a local model gets one call at a time,
+// since its runtime spreads one call over the cores already.
+const remoteInFlight = 4
 
 func (e *Engine) embedder(cfg EmbeddingConfig) (Embedder, error) {
 	if cfg.Keyword() {
@@ -55,18 +61,103 @@ func (e *Engine) checkEmbedding(cfg EmbeddingConfig) error {
 	return err
 }
 
-func (e *Engine) embedPassages(ctx context.Context, emb Embedder, texts []string) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for i := 0; i < len(texts); i += embedBatch {
-		vs, err := emb.EmbedPassages(ctx, texts[i:min(i+embedBatch, len(texts))])
-		if err != nil {
-			return nil, embedError(emb, err)
-		}
-		out = append(out, vs...)
+// embedPipe embeds a flush's chunk texts in batches while the flush is
+// still analyzing its documents: offer hands it the texts so far and it
+// starts a call for each full batch, in the background, keeping up to
+// inFlight calls running; wait sends the rest and returns every vector in
+// chunk order. On a remote endpoint the calls overlap each other and the
+// flush's own work; on a local model the analysis runs beside the model.
+type embedPipe struct {
+	emb    Embedder
+	ctx    context.Context
+	cancel context.CancelFunc
+	batch  int
+	sent   int           // texts dispatched so far
+	slots  chan struct{} // one per call in flight
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	out    [][]float32 // by chunk id; under mu
+	err    error       // the first failure; under mu
+}
+
+// newEmbedPipe returns a pipe embedding with emb under ctx.
+func newEmbedPipe(ctx context.Context, emb Embedder) *embedPipe {
+	batch, inFlight := embedBatch, 1
+	if r, ok := emb.(*embed.Remote); ok {
+		// One call per request the endpoint takes (its batch_size).
+		batch, inFlight = r.BatchSize(), remoteInFlight
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	return &embedPipe{emb: emb, ctx: ctx, cancel: cancel, batch: batch, slots: make(chan struct{}, inFlight)}
+}
+
+// offer starts the calls of the full batches among texts not yet sent;
+// texts holds every chunk text of the flush so far, in chunk order.
+func (p *embedPipe) offer(texts []string) {
+	for len(texts)-p.sent >= p.batch {
+		p.dispatch(texts[p.sent : p.sent+p.batch])
+	}
+}
+
+// dispatch starts one call for texts, the next ones after p.sent; it
+// waits for a free slot.
+func (p *embedPipe) dispatch(texts []string) {
+	at := p.sent
+	p.sent += len(texts)
+	p.mu.Lock()
+	if n := at + len(texts); n > len(p.out) {
+		p.out = append(p.out, make([][]float32, n-len(p.out))...)
+	}
+	p.mu.Unlock()
+	p.slots <- struct{}{}
+	p.wg.Add(1)
+	go func() {
+		defer func() {
+			<-p.slots
+			p.wg.Done()
+		}()
+		if p.ctx.Err() != nil {
+			return // an earlier call failed
+		}
+		vs, err := p.emb.EmbedPassages(p.ctx, texts)
+		if err == nil && len(vs) != len(texts) {
+			err = &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d vectors for %d texts", p.emb.Name(), len(vs), len(texts))}
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err != nil {
+			if p.err == nil {
+				p.err = err
+				p.cancel()
+			}
+			return
+		}
+		copy(p.out[at:], vs)
+	}()
+}
+
+// wait sends the texts not yet sent, waits for every call and returns the
+// vectors of texts (every chunk text of the flush), checked against the
+// model's dimensions. It also ends the calls of a pipe abandoned after an
+// error; a pipe is waited for once.
+func (p *embedPipe) wait(texts []string) ([][]float32, error) {
+	for p.sent < len(texts) && p.ctx.Err() == nil {
+		p.dispatch(texts[p.sent:min(p.sent+p.batch, len(texts))])
+	}
+	p.wg.Wait()
+	err := p.err // every call has ended
+	if err == nil && len(texts) > 0 {
+		// The caller's context ended: calls may have been skipped.
+		err = p.ctx.Err()
+	}
+	p.cancel()
+	if err != nil {
+		return nil, embedError(p.emb, err)
+	}
+	out := p.out[:len(texts)]
 	for _, v := range out {
-		if len(v) != emb.Dims() {
-			return nil, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d dimensions, expected %d", emb.Name(), len(v), emb.Dims())}
+		if len(v) != p.emb.Dims() {
+			return nil, &Error{Kind: ErrUpstream, Message: fmt.Sprintf("embedding model %q returned %d dimensions, expected %d", p.emb.Name(), len(v), p.emb.Dims())}
 		}
 	}
 	return out, nil

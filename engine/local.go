@@ -144,7 +144,7 @@ func (b *localBackend) prepare(w *writer, docs []pendingDoc) (*batch, error) {
 	seg.Text = tb.Build()
 	seg.InitChunkIndex()
 	if w.emb != nil {
-		idx, err := w.buildVectors(p.chunkTexts)
+		idx, err := w.buildVectors(&p)
 		if err != nil {
 			return nil, err
 		}

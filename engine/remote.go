@@ -254,12 +254,14 @@ func (cb *clusterBackend) prepare(w *writer, docs []pendingDoc) (*batch, error) 
 		_, length := w.analyzeDoc(&rec, b.seg, uint32(i), d, &p)
 		b.terms = append(b.terms, remoteDoc{terms: maps.Clone(p.tf), length: length})
 	}
-	if w.emb != nil && len(p.chunkTexts) > 0 {
-		vecs, err := w.e.embedPassages(w.ctx, w.emb, p.chunkTexts)
+	if w.emb != nil {
+		vecs, err := w.vectors(&p)
 		if err != nil {
 			return nil, err
 		}
-		b.vecs = vecs
+		if len(vecs) > 0 {
+			b.vecs = vecs
+		}
 	}
 	return b, nil
 }

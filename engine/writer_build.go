@@ -18,6 +18,9 @@ type docPrep struct {
 	tf         map[string]float32  // term → weighted frequency of one document
 	terms      []invindex.TermFreq // tf, sorted
 	chunkTexts []string            // the text of every chunk so far, by chunk id
+	// embed embeds chunkTexts in the background as they accumulate; nil
+	// until the first document of a flush that embeds.
+	embed *embedPipe
 }
 
 // analyzeDoc analyzes document d (local number local) with the analyzer of
@@ -68,6 +71,12 @@ func (w *writer) analyzeDoc(rec *collRecord, seg *segment.Segment, local uint32,
 		})
 		w.chunkInto(seg, p, local, uint32(len(d.sections)+fi), content)
 	}
+	if w.emb != nil {
+		if p.embed == nil {
+			p.embed = newEmbedPipe(w.ctx, w.emb)
+		}
+		p.embed.offer(p.chunkTexts)
+	}
 	p.terms = p.terms[:0]
 	for t, f := range p.tf {
 		p.terms = append(p.terms, invindex.TermFreq{Term: t, Freq: f})
@@ -90,10 +99,19 @@ func (w *writer) chunkInto(seg *segment.Segment, p *docPrep, local, section uint
 	}
 }
 
-// buildVectors embeds the chunk texts (vector id = chunk id) and builds the
-// segment's vector index.
-func (w *writer) buildVectors(chunkTexts []string) (*vector.Index, error) {
-	vecs, err := w.e.embedPassages(w.ctx, w.emb, chunkTexts)
+// vectors returns the vectors of every chunk of the flush (vector id =
+// chunk id), embedded by the pipe analyzeDoc fed.
+func (w *writer) vectors(p *docPrep) ([][]float32, error) {
+	if p.embed == nil {
+		p.embed = newEmbedPipe(w.ctx, w.emb)
+	}
+	return p.embed.wait(p.chunkTexts)
+}
+
+// buildVectors builds the segment's vector index over the vectors of
+// every chunk of the flush (vector id = chunk id).
+func (w *writer) buildVectors(p *docPrep) (*vector.Index, error) {
+	vecs, err := w.vectors(p)
 	if err != nil {
 		return nil, err
 	}

@@ -175,8 +175,21 @@ func TestStub(t *testing.T) {
 	if len(resp.Data) != 2 || resp.Data[0].Index != 0 || !slices.Equal(resp.Data[0].Embedding, []float32{3, 1}) || !slices.Equal(resp.Data[1].Embedding, []float32{9, 9}) {
 		t.Fatalf("answer %+v", resp.Data)
 	}
-	if !slices.Equal(asked, []string{"abc"}) {
-		t.Fatalf("embedder asked %v", asked)
+	if !slices.Equal(asked, []string{"abc"}) || s.Misses() != 1 {
+		t.Fatalf("embedder asked %v, %d misses", asked, s.Misses())
+	}
+	// A passage seen before comes from the cache: the embedder is not
+	// asked again.
+	s.ResetMisses()
+	resp.Data = nil
+	if err := doJSON(context.Background(), "POST", s.URL+"/v1/embeddings", map[string]any{"input": []string{"q1", "abc", "de"}, "model": "m"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Data) != 3 || resp.Data[2].Index != 2 || !slices.Equal(resp.Data[1].Embedding, []float32{3, 1}) || !slices.Equal(resp.Data[2].Embedding, []float32{2, 1}) {
+		t.Fatalf("answer %+v", resp.Data)
+	}
+	if !slices.Equal(asked, []string{"abc", "de"}) || s.Misses() != 1 {
+		t.Fatalf("embedder asked %v, %d misses", asked, s.Misses())
 	}
 	if err := doJSON(context.Background(), "POST", s.URL+"/v1/embeddings", map[string]any{"input": 5}, nil); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("bad input: %v", err)

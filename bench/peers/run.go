@@ -204,7 +204,7 @@ func loadSciFact(ctx context.Context, cfg Config, modelDir, lib string, st *Stat
 func runSciFact(ctx context.Context, cfg Config, rep *Report, systems []System, sf *sciFact, rtt time.Duration, log io.Writer) error {
 	w := &Workload{Name: "SciFact", Docs: len(sf.docs), Queries: len(sf.queries), stubRTT: rtt}
 	rep.Workloads = append(rep.Workloads, w)
-	if err := runWorkload(ctx, cfg, w, systems, "scifact", sf.docs, sf.queries, cfg.ModelVectors, log); err != nil {
+	if err := runWorkload(ctx, cfg, w, systems, "scifact", sf.docs, sf.queries, log); err != nil {
 		return err
 	}
 	quality(w, sf.beir)
@@ -249,7 +249,7 @@ func runLarge(ctx context.Context, cfg Config, rep *Report, systems []System, st
 			}
 		}
 	}
-	if err := runWorkload(ctx, cfg, lw, largeSys, "large", all[:cfg.Large], lq, false, log); err != nil {
+	if err := runWorkload(ctx, cfg, lw, largeSys, "large", all[:cfg.Large], lq, log); err != nil {
 		return err
 	}
 	exactRecall(lw, all[:cfg.Large], lq)
@@ -290,7 +290,7 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 		var err error
 		switch name {
 		case "najdi":
-			s, err = StartNajdi(ctx, NajdiOptions{Bin: cfg.NajdiBin, Dir: filepath.Join(cfg.Work, "najdi"), StubURL: stub.URL, Dims: 384})
+			s, err = StartNajdi(ctx, NajdiOptions{Bin: cfg.NajdiBin, Dir: filepath.Join(cfg.Work, "najdi"), StubURL: stub.URL, Stub: stub, Dims: 384})
 		case "weaviate":
 			s, err = StartWeaviate(ctx, WeaviateOptions{Bin: cfg.WeaviateBin, Dir: filepath.Join(cfg.Work, "weaviate"), Version: cfg.WeaviateVersion, REST: cfg.WeaviateREST})
 		case "elasticsearch", "opensearch":
@@ -318,13 +318,13 @@ func startSystems(ctx context.Context, cfg Config, stub *Stub, rep *Report, log 
 
 // runWorkload loads docs into every system, then runs the latency, quality
 // and saturation measurements.
-func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, warm bool, log io.Writer) error {
+func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System, index string, docs []Doc, queries []Query, log io.Writer) error {
 	w.Systems = map[string]*SystemResult{}
 	for _, s := range systems {
 		sr := &SystemResult{Latency: map[Kind][]Lat{}, QPS: map[Kind][]float64{}, Results: map[Kind][][]string{}}
 		w.Systems[s.Name()] = sr
 		w.Order = append(w.Order, s.Name())
-		if err := ingestOne(ctx, w, s, sr, index, docs, warm, log); err != nil {
+		if err := ingestOne(ctx, w, s, sr, index, docs, log); err != nil {
 			return err
 		}
 	}
@@ -362,19 +362,22 @@ func live(w *Workload, s System, k Kind) bool {
 // ingestOne creates index on s, loads docs (timed), and records the
 // footprint; for najdi it also loads the keyword-only and vector-only
 // collections. An ingest failure is recorded in sr, not returned.
-func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, index string, docs []Doc, warm bool, log io.Writer) error {
+func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, index string, docs []Doc, log io.Writer) error {
 	n, isNajdi := s.(*najdi)
-	if isNajdi && warm {
-		// Warm the stub's vector cache with the chunks najdi will ask for,
-		// so that the timed ingest does not wait on the model.
-		fmt.Fprintf(log, "  %s: %s warm-up ingest (fills the stub's vector cache)\n", w.Name, s.Name())
-		if err := n.Create(ctx, index+"-warm"); err != nil {
+	if isNajdi {
+		// Fill the stub's cache with the vectors and their JSON of the
+		// chunks najdi will ask for, so that the timed ingest receives
+		// precomputed vectors as the peers do (and does not wait on the
+		// model, or share the cores with the stub computing static
+		// vectors). A najdi server of its own takes this ingest, so the
+		// measured one holds no trace of it.
+		fmt.Fprintf(log, "  %s: %s warm-up ingest in a separate server (fills the stub's vector cache)\n", w.Name, s.Name())
+		if err := n.warmStub(ctx, index, docs); err != nil {
 			return err
 		}
-		if err := n.Ingest(ctx, index+"-warm", docs); err != nil {
-			return err
+		if n.opt.Stub != nil {
+			n.opt.Stub.ResetMisses()
 		}
-		_ = doJSON(ctx, "DELETE", n.url+"/v1/collections/"+index+"-warm", nil, nil)
 	}
 	if err := s.Create(ctx, index); err != nil {
 		return err
@@ -387,6 +390,11 @@ func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, ind
 		return nil
 	}
 	sr.Ingest = time.Since(t0)
+	if isNajdi && n.opt.Stub != nil {
+		if m := n.opt.Stub.Misses(); m > 0 {
+			fmt.Fprintf(log, "  %s: the stub embedded %d passages during najdi's timed ingest\n", w.Name, m)
+		}
+	}
 	if e, ok := s.(*elastic); ok {
 		t1 := time.Now()
 		if err := e.Optimize(ctx, index); err != nil {
