@@ -259,6 +259,9 @@ func (x *Index) exactCheaper(card uint64, nprobe int) bool {
 	return 4*card <= scanned
 }
 
+// exactPush scores id exactly into s.top. Its callers keep x reachable
+// (Search and SearchFunc end with runtime.KeepAlive), so that a mapped
+// vectors file stays mapped while it is read.
 func (x *Index) exactPush(s *scratch, q []float32, id uint32) {
 	sc := DotFloat32(q, x.vecs[int(id)*x.dims:int(id+1)*x.dims])
 	if !s.top.full() || !worse(Result{id, sc}, s.top.min()) {
@@ -282,6 +285,18 @@ func (x *Index) exactBitmap(s *scratch, q []float32, k int, allow *roaring.Bitma
 			break
 		}
 		x.exactPush(s, q, id)
+	}
+}
+
+// scoreList stores in out[i] the int8 score of the code of ids[i]. Codes
+// are stored once by id, so a list's codes are gathered: ids ascend
+// within a list, so the rows are read in address order.
+func (x *Index) scoreList(qq []int8, ids []uint32, out []int32) {
+	d := x.dims
+	codes := x.codes
+	for i, id := range ids {
+		o := int(id) * d
+		dotInt8Rows(qq, codes[o:o+d:o+d], out[i:i+1:i+1])
 	}
 }
 
@@ -314,7 +329,7 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 	for _, l := range s.lists.items {
 		lo, hi := int(x.listStart[l.ID]), int(x.listStart[l.ID+1])
 		scores := s.scores[:hi-lo]
-		dotInt8Rows(s.qq, x.codes[lo*d:hi*d], scores)
+		x.scoreList(s.qq, x.listIDs[lo:hi], scores)
 		for i, sc := range scores {
 			if sc < thrScore {
 				continue
