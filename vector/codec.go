@@ -77,8 +77,8 @@ func (x *Index) AppendIndex(dst []byte) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, x.vecsCRC)
 	if x.nlist > 0 {
 		dst = x.appendLists(dst)
-		if len(x.codes) > 0 {
-			dst = append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&x.codes[0])), len(x.codes))...)
+		if byID := x.codesByID(); len(byID) > 0 {
+			dst = append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&byID[0])), len(byID))...)
 		}
 	}
 	return envelope.End(dst, start)
@@ -198,7 +198,8 @@ func Decode(data []byte) (*Index, error) {
 
 // decodeIVF decodes the body of formats 2 and 3, after the version, or
 // with external the body of format 4: the vectors file's checksum instead
-// of the vectors, and the codes after the lists (aliased, not copied).
+// of the vectors, and the codes by id after the lists (expanded to the
+// list positions).
 func decodeIVF(d *decoder, external bool) (*Index, error) {
 	maxInt := uint64(math.MaxInt32)
 	x := &Index{}
@@ -290,9 +291,12 @@ func decodeIVF(d *decoder, external bool) (*Index, error) {
 		nc := x.n * x.dims
 		if len(d.b) < nc {
 			d.fail("codes")
-		} else if nc > 0 {
-			x.codes = unsafe.Slice((*int8)(unsafe.Pointer(&d.b[0])), nc)
+		} else {
+			byID := d.b[:nc]
 			d.b = d.b[nc:]
+			if d.err == nil && len(d.b) == 0 && nc > 0 {
+				x.expandCodes(unsafe.Slice((*int8)(unsafe.Pointer(&byID[0])), nc))
+			}
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {

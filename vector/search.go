@@ -288,18 +288,6 @@ func (x *Index) exactBitmap(s *scratch, q []float32, k int, allow *roaring.Bitma
 	}
 }
 
-// scoreList stores in out[i] the int8 score of the code of ids[i]. Codes
-// are stored once by id, so a list's codes are gathered: ids ascend
-// within a list, so the rows are read in address order.
-func (x *Index) scoreList(qq []int8, ids []uint32, out []int32) {
-	d := x.dims
-	codes := x.codes
-	for i, id := range ids {
-		o := int(id) * d
-		dotInt8Rows(qq, codes[o:o+d:o+d], out[i:i+1:i+1])
-	}
-}
-
 // ivf scans the nprobe lists closest to q with int8 codes, keeps the best
 // allowed candidates and re-scores them exactly into s.top.
 //
@@ -329,7 +317,7 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 	for _, l := range s.lists.items {
 		lo, hi := int(x.listStart[l.ID]), int(x.listStart[l.ID+1])
 		scores := s.scores[:hi-lo]
-		x.scoreList(s.qq, x.listIDs[lo:hi], scores)
+		dotInt8Rows(s.qq, x.codes[lo*d:hi*d], scores)
 		for i, sc := range scores {
 			if sc < thrScore {
 				continue

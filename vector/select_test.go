@@ -88,7 +88,7 @@ func refIVF(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res 
 		for p := x.listStart[l.ID]; p < x.listStart[l.ID+1]; p++ {
 			id := x.listIDs[p]
 			if allow == nil || allow(id) {
-				cands = append(cands, Result{id, float32(DotInt8(qq, x.codes[int(id)*d:int(id+1)*d]))})
+				cands = append(cands, Result{id, float32(DotInt8(qq, x.codes[int(p)*d:int(p+1)*d]))})
 			}
 		}
 	}

@@ -188,7 +188,7 @@ func External(data []byte) bool {
 
 // Open decodes an index part of format 4 (AppendIndex) whose vectors are
 // in the vectors file path, checks that file's size and checksum, and maps
-// it. The index aliases data (its int8 codes): data must not be modified.
+// it. The index does not alias data.
 // Parts of formats 1–3 hold their vectors and are read by Decode.
 func Open(data []byte, path string) (*Index, error) {
 	if !envelope.Has(data, magic) {
