@@ -68,13 +68,24 @@ func (e *Engine) MergeNow(owner, coll string) error {
 	if err != nil {
 		return err
 	}
-	segs := c.snapshot()
-	if len(segs) == 0 || len(segs) == 1 && segs[0].Deleted.IsEmpty() {
-		return nil
+	// A merge that the background merger overtook (it replaced one of the
+	// segments first) commits nothing: merge the new set again, a few
+	// times at most.
+	for range 8 {
+		segs := c.snapshot()
+		if len(segs) == 0 || len(segs) == 1 && segs[0].Deleted.IsEmpty() {
+			return nil
+		}
+		// One segment with deletes is rewritten too: its deleted
+		// documents' postings, vectors and field entries go.
+		if err := e.merge(c, segs); err != nil {
+			return err
+		}
+		if e.closed() || segByID(c.snapshot(), segs[0].ID) == nil {
+			return nil
+		}
 	}
-	// One segment with deletes is rewritten too: its deleted documents'
-	// postings, vectors and field entries go.
-	return e.merge(c, segs)
+	return nil
 }
 
 // mergeCollection picks segments to merge by a tiered policy: the smallest
