@@ -149,6 +149,12 @@ func (b *localBackend) prepare(w *writer, docs []pendingDoc) (*batch, error) {
 			return nil, err
 		}
 		seg.Vectors = idx
+		// The float32 vectors go to the segment's vectors file here,
+		// outside the write lock; a flush that never commits leaves an
+		// orphan file that the next open removes.
+		if err := seg.SaveVectors(b.e.store, w.c.num); err != nil {
+			return nil, err
+		}
 	}
 	return &batch{seg: seg}, nil
 }
@@ -232,7 +238,10 @@ func (b *localBackend) writeCommit(w *writer, seg *segment.Segment, docs []pendi
 	for i, d := range docs {
 		batch.PutDocument(c.num, d.id, bodies[i])
 	}
-	seg.Write(batch, c.num)
+	if err := seg.Write(batch, c.num); err != nil {
+		batch.Abort()
+		return nil, err
+	}
 	var changed []*segment.Segment
 	for sid, locals := range replaced {
 		ns := withDeleted(segByID(segs, sid), locals)

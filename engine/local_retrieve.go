@@ -367,7 +367,7 @@ func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chun
 	lo, hi := s.ChunkRange(local)
 	out := make([]chunkHit, 0, hi-lo)
 	for i := lo; i < hi; i++ {
-		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
+		out = append(out, chunkHit{id: i, cos: float64(s.Vectors.Dot(q, i))})
 	}
 	return out
 }

@@ -68,13 +68,24 @@ func (e *Engine) MergeNow(owner, coll string) error {
 	if err != nil {
 		return err
 	}
-	segs := c.snapshot()
-	if len(segs) == 0 || len(segs) == 1 && segs[0].Deleted.IsEmpty() {
-		return nil
+	// A merge that the background merger overtook (it replaced one of the
+	// segments first) commits nothing: merge the new set again, a few
+	// times at most.
+	for range 8 {
+		segs := c.snapshot()
+		if len(segs) == 0 || len(segs) == 1 && segs[0].Deleted.IsEmpty() {
+			return nil
+		}
+		// One segment with deletes is rewritten too: its deleted
+		// documents' postings, vectors and field entries go.
+		if err := e.merge(c, segs); err != nil {
+			return err
+		}
+		if e.closed() || segByID(c.snapshot(), segs[0].ID) == nil {
+			return nil
+		}
 	}
-	// One segment with deletes is rewritten too: its deleted documents'
-	// postings, vectors and field entries go.
-	return e.merge(c, segs)
+	return nil
 }
 
 // mergeCollection picks segments to merge by a tiered policy: the smallest
@@ -146,8 +157,15 @@ func (e *Engine) merge(c *collection, parts []*segment.Segment) error {
 		merged = nil
 	} else if err := e.buildMerged(merged, remap, chunkRemap, texts, fields, vecs); err != nil {
 		return err
+	} else if err := merged.SaveVectors(e.store, c.num); err != nil {
+		return err
 	}
-	return e.commitMerge(c, parts, merged, remap)
+	committed, err := e.commitMerge(c, parts, merged, remap)
+	if !committed && merged != nil && merged.Vectors != nil {
+		// Never referenced by a committed batch: its vectors file goes.
+		e.store.DiscardVectors(c.num, merged.ID)
+	}
+	return err
 }
 
 // buildMerged builds the indexes of merged from those of parts.
@@ -166,18 +184,20 @@ func (e *Engine) buildMerged(merged *segment.Segment, remap, chunkRemap [][]int3
 }
 
 // commitMerge replaces parts by merged (nil: by nothing) under the write
-// lock, carrying over deletes that happened since parts were read.
-func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *segment.Segment, remap [][]int32) error {
+// lock, carrying over deletes that happened since parts were read. It
+// reports whether it committed the batch (an error after the commit is
+// not possible; a refused or failed one leaves merged unreferenced).
+func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *segment.Segment, remap [][]int32) (bool, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped || e.closed() {
-		return nil
+		return false, nil
 	}
 	cur := c.snapshot()
 	for p, s := range parts {
 		now := segByID(cur, s.ID)
 		if now == nil {
-			return nil // replaced meanwhile; try again later
+			return false, nil // replaced meanwhile; try again later
 		}
 		if merged == nil {
 			continue
@@ -192,13 +212,18 @@ func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *se
 	}
 	b := e.store.NewBatch()
 	if merged != nil {
-		merged.Write(b, c.num)
+		if err := merged.Write(b, c.num); err != nil {
+			b.Abort()
+			return false, err
+		}
 	}
 	for _, s := range parts {
 		b.DeleteSegment(c.num, s.ID)
 	}
 	if err := b.Commit(); err != nil {
-		return err
+		// A failed commit may still have reached the log: keep the file,
+		// the next open removes it if it is an orphan.
+		return true, err
 	}
 	c.mu.Lock()
 	out := make([]*segment.Segment, 0, len(c.mu.segs))
@@ -210,7 +235,7 @@ func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *se
 	if merged == nil {
 		c.mu.segs = out
 		c.mu.Unlock()
-		return nil
+		return true, nil
 	}
 	out = append(out, merged)
 	slices.SortFunc(out, func(a, b *segment.Segment) int { return cmp.Compare(a.ID, b.ID) })
@@ -221,5 +246,5 @@ func (e *Engine) commitMerge(c *collection, parts []*segment.Segment, merged *se
 		}
 	}
 	c.mu.Unlock()
-	return nil
+	return true, nil
 }

@@ -125,6 +125,10 @@ func vecPathBuild(e *engine.Engine, data *bench.BEIR, c vecPathCorpus) error {
 	for _, kind := range []string{"hyb", "vec"} {
 		name := c.name + "-" + kind
 		if info, err := e.GetCollection(ctx, "", name); err == nil && info.DocumentCount == int64(len(docs)) {
+			// Kept from an earlier run: one segment, as built below.
+			if err := e.MergeNow("", name); err != nil {
+				return err
+			}
 			continue
 		}
 		cfg := engine.CollectionConfig{EmbeddingConfig: engine.EmbeddingConfig{Model: "static"}}

@@ -9,6 +9,11 @@
 // a segment's parts — document ids, keyword postings (invindex.TextIndex),
 // filter fields (invindex.FieldIndex), chunk vectors (vector.Index), the
 // chunk table and the delete bitmap — and loads or writes them as a unit.
+// The float32 chunk vectors are the exception to "all in Pebble": each
+// segment keeps them in a vectors file of its own (Store.VectorsPath),
+// fsynced before the segment's batch commits, removed after the batch that
+// deletes the segment, memory-mapped by the vector index instead of held
+// on the heap; Open removes the files of no stored segment.
 // Only the delete bitmap of a segment ever changes, and it is replaced
 // copy-on-write, so readers need no locks.
 package segment

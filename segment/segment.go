@@ -156,8 +156,36 @@ func (s *Segment) InitChunkIndex() {
 // Live returns the number of documents not deleted.
 func (s *Segment) Live() int { return len(s.Docs) - int(s.Deleted.GetCardinality()) }
 
-// Write adds every part of the segment to the batch.
-func (s *Segment) Write(b *Batch, num uint32) {
+// SaveVectors writes the float32 vectors of the segment's vector index to
+// its vectors file (Store.VectorsPath; synced) and makes the index read
+// them from there instead of the heap (vector.Index.SaveVectors). Call it
+// before the segment is shared; a flush calls it outside the collection's
+// write lock, so that Write only encodes. It does nothing without vectors
+// or when they are already saved.
+func (s *Segment) SaveVectors(st *Store, num uint32) error {
+	if s.Vectors == nil || s.Vectors.OnFile() {
+		return nil
+	}
+	if err := s.Vectors.SaveVectors(st.VectorsPath(num, s.ID)); err != nil {
+		return fmt.Errorf("segment %d: %w", s.ID, err)
+	}
+	return nil
+}
+
+// vectorsFileBytes is the size of the segment's vectors file.
+func (s *Segment) vectorsFileBytes() int {
+	if s.Vectors == nil {
+		return 0
+	}
+	return 4 * s.Vectors.Len() * s.Vectors.Dims()
+}
+
+// Write adds every part of the segment to the batch, after saving its
+// vectors file (SaveVectors) when that was not done yet.
+func (s *Segment) Write(b *Batch, num uint32) error {
+	if err := s.SaveVectors(b.s, num); err != nil {
+		return err
+	}
 	meta := s.encodeMeta()
 	b.PutBlob(num, s.ID, PartMeta, meta)
 	text := s.Text.AppendBinary(nil)
@@ -166,11 +194,12 @@ func (s *Segment) Write(b *Batch, num uint32) {
 	b.PutBlob(num, s.ID, PartFields, fields)
 	s.Bytes = len(meta) + len(text) + len(fields)
 	if s.Vectors != nil {
-		vec := s.Vectors.AppendBinary(nil)
+		vec := s.Vectors.AppendIndex(nil)
 		b.PutBlob(num, s.ID, PartVectors, vec)
-		s.Bytes += len(vec)
+		s.Bytes += len(vec) + s.vectorsFileBytes()
 	}
 	s.WriteDeleted(b, num)
+	return nil
 }
 
 // WriteDeleted adds the delete bitmap to the batch.
@@ -233,11 +262,28 @@ func Load(st *Store, num uint32, id uint64) (*Segment, error) {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
 		return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+	case vector.External(vec):
+		if s.Vectors, err = vector.Open(vec, st.VectorsPath(num, id)); err != nil {
+			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+		}
+		s.Bytes += len(vec) + s.vectorsFileBytes()
 	default:
+		// A part of formats 1–3 holds the vectors: move them to a vectors
+		// file and rewrite the part in format 4, so that the next open
+		// neither decodes the vectors into the heap nor recomputes codes.
 		if s.Vectors, err = vector.Decode(vec); err != nil {
 			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
 		}
-		s.Bytes += len(vec)
+		if err := s.SaveVectors(st, num); err != nil {
+			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+		}
+		part := s.Vectors.AppendIndex(nil)
+		b := st.NewBatch()
+		b.PutBlob(num, id, PartVectors, part)
+		if err := b.Commit(); err != nil {
+			return nil, fmt.Errorf("segment %d vectors: rewrite in format 4: %w", id, err)
+		}
+		s.Bytes += len(part) + s.vectorsFileBytes()
 	}
 	del, err := st.Blob(num, id, PartDeleted)
 	if err != nil {

@@ -47,7 +47,9 @@ func storedSegment(tb testing.TB) (*Store, *Segment) {
 	tb.Cleanup(func() { st.Close() })
 	seg := testSegment(tb)
 	b := st.NewBatch()
-	seg.Write(b, 1)
+	if err := seg.Write(b, 1); err != nil {
+		tb.Fatal(err)
+	}
 	if err := b.Commit(); err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble"
@@ -62,7 +64,14 @@ type Store struct {
 	seq atomic.Uint64
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	// vecDir holds the vectors files of the segments (VectorsPath), next
+	// to Pebble's files.
+	vecDir string
 }
+
+// vectorsDir is the directory of the vectors files inside the store's
+// directory (docs/format/store.md).
+const vectorsDir = "vectors"
 
 // blockCacheSize is the size of Pebble's block cache (its default is
 // 8 MiB).
@@ -98,7 +107,11 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pebble %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, vecDir: filepath.Join(dir, vectorsDir)}
+	if err := os.MkdirAll(s.vecDir, 0o755); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("vectors directory: %w", err)
+	}
 	s.enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	s.dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 	v, err := s.get([]byte(keyVersion))
@@ -121,7 +134,54 @@ func Open(dir string) (*Store, error) {
 	if v, err := s.get([]byte(keySequence)); err == nil && len(v) == 8 {
 		s.seq.Store(binary.BigEndian.Uint64(v))
 	}
+	if err := s.removeOrphanVectors(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// VectorsPath returns the path of the vectors file of segment seg of
+// collection num: {dir}/vectors/{num:08x}-{seg:016x}.f32.
+func (s *Store) VectorsPath(num uint32, seg uint64) string {
+	return filepath.Join(s.vecDir, fmt.Sprintf("%08x-%016x.f32", num, seg))
+}
+
+// DiscardVectors removes the vectors file of segment seg of collection
+// num, which no committed batch references (a merge that was not
+// committed); errors are ignored (the next Open removes orphans).
+func (s *Store) DiscardVectors(num uint32, seg uint64) { os.Remove(s.VectorsPath(num, seg)) }
+
+// removeOrphanVectors removes the vectors files of no stored segment: a
+// flush or merge writes its file before its batch commits, and a merge or
+// a collection delete removes files after its batch commits, so a crash
+// in between leaves a file that nothing references (and temporary files).
+func (s *Store) removeOrphanVectors() error {
+	ents, err := os.ReadDir(s.vecDir)
+	if err != nil {
+		return fmt.Errorf("vectors directory: %w", err)
+	}
+	for _, e := range ents {
+		var num uint32
+		var seg uint64
+		name := e.Name()
+		keep := false
+		if n, err := fmt.Sscanf(name, "%08x-%016x.f32", &num, &seg); err == nil && n == 2 && name == filepath.Base(s.VectorsPath(num, seg)) {
+			_, err := s.get(binary.BigEndian.AppendUint32(append(segPrefix(num, seg), PartMeta), 0))
+			switch {
+			case err == nil:
+				keep = true
+			case !errors.Is(err, ErrNotFound):
+				return err
+			}
+		}
+		if !keep {
+			if err := os.Remove(filepath.Join(s.vecDir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove orphan vectors file: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Close flushes and closes the store.
@@ -162,6 +222,11 @@ func (s *Store) get(key []byte) ([]byte, error) {
 type Batch struct {
 	s *Store
 	b *pebble.Batch
+	// drop are the vectors files of the segments the batch deletes, and
+	// dropColls the collections whose files all go, removed once it
+	// commits.
+	drop      []string
+	dropColls []uint32
 }
 
 // NewBatch starts an atomic batch.
@@ -175,7 +240,34 @@ func (b *Batch) Commit() error {
 	if err != nil {
 		return fmt.Errorf("commit batch: %w", err)
 	}
+	b.s.removeVectors(b.drop, b.dropColls)
 	return nil
+}
+
+// removeVectors removes the vectors files of deleted segments and
+// collections after their batch committed. A failure leaves an orphan
+// that the next Open removes, so it is not reported; readers that still
+// hold a deleted segment keep reading its mapping (an unlinked file stays
+// mapped).
+func (s *Store) removeVectors(paths []string, colls []uint32) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
+	if len(colls) == 0 {
+		return
+	}
+	ents, err := os.ReadDir(s.vecDir)
+	if err != nil {
+		return
+	}
+	for _, num := range colls {
+		prefix := fmt.Sprintf("%08x-", num)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), prefix) {
+				os.Remove(filepath.Join(s.vecDir, e.Name()))
+			}
+		}
+	}
 }
 
 // Abort discards the batch.
@@ -203,6 +295,7 @@ func (b *Batch) DeleteCollection(owner, id string, num uint32) {
 		lo := numPrefix(p, num)
 		b.b.DeleteRange(lo, prefixEnd(lo), nil)
 	}
+	b.dropColls = append(b.dropColls, num)
 }
 
 // Collections calls fn for every stored collection record.
@@ -286,6 +379,7 @@ func (b *Batch) PutBlob(num uint32, seg uint64, part byte, data []byte) {
 func (b *Batch) DeleteSegment(num uint32, seg uint64) {
 	p := segPrefix(num, seg)
 	b.b.DeleteRange(p, prefixEnd(p), nil)
+	b.drop = append(b.drop, b.s.VectorsPath(num, seg))
 }
 
 // Blob reads part of segment seg, verifying checksums. A missing part

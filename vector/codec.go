@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"runtime"
+	"unsafe"
 
 	"github.com/najdi/najdi/internal/envelope"
 )
@@ -19,8 +21,14 @@ const (
 	formatV1 = 1
 	// formatV2 is the IVF format (see doc.go) before the envelope.
 	formatV2 = 2
-	// formatV3 is the current format: the version 2 body in an envelope.
+	// formatV3 is the version 2 body in an envelope, the vectors inline:
+	// AppendBinary, a self-contained index.
 	formatV3 = 3
+	// formatV4 is the index part of a segment (AppendIndex): the format 3
+	// header, the vectors file's CRC-32C instead of the vectors (they are
+	// in the vectors file, vecfile.go), then the IVF and the int8 codes,
+	// so that opening recomputes nothing.
+	formatV4 = 4
 	// magic starts every index of format 3 and later.
 	magic = "NJVX"
 	// flagNoSpill is set in the flags of an index built with NoSpill.
@@ -41,22 +49,57 @@ func (x *Index) AppendBinary(dst []byte) []byte {
 	}
 	dst = binary.AppendVarint(dst, x.opts.Seed)
 	dst = appendFloats(dst, x.vecs)
+	runtime.KeepAlive(x)
 	if x.nlist > 0 {
-		dst = appendFloats(dst, x.centroids)
-		dst = appendFloats(dst, x.lo)
-		dst = appendFloats(dst, x.scale)
-		for l := range x.nlist {
-			dst = binary.AppendUvarint(dst, uint64(x.listStart[l+1]-x.listStart[l]))
-		}
-		for l := range x.nlist {
-			prev := uint32(0)
-			for _, id := range x.listIDs[x.listStart[l]:x.listStart[l+1]] {
-				dst = binary.AppendUvarint(dst, uint64(id-prev))
-				prev = id
-			}
+		dst = x.appendLists(dst)
+	}
+	return envelope.End(dst, start)
+}
+
+// AppendIndex appends the index part of format 4 to dst and returns the
+// extended slice: everything but the float32 vectors, which SaveVectors
+// wrote to the vectors file (it must have been called), plus the int8
+// codes; Open reads it back with that file.
+func (x *Index) AppendIndex(dst []byte) []byte {
+	if !x.vecsCRCSet {
+		panic("BUG: AppendIndex of an index whose vectors were not saved (SaveVectors)")
+	}
+	start := len(dst)
+	dst = envelope.Begin(dst, magic, formatV4)
+	flags := 0
+	if x.opts.NoSpill {
+		flags |= flagNoSpill
+	}
+	for _, v := range []int{x.dims, x.n, x.nlist, x.opts.NProbe, x.opts.Rerank, x.opts.BruteForceBelow, flags} {
+		dst = binary.AppendUvarint(dst, uint64(v))
+	}
+	dst = binary.AppendVarint(dst, x.opts.Seed)
+	dst = binary.LittleEndian.AppendUint32(dst, x.vecsCRC)
+	if x.nlist > 0 {
+		dst = x.appendLists(dst)
+		if byID := x.codesByID(); len(byID) > 0 {
+			dst = append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&byID[0])), len(byID))...)
 		}
 	}
 	return envelope.End(dst, start)
+}
+
+// appendLists appends the IVF: centroids, quantization, list sizes and ids.
+func (x *Index) appendLists(dst []byte) []byte {
+	dst = appendFloats(dst, x.centroids)
+	dst = appendFloats(dst, x.lo)
+	dst = appendFloats(dst, x.scale)
+	for l := range x.nlist {
+		dst = binary.AppendUvarint(dst, uint64(x.listStart[l+1]-x.listStart[l]))
+	}
+	for l := range x.nlist {
+		prev := uint32(0)
+		for _, id := range x.listIDs[x.listStart[l]:x.listStart[l+1]] {
+			dst = binary.AppendUvarint(dst, uint64(id-prev))
+			prev = id
+		}
+	}
+	return dst
 }
 
 func appendFloats(dst []byte, fs []float32) []byte {
@@ -117,10 +160,14 @@ func Decode(data []byte) (*Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		if v != formatV3 {
+		switch v {
+		case formatV3:
+		case formatV4:
+			return nil, fmt.Errorf("%w: format 4 keeps its vectors in a vectors file (vector.Open)", ErrCorrupt)
+		default:
 			return nil, fmt.Errorf("%w: unknown version %d", ErrCorrupt, v)
 		}
-		return decodeIVF(&decoder{b: body})
+		return decodeIVF(&decoder{b: body}, false)
 	}
 	if len(data) < 4 || crc32.ChecksumIEEE(data[:len(data)-4]) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
@@ -146,11 +193,14 @@ func Decode(data []byte) (*Index, error) {
 		}
 		return nil, fmt.Errorf("%w: unknown version", ErrCorrupt)
 	}
-	return decodeIVF(d)
+	return decodeIVF(d, false)
 }
 
-// decodeIVF decodes the body of formats 2 and 3, after the version.
-func decodeIVF(d *decoder) (*Index, error) {
+// decodeIVF decodes the body of formats 2 and 3, after the version, or
+// with external the body of format 4: the vectors file's checksum instead
+// of the vectors, and the codes by id after the lists (expanded to the
+// list positions).
+func decodeIVF(d *decoder, external bool) (*Index, error) {
 	maxInt := uint64(math.MaxInt32)
 	x := &Index{}
 	x.dims = d.uvarint("dims", maxInt)
@@ -169,10 +219,28 @@ func decodeIVF(d *decoder) (*Index, error) {
 			x.opts.Seed, d.b = seed, d.b[n:]
 		}
 	}
-	if d.err == nil && (uint64(x.dims)*uint64(x.n) > uint64(len(d.b))/4 || x.nlist > x.n || (x.n > 0 && x.dims == 0)) {
+	switch {
+	case d.err != nil:
+	case external:
+		// The codes (one byte per value) follow when there is an IVF;
+		// without one the vectors file alone holds n·dims values.
+		if uint64(x.dims)*uint64(x.n) > maxVectorValues || (x.nlist > 0 && uint64(x.dims)*uint64(x.n) > uint64(len(d.b))) {
+			d.fail("sizes")
+		}
+		if len(d.b) < 4 {
+			d.fail("vectors checksum")
+		} else {
+			x.vecsCRC, x.vecsCRCSet, d.b = binary.LittleEndian.Uint32(d.b), true, d.b[4:]
+		}
+	case uint64(x.dims)*uint64(x.n) > uint64(len(d.b))/4:
 		d.fail("sizes")
 	}
-	x.vecs = d.floats("vectors", x.dims*x.n)
+	if d.err == nil && (x.nlist > x.n || (x.n > 0 && x.dims == 0)) {
+		d.fail("sizes")
+	}
+	if !external {
+		x.vecs = d.floats("vectors", x.dims*x.n)
+	}
 	if x.nlist > 0 {
 		x.centroids = d.floats("centroids", x.nlist*x.dims)
 		x.lo = d.floats("quantization offsets", x.dims)
@@ -218,14 +286,32 @@ func decodeIVF(d *decoder) (*Index, error) {
 			}
 		}
 	}
+	if external && x.nlist > 0 && d.err == nil {
+		// len(d.b) ≥ n·dims was checked with the sizes.
+		nc := x.n * x.dims
+		if len(d.b) < nc {
+			d.fail("codes")
+		} else {
+			byID := d.b[:nc]
+			d.b = d.b[nc:]
+			if d.err == nil && len(d.b) == 0 && nc > 0 {
+				x.expandCodes(unsafe.Slice((*int8)(unsafe.Pointer(&byID[0])), nc))
+			}
+		}
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
-	if x.nlist > 0 {
+	if x.nlist > 0 && !external {
 		x.encodeLists()
 	}
 	return x, nil
 }
+
+// maxVectorValues bounds n·dims of a format 4 index (whose vectors are not
+// in the part, so their count is not bounded by its length): 2³⁸ values,
+// a terabyte of float32.
+const maxVectorValues = 1 << 38

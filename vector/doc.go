@@ -13,8 +13,8 @@
 // immutable and rebuilt on merge, so a flat, dense IVF fits better: k-means
 // coarse lists, each list a contiguous block of int8 codes (a quarter of the
 // float32 bytes) scanned by a SIMD kernel, and the few best candidates
-// re-scored with their float32 vectors, which the index keeps anyway for
-// Vector and for merging.
+// re-scored with their float32 vectors, which the index keeps (in a
+// memory-mapped file once saved, see Memory) for Vector and for merging.
 //
 // # Internals
 //
@@ -81,26 +81,63 @@
 // and extreme (−128, 127) values. Binary (sign) codes have a Hamming kernel
 // on bits.OnesCount64 (POPCNT) for 1-bit experiments; float32 uses vek.
 //
+// # Memory
+//
+// A segment's index keeps on the Go heap only what every search scans:
+// the centroids, the list ids (4 bytes per list position) and the int8
+// codes of the list positions (dims bytes each; a spilled vector has two
+// positions and its code is held at both, so that a probed list is one
+// contiguous block for the kernel). Storing each code once by id and
+// gathering a list's rows during the scan was tried: on 100k static
+// vectors every gathered row missed the cache and vector-only p50 went
+// from 1.1 to 4.2 ms (`najdi-bench growth -phase measure`, load ≈ 18), so
+// the codes are stored once by id on disk (format 4) and expanded to the
+// positions when a segment opens (a copy, no quantization). The float32
+// vectors (4·dims bytes each) are read only to re-score the few best int8
+// candidates, to score small or selectively filtered indexes exactly and
+// to merge: after SaveVectors (a segment's flush and merge) or Open (a
+// segment's load) they live in the segment's vectors file, memory-mapped
+// read-only with MADV_RANDOM (vecfile.go), so they take page cache, which
+// the kernel may reclaim and re-read, not heap. Touched pages of the
+// mapping count in the process's RSS as file-backed pages (RssFile), not
+// as anonymous memory; the mapping is released by a cleanup once the index
+// is unreachable (a merged-away segment still searched keeps it). A
+// mapping rather than reading candidates from Pebble: a re-scored vector
+// is one 1.5 KB read at an address known from its id, where the store
+// would look a 1 MiB chunk up, check and copy it; and a pread per
+// candidate would cost a system call each for the ~1,200 candidates per
+// segment a hybrid search re-scores.
+//
 // # Format
 //
-// AppendBinary writes one envelope (internal/envelope, magic "NJVX",
-// version 3; docs/format/vector-index.md) around (uvarints unless noted,
-// floats little-endian):
+// A segment's vector part is format 4 (AppendIndex, read by Open with the
+// vectors file; docs/format/vector-index.md): one envelope
+// (internal/envelope, magic "NJVX", version 4) around (uvarints unless
+// noted, floats little-endian):
 //
 //	dims | n | nlist | nprobe | rerank | bruteForceBelow | flags | seed (varint)
-//	vectors      n·dims float32, by id
+//	vectors CRC  CRC-32C of the vectors file, 4 bytes little endian
 //	if nlist > 0:
 //	  centroids  nlist·dims float32
 //	  lo, scale  dims float32 each
 //	  list sizes nlist uvarints
 //	  list ids   per list, ascending ids as deltas (the first from 0)
+//	  codes      n·dims int8, by id
 //
-// Codes are not stored: Decode recomputes them from the vectors, lo and
-// scale (tens of milliseconds for 100k vectors). The formats before the
-// envelope still decode: version 2 (a uvarint 2, the same body, a crc32
-// IEEE of both) and version 1, the flat float32 format of the first exact
-// index (dims, float count, floats, crc32), re-indexed with default
-// options.
+// The vectors file holds the n·dims float32 values by id, little endian,
+// nothing else; Open checks its size and checksum (reading it, not through
+// the mapping) before mapping it, and copies each code to its list
+// positions, so opening quantizes nothing.
+//
+// AppendBinary writes the self-contained format 3 (version 3 envelope):
+// the same header without the vectors CRC, then the vectors (n·dims
+// float32, by id) and the lists without codes; Decode reads it into the
+// heap and recomputes the codes from the vectors, lo and scale (tens of
+// milliseconds for 100k vectors). The formats before the envelope still
+// decode: version 2 (a uvarint 2, the same body, a crc32 IEEE of both) and
+// version 1, the flat float32 format of the first exact index (dims, float
+// count, floats, crc32), re-indexed with default options. A segment whose
+// part is of format 1–3 is moved to format 4 when it loads.
 //
 // # Numbers
 //

@@ -259,6 +259,9 @@ func (x *Index) exactCheaper(card uint64, nprobe int) bool {
 	return 4*card <= scanned
 }
 
+// exactPush scores id exactly into s.top. Its callers keep x reachable
+// (Search and SearchFunc end with runtime.KeepAlive), so that a mapped
+// vectors file stays mapped while it is read.
 func (x *Index) exactPush(s *scratch, q []float32, id uint32) {
 	sc := DotFloat32(q, x.vecs[int(id)*x.dims:int(id+1)*x.dims])
 	if !s.top.full() || !worse(Result{id, sc}, s.top.min()) {

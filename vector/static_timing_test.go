@@ -55,6 +55,10 @@ func BenchmarkStaticSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		corpus := readStaticRows(b, path, 0, n)
 		x := buildIndex(b, corpus, Options{Seed: 1})
+		// Search as a segment does: the float32 vectors in a mapped file.
+		if err := x.SaveVectors(filepath.Join(b.TempDir(), "v.f32")); err != nil {
+			b.Fatal(err)
+		}
 		for _, pct := range []int{0, 1, 20} {
 			var allow func(int) bool
 			var bm []uint32

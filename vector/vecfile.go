@@ -1,0 +1,218 @@
+package vector
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"unsafe"
+
+	"github.com/najdi/najdi/internal/envelope"
+)
+
+// The vectors file holds an index's float32 vectors by id (n·dims values,
+// little endian, no header) outside the Go heap. Search reads a vector
+// only to re-score one of its few best int8 candidates, to score a small
+// or selectively filtered index exactly, or to merge, so the vectors need
+// not be resident: the file is memory-mapped read-only with MADV_RANDOM
+// (a re-scored vector faults in its own page, not its neighbours'), and
+// its pages live in the page cache, which the kernel can reclaim, not on
+// the Go heap. A mapped page counts in the process's RSS (RssFile) once
+// touched. The index part of format 4 (AppendIndex) records the file's
+// size and CRC-32C; Open checks both before mapping it.
+
+// castagnoli is the CRC-32C table of the vectors file's checksum.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrVectorsFile reports a vectors file that is missing, of the wrong size
+// or whose checksum does not match its index part.
+var ErrVectorsFile = errors.New("vector: bad vectors file")
+
+// mapping is a read-only memory mapping of a vectors file (nil data for an
+// empty file).
+type mapping struct{ data []byte }
+
+// littleEndian tells whether float32 values are stored little endian in
+// memory, so that the file's bytes are the vectors as they are.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// OnFile reports whether the index reads its float32 vectors from a
+// memory-mapped vectors file (SaveVectors, Open) rather than the heap.
+func (x *Index) OnFile() bool { return x.vecsCRCSet }
+
+// vecBytes returns the vectors as bytes, little endian (a view on a
+// little-endian host, a copy otherwise).
+func vecBytes(vecs []float32) []byte {
+	if len(vecs) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&vecs[0])), 4*len(vecs))
+	}
+	return appendFloats(make([]byte, 0, 4*len(vecs)), vecs)
+}
+
+// SaveVectors writes the index's float32 vectors to the vectors file path
+// (through a temporary file in the same directory that is synced, then
+// renamed over path, the directory synced too), and from then on reads
+// them from that file, memory-mapped, releasing their heap copy. Call it
+// before the index is shared between goroutines: it changes where the
+// index reads its vectors. An index already on file writes its mapped
+// vectors to the new path and keeps its mapping.
+func (x *Index) SaveVectors(path string) error {
+	b := vecBytes(x.vecs)
+	crc := crc32.Checksum(b, castagnoli)
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("write vectors: %w", err)
+	}
+	_, err = f.Write(b)
+	runtime.KeepAlive(x)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write vectors %s: %w", path, err)
+	}
+	x.vecsCRC, x.vecsCRCSet = crc, true
+	if x.file != nil {
+		return nil
+	}
+	m, vecs, err := mapVectors(path, len(x.vecs))
+	if err != nil {
+		return err
+	}
+	x.attach(m, vecs)
+	return nil
+}
+
+// attach makes the index read its vectors from m; the mapping is released
+// once the index is unreachable.
+func (x *Index) attach(m *mapping, vecs []float32) {
+	x.vecs = vecs
+	if m == nil {
+		return
+	}
+	x.file = m
+	runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
+}
+
+// syncDir fsyncs a directory, so that a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkVectorsFile verifies that the file at path holds count float32
+// values whose CRC-32C is crc, reading it sequentially (not through the
+// mapping, so that the check leaves no page mapped in the process).
+func checkVectorsFile(path string, count int, crc uint32) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrVectorsFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrVectorsFile, err)
+	}
+	if st.Size() != 4*int64(count) {
+		return fmt.Errorf("%w: %s holds %d bytes, want %d", ErrVectorsFile, path, st.Size(), 4*int64(count))
+	}
+	buf := make([]byte, 1<<20)
+	var sum uint32
+	for {
+		n, err := f.Read(buf)
+		sum = crc32.Update(sum, castagnoli, buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: read %s: %w", ErrVectorsFile, path, err)
+		}
+	}
+	if sum != crc {
+		return fmt.Errorf("%w: %s: checksum %08x, stored %08x", ErrVectorsFile, path, sum, crc)
+	}
+	return nil
+}
+
+// readVectors reads a vectors file of count values into the heap (the
+// fallback of hosts without mmap or not little endian).
+func readVectors(path string, count int) ([]float32, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrVectorsFile, err)
+	}
+	if len(b) != 4*count {
+		return nil, fmt.Errorf("%w: %s holds %d bytes, want %d", ErrVectorsFile, path, len(b), 4*count)
+	}
+	out := make([]float32, count)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
+
+// External reports whether data is an index part of format 4, whose
+// float32 vectors are in a vectors file (Open), not in data.
+func External(data []byte) bool {
+	return len(data) > len(magic) && string(data[:len(magic)]) == magic && data[len(magic)] == formatV4
+}
+
+// Open decodes an index part of format 4 (AppendIndex) whose vectors are
+// in the vectors file path, checks that file's size and checksum, and maps
+// it. The index does not alias data.
+// Parts of formats 1–3 hold their vectors and are read by Decode.
+func Open(data []byte, path string) (*Index, error) {
+	if !envelope.Has(data, magic) {
+		return nil, fmt.Errorf("%w: not an index part of format 4", ErrCorrupt)
+	}
+	v, body, err := envelope.Open(data, magic)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if v != formatV4 {
+		return nil, fmt.Errorf("%w: version %d is not format 4", ErrCorrupt, v)
+	}
+	x, err := decodeIVF(&decoder{b: body}, true)
+	if err != nil {
+		return nil, err
+	}
+	count := x.n * x.dims
+	if err := checkVectorsFile(path, count, x.vecsCRC); err != nil {
+		return nil, err
+	}
+	m, vecs, err := mapVectors(path, count)
+	if err != nil {
+		return nil, err
+	}
+	x.attach(m, vecs)
+	return x, nil
+}

@@ -1,0 +1,51 @@
+//go:build unix
+
+package vector
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapVectors maps the vectors file at path, which holds count float32
+// values, read-only; on a big-endian host it reads it into the heap
+// instead (nil mapping).
+func mapVectors(path string, count int) (*mapping, []float32, error) {
+	if count == 0 {
+		return nil, []float32{}, nil
+	}
+	if !littleEndian {
+		vecs, err := readVectors(path, count)
+		return nil, vecs, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrVectorsFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrVectorsFile, err)
+	}
+	if st.Size() != 4*int64(count) {
+		return nil, nil, fmt.Errorf("%w: %s holds %d bytes, want %d", ErrVectorsFile, path, st.Size(), 4*int64(count))
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, 4*count, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, fmt.Errorf("map vectors %s: %w", path, err)
+	}
+	// Re-scoring reads scattered vectors: no read-ahead around a fault.
+	_ = unix.Madvise(data, unix.MADV_RANDOM)
+	return &mapping{data: data}, unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), count), nil
+}
+
+// unmap releases the mapping.
+func (m *mapping) unmap() {
+	if m.data != nil {
+		_ = unix.Munmap(m.data)
+		m.data = nil
+	}
+}
