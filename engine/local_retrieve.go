@@ -28,6 +28,8 @@ type localSearch struct {
 
 	segsBuf  [1][]*segment.Segment
 	allowBuf [1][]*roaring.Bitmap
+	// hitBuf is reused by keywordTop.
+	hitBuf []invindex.Hit
 }
 
 // search snapshots the searched collections, after reading their visible
