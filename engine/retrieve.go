@@ -297,16 +297,21 @@ func (p *plan) groups(semantic bool) []*group {
 // page ranks the candidates, cuts them at min_score and returns the
 // requested page.
 func (p *plan) page(all []*hit) []*hit {
-	p.timeFuse(func() { rankHits(all) })
-	keep := all[:0]
-	for _, h := range all {
-		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
-			keep = append(keep, h)
-		}
-	}
-	p.cut = len(all) - len(keep)
-	all = keep
 	end := p.offset + p.max
+	p.timeFuse(func() {
+		tier(all)
+		keep := all[:0]
+		for _, h := range all {
+			if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
+				keep = append(keep, h)
+			}
+		}
+		p.cut = len(all) - len(keep)
+		all = keep
+		// Only the page and the one document after it (next_offset) need
+		// their ranks.
+		rankTop(all, end+1)
+	})
 	if len(all) > end && end < MaxResultWindow {
 		p.next = &end
 	}
