@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -188,7 +189,7 @@ func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hi
 	h := cs.m[k]
 	if h == nil {
 		if cs.m == nil {
-			cs.m = make(map[docKey]*hit, 64)
+			cs.m = hitMaps.Get().(map[docKey]*hit)
 		}
 		if len(cs.slab) == cap(cs.slab) {
 			cs.slab = make([]hit, 0, hitSlab)
@@ -207,9 +208,18 @@ func (cs *candidateSet) list() []*hit {
 	for _, h := range cs.m {
 		out = append(out, h)
 	}
-	clear(cs.m)
+	if cs.m != nil {
+		clear(cs.m)
+		hitMaps.Put(cs.m)
+		cs.m = nil
+	}
 	return out
 }
+
+// hitMaps recycles the maps of candidate sets (empty, their room kept):
+// a hybrid search holds a few hundred candidates, and growing a map to
+// that size per search cost rehashing.
+var hitMaps = sync.Pool{New: func() any { return make(map[docKey]*hit, 64) }}
 
 // allowed sets allow[i] to the documents segment i may return: the
 // filter's matches minus deletes; nil (every live document) without a
