@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 
@@ -150,7 +152,7 @@ func (s *localSearch) hits(g *group) []*hit { return s.cs.list() }
 func (s *localSearch) complete(g *group, hs []*hit, qt queryTerms, qvec []float32, keyword bool) error {
 	for _, h := range hs {
 		if needsChunks(h) && h.seg.Vectors != nil {
-			h.bestCh = s.e.docChunks(h.seg, h.local, qvec)
+			h.bestCh = s.e.docChunksIn(&s.cs, h.seg, h.local, qvec)
 		}
 	}
 	if keyword {
@@ -172,10 +174,31 @@ type docKey struct {
 type candidateSet struct {
 	m    map[docKey]*hit
 	slab []hit
+	// chunkSlab holds the chunk evidence of docChunks (chunks).
+	chunkSlab []chunkHit
 	// chunkBuf and vecBuf are reused by searchVectors.
 	chunkBuf []uint32
 	vecBuf   []vector.Result
 }
+
+// chunks returns an empty slice with room for n chunk hits, cut from a
+// slab of the set's (replaced when full, never grown, so earlier slices
+// stay as they are): completing a hybrid search's keyword candidates
+// scores the chunks of about a hundred documents.
+func (cs *candidateSet) chunks(n int) []chunkHit {
+	if cs == nil || n > chunkSlab/4 {
+		return make([]chunkHit, 0, n)
+	}
+	if cap(cs.chunkSlab)-len(cs.chunkSlab) < n {
+		cs.chunkSlab = make([]chunkHit, 0, chunkSlab)
+	}
+	l := len(cs.chunkSlab)
+	cs.chunkSlab = cs.chunkSlab[:l+n]
+	return cs.chunkSlab[l:l:l+n]
+}
+
+// chunkSlab is the size of the slabs of candidateSet.chunks.
+const chunkSlab = 512
 
 // hitSlab is the number of hits allocated at once: a search of 100
 // candidates makes 2 allocations instead of 100, and wastes at most
@@ -277,11 +300,25 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 		if s.Vectors == nil {
 			continue
 		}
-		for _, ch := range e.searchVectors(cs, s, qvec, cand*3, allow[i]) {
-			ref := s.Chunks[ch.id]
-			h := cs.get(c, s, ref.Doc)
+		// Grouped by document, each document's chunks are its evidence
+		// as they lie (scoreHits orders them), without an allocation per
+		// document.
+		chs := e.searchVectors(cs, s, qvec, cand*3, allow[i])
+		slices.SortFunc(chs, func(a, b chunkHit) int { return cmp.Compare(s.Chunks[a.id].Doc, s.Chunks[b.id].Doc) })
+		for j := 0; j < len(chs); {
+			doc := s.Chunks[chs[j].id].Doc
+			k := j + 1
+			for k < len(chs) && s.Chunks[chs[k].id].Doc == doc {
+				k++
+			}
+			h := cs.get(c, s, doc)
 			h.bySem = true
-			h.bestCh = append(h.bestCh, ch)
+			if len(h.bestCh) == 0 {
+				h.bestCh = chs[j:k:k]
+			} else {
+				h.bestCh = append(h.bestCh, chs[j:k]...)
+			}
+			j = k
 		}
 	}
 }
@@ -325,7 +362,7 @@ func (e *Engine) semanticOnly(p *plan, cs *candidateSet, c *collection, segs []*
 			h := cs.get(c, s, local)
 			if !h.bySem {
 				h.bySem = true
-				h.bestCh = e.docChunks(s, local, qvec)
+				h.bestCh = e.docChunksIn(cs, s, local, qvec)
 			}
 		}
 	}
@@ -376,8 +413,14 @@ func (e *Engine) searchVectors(cs *candidateSet, s *segment.Segment, q []float32
 
 // docChunks scores every chunk of one document exactly.
 func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
+	return e.docChunksIn(nil, s, local, q)
+}
+
+// docChunksIn is docChunks with the result cut from cs's slab (cs.chunks;
+// nil: allocated).
+func (e *Engine) docChunksIn(cs *candidateSet, s *segment.Segment, local uint32, q []float32) []chunkHit {
 	lo, hi := s.ChunkRange(local)
-	out := make([]chunkHit, 0, hi-lo)
+	out := cs.chunks(int(hi - lo))
 	for i := lo; i < hi; i++ {
 		out = append(out, chunkHit{id: i, cos: float64(dot(q, s.Vectors.Vector(i)))})
 	}
