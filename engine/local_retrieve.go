@@ -194,7 +194,7 @@ func (cs *candidateSet) chunks(n int) []chunkHit {
 	}
 	l := len(cs.chunkSlab)
 	cs.chunkSlab = cs.chunkSlab[:l+n]
-	return cs.chunkSlab[l:l:l+n]
+	return cs.chunkSlab[l : l : l+n]
 }
 
 // chunkSlab is the size of the slabs of candidateSet.chunks.
