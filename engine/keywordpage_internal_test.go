@@ -105,3 +105,69 @@ func TestKeywordPagedSameAnswers(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCompleteKeywordScores checks the keyword evidence of hybrid
+// candidates: every candidate, found by the keyword retriever or only by
+// the semantic one (completeKeyword), holds the calibrated BM25 score a
+// search over its whole segment gives it (0 when it does not match), over
+// three segments.
+func TestCompleteKeywordScores(t *testing.T) {
+	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, MergeInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if _, _, err := e.PutCollection(ctx, "", "hyb", CollectionConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	vocab := strings.Fields("amber basil cedar delta ember fjord grove heron iris juniper kelp lotus maple nectar opal pine quartz raven sage thyme")
+	for seg := range 3 {
+		var docs []DocumentInput
+		for i := range 300 {
+			var w []string
+			for range 2 + r.IntN(8) {
+				w = append(w, vocab[r.IntN(len(vocab))])
+			}
+			docs = append(docs, DocumentInput{DocumentID: fmt.Sprintf("%04d-%d", r.IntN(10000), seg*1000+i), Sections: []ingest.Section{{Type: "p", Content: strings.Join(w, " ")}}})
+		}
+		if res, err := e.Ingest(ctx, "", "hyb", IngestRequest{Documents: docs}); err != nil || len(res.Errors) > 0 {
+			t.Fatal(err, res.Errors)
+		}
+	}
+	completed := 0
+	for _, q := range []string{"amber", "basil cedar", "raven sage thyme", "opal opal pine"} {
+		p, err := e.plan(ctx, "", []string{"hyb"}, SearchRequest{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qv, err := e.startQueryVector(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := e.candidates(p, qv)
+		if _, verr := qv.wait(); verr != nil || err != nil {
+			t.Fatal(err, verr)
+		}
+		qt := p.grps[0].qt
+		rk := e.opts.Ranker
+		for _, h := range hs {
+			want := 0.0
+			for _, r := range h.seg.Text.Search(qt.terms, qt.bm25, int(h.seg.Text.NumDocs()), nil, h.seg.Deleted, 0, nil) {
+				if r.Doc == h.local {
+					want = rk.keywordScore(float64(r.Score) / qt.max)
+				}
+			}
+			if h.key != want {
+				t.Errorf("%q: %s (by keyword %v, by semantic %v): keyword score %v, want %v", q, h.docID, h.byKey, h.bySem, h.key, want)
+			}
+			if !h.byKey && want > 0 {
+				completed++
+			}
+		}
+	}
+	if completed == 0 {
+		t.Fatal("no candidate found by the semantic retriever alone matched the query: completeKeyword untested")
+	}
+}

@@ -478,22 +478,38 @@ func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
 // completeKeyword computes the BM25 score of the candidates of g that
 // need it (needsKeyword).
 func (e *Engine) completeKeyword(g *group, hs []*hit, qt queryTerms) {
-	bySeg := map[*segment.Segment]*roaring.Bitmap{}
-	byDoc := map[docKey]*hit{}
+	// The hits to complete, segment by segment (in order of first
+	// appearance), each segment's by document: a search per segment over
+	// those documents, its results found back by binary search (maps of
+	// a few hundred hits cost more than the scoring).
+	var need []*hit
 	for _, h := range hs {
-		if !g.needsKeyword(h) {
-			continue
+		if g.needsKeyword(h) {
+			need = append(need, h)
 		}
-		if bySeg[h.seg] == nil {
-			bySeg[h.seg] = roaring.New()
-		}
-		bySeg[h.seg].Add(h.local)
-		byDoc[docKey{h.seg, h.local}] = h
 	}
 	rk := e.opts.Ranker
-	for s, bm := range bySeg {
-		for _, r := range s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil) {
-			byDoc[docKey{s, r.Doc}].key = rk.keywordScore(float64(r.Score) / qt.max)
+	for len(need) > 0 {
+		s := need[0].seg
+		n := 0
+		for i, h := range need {
+			if h.seg == s {
+				need[n], need[i] = need[i], need[n]
+				n++
+			}
+		}
+		mine := need[:n]
+		need = need[n:]
+		slices.SortFunc(mine, func(a, b *hit) int { return cmp.Compare(a.local, b.local) })
+		bm := roaring.New()
+		for _, h := range mine {
+			bm.Add(h.local)
+		}
+		for _, r := range s.Text.Search(qt.terms, qt.bm25, len(mine), bm, s.Deleted, 0, nil) {
+			i, found := slices.BinarySearchFunc(mine, r.Doc, func(h *hit, d uint32) int { return cmp.Compare(h.local, d) })
+			if found {
+				mine[i].key = rk.keywordScore(float64(r.Score) / qt.max)
+			}
 		}
 	}
 }
