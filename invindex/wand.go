@@ -2,6 +2,7 @@ package invindex
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -16,7 +17,9 @@ const (
 	wandAuto       wandMode = iota
 	wandPruned              // block-max WAND
 	wandDirect              // score the allowed documents one by one
-	wandExhaustive          // score every matching document
+	wandExhaustive          // score every matching document (windowed or docwise by density)
+	wandWindowed            // exhaustive, window by window (dense lists)
+	wandDocwise             // exhaustive, document at a time (sparse lists)
 )
 
 // wandDirectRatio is the ratio of summed posting-list lengths to allowed
@@ -92,7 +95,24 @@ type wandScratch struct {
 	contrib []float32
 	allowIt roaring.IntIterator
 	scored  int // documents scored, for tests
+
+	// acc and seen are the exhaustive scorer's window: the summed score of
+	// each document and a bit per document that has any (both all zero
+	// between windows).
+	acc  [wandWindow]float32
+	seen [wandWindow / 64]uint64
 }
+
+// wandWindow is the number of documents the exhaustive scorer accumulates at
+// a time: its accumulators (16 KiB) stay in the L1 cache.
+const wandWindow = 4096
+
+// wandWindowMinPostings: the exhaustive scorer works window by window when
+// the query's postings average at least this many per window, else
+// document by document (BenchmarkSearch on 1M documents: windows are 2.4–4×
+// faster for common terms, document by document 1.2–1.6× faster for a
+// rare-term query with under 2 postings per window).
+const wandWindowMinPostings = 16
 
 var wandPool = sync.Pool{New: func() any { return new(wandScratch) }}
 
@@ -151,8 +171,12 @@ func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring
 	switch mode {
 	case wandDirect:
 		s.direct(t, bp, &h, allow, deleted, threshold)
-	case wandExhaustive:
-		s.exhaustive(t, bp, &h, allow, deleted, threshold)
+	case wandExhaustive, wandWindowed, wandDocwise:
+		if mode == wandDocwise || (mode == wandExhaustive && sumDF*wandWindow < uint64(t.numDocs)*wandWindowMinPostings) {
+			s.docwise(t, bp, &h, allow, deleted, threshold)
+		} else {
+			s.exhaustive(t, bp, &h, allow, deleted, threshold)
+		}
 	default:
 		s.pruned(t, bp, &h, allow, deleted, threshold)
 	}
@@ -313,8 +337,66 @@ func (s *wandScratch) pruned(t *TextIndex, bp bm25Params, h *bm25Heap, allow, de
 	}
 }
 
-// exhaustive scores every document of the union of the posting lists.
+// exhaustive scores every document of the union of the posting lists. It
+// works window by window (wandWindow documents): each term in query order
+// adds its contributions to the window's accumulators, then the touched
+// documents are offered in document order. Summing in query order gives
+// the same float as wandScratch.score (adding a missing term's zero changes
+// nothing), and offering in document order keeps the tie-breaking of the
+// document-at-a-time algorithms, so every mode returns identical hits.
+// Term-at-a-time within a window avoids the per-document minimum over the
+// cursors that made the document-at-a-time loop slow for common terms (the
+// idea of Lucene's BooleanScorer).
 func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
+	defer s.release()
+	cs := s.cur // query order
+	for i := range cs {
+		cs[i].it.pos = 0
+	}
+	acc, seen := &s.acc, &s.seen
+	for {
+		lo := uint32(postEnd)
+		for i := range cs {
+			if it := &cs[i].it; it.pos < len(it.docs) {
+				lo = min(lo, it.docs[it.pos])
+			}
+		}
+		if lo == postEnd {
+			return
+		}
+		base := lo &^ (wandWindow - 1)
+		end := uint64(base) + wandWindow
+		first, last := wandWindow, 0 // offsets touched: [first, last]
+		for i := range cs {
+			if f, l, ok := s.accumulate(&cs[i], t.docLen, bp, base, end); ok {
+				first, last = min(first, f), max(last, l)
+			}
+		}
+		for wi := first >> 6; wi <= last>>6; wi++ {
+			word := seen[wi]
+			if word == 0 {
+				continue
+			}
+			seen[wi] = 0
+			for ; word != 0; word &= word - 1 {
+				off := wi<<6 | bits.TrailingZeros64(word)
+				score := acc[off]
+				acc[off] = 0
+				d := base + uint32(off)
+				if (allow == nil || allow.Contains(d)) && (deleted == nil || !deleted.Contains(d)) {
+					s.scored++
+					theta = wandOffer(h, d, score, theta)
+				}
+			}
+		}
+	}
+}
+
+// docwise is the exhaustive scorer for sparse posting lists: it scores
+// document by document, taking the smallest current document of the
+// cursors, which costs less than a window per posting when the postings
+// are far apart.
+func (s *wandScratch) docwise(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
 	defer s.release()
 	cs := s.order
 	for _, c := range cs {
@@ -337,6 +419,26 @@ func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow
 			}
 		}
 	}
+}
+
+// accumulate adds cursor c's contributions to the documents of the window
+// [base, end), moves c past them and returns the offsets in the window of
+// the first and last of them; false if there are none.
+func (s *wandScratch) accumulate(c *wandCursor, docLen []float32, bp bm25Params, base uint32, end uint64) (first, last int, ok bool) {
+	docs, tfs, pos := c.it.docs, c.it.tfs, c.it.pos
+	start := pos
+	acc, seen := &s.acc, &s.seen
+	for ; pos < len(docs) && uint64(docs[pos]) < end; pos++ {
+		d := docs[pos]
+		off := (d - base) & (wandWindow - 1)
+		acc[off] += bp.score(c.w, tfs[pos], docLen[d])
+		seen[off>>6] |= 1 << (off & 63)
+	}
+	c.it.pos = pos
+	if pos == start {
+		return 0, 0, false
+	}
+	return int(docs[start] - base), int(docs[pos-1] - base), true
 }
 
 // direct walks the allowed documents and seeks every cursor to each one;

@@ -102,12 +102,13 @@ func TestSearchDifferential(t *testing.T) {
 		{"tiny", 30, 20},
 		{"small", 600, 100},
 		{"blocks", 5000, 400},
+		{"windows", 12000, 1500}, // several windows of the exhaustive scorer, some empty
 	}
 	modes := []struct {
 		name string
 		mode wandMode
 	}{
-		{"auto", wandAuto}, {"pruned", wandPruned}, {"direct", wandDirect}, {"exhaustive", wandExhaustive},
+		{"auto", wandAuto}, {"pruned", wandPruned}, {"direct", wandDirect}, {"exhaustive", wandExhaustive}, {"windowed", wandWindowed}, {"docwise", wandDocwise},
 	}
 	for si, sh := range shapes {
 		docs := textTestCorpus(uint64(10+si), sh.numDocs, sh.vocab)
@@ -201,7 +202,7 @@ func TestSearchEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, m := range []wandMode{wandAuto, wandPruned, wandDirect, wandExhaustive} {
+			for _, m := range []wandMode{wandAuto, wandPruned, wandDirect, wandExhaustive, wandWindowed, wandDocwise} {
 				if m == wandDirect && tc.allow == nil {
 					continue
 				}
