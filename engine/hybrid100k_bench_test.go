@@ -256,13 +256,15 @@ func hybrid100kSetup(b *testing.B) *engine.Engine {
 // and p99 of the whole search and the p50 of each stage of
 // metadata.timings (embed, retrieve, fuse, load, render), in ms.
 // "given" answers the query's embedding with its vector computed
-// beforehand: the search without the model run.
+// beforehand: the search without the model run. "keyword" runs the
+// keyword retriever alone (SearchRequest.Retrievers), as a keyword-only
+// collection would.
 func BenchmarkHybrid100k(b *testing.B) {
 	e := hybrid100kSetup(b)
 	s := &hybrid100k
 	ctx := context.Background()
 	k, hl := 10, false
-	for _, mode := range []string{"embed", "given"} {
+	for _, mode := range []string{"embed", "given", "keyword"} {
 		b.Run("query="+mode, func(b *testing.B) {
 			s.given.Store(mode == "given")
 			defer s.given.Store(false)
@@ -272,6 +274,9 @@ func BenchmarkHybrid100k(b *testing.B) {
 				q := s.queries[i%len(s.queries)]
 				i++
 				req := engine.SearchRequest{Query: q, MaxResults: &k, Highlight: &hl, IncludeFields: []string{"none"}}
+				if mode == "keyword" {
+					req.Retrievers = engine.RetrieveKeyword
+				}
 				t0 := time.Now()
 				resp, err := e.Search(ctx, "", []string{"big"}, req)
 				if err != nil {

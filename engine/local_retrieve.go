@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -28,6 +31,8 @@ type localSearch struct {
 
 	segsBuf  [1][]*segment.Segment
 	allowBuf [1][]*roaring.Bitmap
+	// hitBuf is reused by keywordTop.
+	hitBuf []invindex.Hit
 }
 
 // search snapshots the searched collections, after reading their visible
@@ -147,7 +152,7 @@ func (s *localSearch) hits(g *group) []*hit { return s.cs.list() }
 func (s *localSearch) complete(g *group, hs []*hit, qt queryTerms, qvec []float32, keyword bool) error {
 	for _, h := range hs {
 		if needsChunks(h) && h.seg.Vectors != nil {
-			h.bestCh = s.e.docChunks(h.seg, h.local, qvec)
+			h.bestCh = s.e.docChunksIn(&s.cs, h.seg, h.local, qvec)
 		}
 	}
 	if keyword {
@@ -169,10 +174,31 @@ type docKey struct {
 type candidateSet struct {
 	m    map[docKey]*hit
 	slab []hit
+	// chunkSlab holds the chunk evidence of docChunks (chunks).
+	chunkSlab []chunkHit
 	// chunkBuf and vecBuf are reused by searchVectors.
 	chunkBuf []uint32
 	vecBuf   []vector.Result
 }
+
+// chunks returns an empty slice with room for n chunk hits, cut from a
+// slab of the set's (replaced when full, never grown, so earlier slices
+// stay as they are): completing a hybrid search's keyword candidates
+// scores the chunks of about a hundred documents.
+func (cs *candidateSet) chunks(n int) []chunkHit {
+	if cs == nil || n > chunkSlab/4 {
+		return make([]chunkHit, 0, n)
+	}
+	if cap(cs.chunkSlab)-len(cs.chunkSlab) < n {
+		cs.chunkSlab = make([]chunkHit, 0, chunkSlab)
+	}
+	l := len(cs.chunkSlab)
+	cs.chunkSlab = cs.chunkSlab[:l+n]
+	return cs.chunkSlab[l : l : l+n]
+}
+
+// chunkSlab is the size of the slabs of candidateSet.chunks.
+const chunkSlab = 512
 
 // hitSlab is the number of hits allocated at once: a search of 100
 // candidates makes 2 allocations instead of 100, and wastes at most
@@ -186,7 +212,7 @@ func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hi
 	h := cs.m[k]
 	if h == nil {
 		if cs.m == nil {
-			cs.m = make(map[docKey]*hit, 64)
+			cs.m = hitMaps.Get().(map[docKey]*hit)
 		}
 		if len(cs.slab) == cap(cs.slab) {
 			cs.slab = make([]hit, 0, hitSlab)
@@ -205,9 +231,18 @@ func (cs *candidateSet) list() []*hit {
 	for _, h := range cs.m {
 		out = append(out, h)
 	}
-	clear(cs.m)
+	if cs.m != nil {
+		clear(cs.m)
+		hitMaps.Put(cs.m)
+		cs.m = nil
+	}
 	return out
 }
+
+// hitMaps recycles the maps of candidate sets (empty, their room kept):
+// a hybrid search holds a few hundred candidates, and growing a map to
+// that size per search cost rehashing.
+var hitMaps = sync.Pool{New: func() any { return make(map[docKey]*hit, 64) }}
 
 // allowed sets allow[i] to the documents segment i may return: the
 // filter's matches minus deletes; nil (every live document) without a
@@ -265,11 +300,25 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 		if s.Vectors == nil {
 			continue
 		}
-		for _, ch := range e.searchVectors(cs, s, qvec, cand*3, allow[i]) {
-			ref := s.Chunks[ch.id]
-			h := cs.get(c, s, ref.Doc)
+		// Grouped by document, each document's chunks are its evidence
+		// as they lie (scoreHits orders them), without an allocation per
+		// document.
+		chs := e.searchVectors(cs, s, qvec, cand*3, allow[i])
+		slices.SortFunc(chs, func(a, b chunkHit) int { return cmp.Compare(s.Chunks[a.id].Doc, s.Chunks[b.id].Doc) })
+		for j := 0; j < len(chs); {
+			doc := s.Chunks[chs[j].id].Doc
+			k := j + 1
+			for k < len(chs) && s.Chunks[chs[k].id].Doc == doc {
+				k++
+			}
+			h := cs.get(c, s, doc)
 			h.bySem = true
-			h.bestCh = append(h.bestCh, ch)
+			if len(h.bestCh) == 0 {
+				h.bestCh = chs[j:k:k]
+			} else {
+				h.bestCh = append(h.bestCh, chs[j:k]...)
+			}
+			j = k
 		}
 	}
 }
@@ -313,7 +362,7 @@ func (e *Engine) semanticOnly(p *plan, cs *candidateSet, c *collection, segs []*
 			h := cs.get(c, s, local)
 			if !h.bySem {
 				h.bySem = true
-				h.bestCh = e.docChunks(s, local, qvec)
+				h.bestCh = e.docChunksIn(cs, s, local, qvec)
 			}
 		}
 	}
@@ -364,8 +413,14 @@ func (e *Engine) searchVectors(cs *candidateSet, s *segment.Segment, q []float32
 
 // docChunks scores every chunk of one document exactly.
 func (e *Engine) docChunks(s *segment.Segment, local uint32, q []float32) []chunkHit {
+	return e.docChunksIn(nil, s, local, q)
+}
+
+// docChunksIn is docChunks with the result cut from cs's slab (cs.chunks;
+// nil: allocated).
+func (e *Engine) docChunksIn(cs *candidateSet, s *segment.Segment, local uint32, q []float32) []chunkHit {
 	lo, hi := s.ChunkRange(local)
-	out := make([]chunkHit, 0, hi-lo)
+	out := cs.chunks(int(hi - lo))
 	for i := lo; i < hi; i++ {
 		out = append(out, chunkHit{id: i, cos: float64(s.Vectors.Dot(q, i))})
 	}
@@ -423,22 +478,38 @@ func exactDocs(ti *invindex.TextIndex, ids [][]string) *roaring.Bitmap {
 // completeKeyword computes the BM25 score of the candidates of g that
 // need it (needsKeyword).
 func (e *Engine) completeKeyword(g *group, hs []*hit, qt queryTerms) {
-	bySeg := map[*segment.Segment]*roaring.Bitmap{}
-	byDoc := map[docKey]*hit{}
+	// The hits to complete, segment by segment (in order of first
+	// appearance), each segment's by document: a search per segment over
+	// those documents, its results found back by binary search (maps of
+	// a few hundred hits cost more than the scoring).
+	var need []*hit
 	for _, h := range hs {
-		if !g.needsKeyword(h) {
-			continue
+		if g.needsKeyword(h) {
+			need = append(need, h)
 		}
-		if bySeg[h.seg] == nil {
-			bySeg[h.seg] = roaring.New()
-		}
-		bySeg[h.seg].Add(h.local)
-		byDoc[docKey{h.seg, h.local}] = h
 	}
 	rk := e.opts.Ranker
-	for s, bm := range bySeg {
-		for _, r := range s.Text.Search(qt.terms, qt.bm25, int(bm.GetCardinality()), bm, s.Deleted, 0, nil) {
-			byDoc[docKey{s, r.Doc}].key = rk.keywordScore(float64(r.Score) / qt.max)
+	for len(need) > 0 {
+		s := need[0].seg
+		n := 0
+		for i, h := range need {
+			if h.seg == s {
+				need[n], need[i] = need[i], need[n]
+				n++
+			}
+		}
+		mine := need[:n]
+		need = need[n:]
+		slices.SortFunc(mine, func(a, b *hit) int { return cmp.Compare(a.local, b.local) })
+		bm := roaring.New()
+		for _, h := range mine {
+			bm.Add(h.local)
+		}
+		for _, r := range s.Text.Search(qt.terms, qt.bm25, len(mine), bm, s.Deleted, 0, nil) {
+			i, found := slices.BinarySearchFunc(mine, r.Doc, func(h *hit, d uint32) int { return cmp.Compare(h.local, d) })
+			if found {
+				mine[i].key = rk.keywordScore(float64(r.Score) / qt.max)
+			}
 		}
 	}
 }

@@ -100,7 +100,12 @@ func (e *Engine) cutHits(p *plan, hits []*hit, load func(*hit) (Document, error)
 		if err != nil {
 			return nil, err
 		}
-		h.doc = &d
+		if len(p.docSlab) == cap(p.docSlab) {
+			// One allocation for the page's documents, not one each.
+			p.docSlab = make([]Document, 0, len(hits))
+		}
+		p.docSlab = append(p.docSlab, d)
+		h.doc = &p.docSlab[len(p.docSlab)-1]
 		if p.highlight && p.query != "" {
 			h.passages = e.passages(p, h)
 		}

@@ -52,6 +52,10 @@ type plan struct {
 	loadAll bool
 	// rerankK is the number of candidates to rerank (0: no reranking).
 	rerankK int
+	// contentSlab and docSlab hold the rendered contents and loaded
+	// documents of the page (contentPtr, cutHits).
+	contentSlab []string
+	docSlab     []Document
 }
 
 // plan validates a search request into a plan, in the order its errors are

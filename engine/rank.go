@@ -160,11 +160,52 @@ func (r RankerConfig) scoreHits(hs []*hit, keyword, semantic bool) []*hit {
 	return hs
 }
 
-// rankHits orders the candidates of every collection: exact identifier
-// matches first (tier), then by score, collection id and document id.
-func rankHits(all []*hit) {
-	tier(all)
-	slices.SortStableFunc(all, compareHits)
+// rankTop moves the n first hits of the ranking of the candidates of
+// every collection (exact identifier matches first: the caller applies
+// tier; then by score, collection id and document id) to the front of hs, in that order; the
+// rest of hs is left in no particular order. compareHits is a total order
+// of the candidates (no two share a collection and a document id), so
+// these are the first n of a full sort. A bounded heap picks them in
+// O(len(hs)·log n) instead of sorting every candidate.
+func rankTop(hs []*hit, n int) {
+	if n <= 0 {
+		return
+	}
+	if n >= len(hs)/2 {
+		slices.SortFunc(hs, compareHits)
+		return
+	}
+	// hs[:n] is a heap whose root is the worst of the best n so far.
+	top := hs[:n]
+	for i := n/2 - 1; i >= 0; i-- {
+		siftWorst(top, i)
+	}
+	for i := n; i < len(hs); i++ {
+		if compareHits(hs[i], top[0]) < 0 {
+			top[0], hs[i] = hs[i], top[0]
+			siftWorst(top, 0)
+		}
+	}
+	slices.SortFunc(top, compareHits)
+}
+
+// siftWorst restores the heap property of h below i: every hit ranks at
+// or after (compareHits) its children, so the root is the worst.
+func siftWorst(h []*hit, i int) {
+	for {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && compareHits(h[l], h[w]) > 0 {
+			w = l
+		}
+		if r < len(h) && compareHits(h[r], h[w]) > 0 {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
 }
 
 // compareHits orders hits by score (descending), collection id and

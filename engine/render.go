@@ -40,7 +40,7 @@ func (e *Engine) render(p *plan, h *hit) ResultDoc {
 				c, rd.Truncated = cutUTF8(c, limit), true
 			}
 			p.returned += len(c)
-			rd.Content = &c
+			rd.Content = p.contentPtr(c)
 		}
 		if len(h.doc.Fields) > 0 { // no fields, no "fields" member either way
 			rd.Fields = FieldsMap(h.doc.Fields, inc)
@@ -92,4 +92,15 @@ func source(h *hit) string {
 		return "sem"
 	}
 	return "key"
+}
+
+// contentPtr returns a pointer to a copy of c for ResultDoc.Content, cut
+// from a slab of the plan's (one allocation per page instead of one per
+// document); earlier pointers stay valid when the slab is replaced.
+func (p *plan) contentPtr(c string) *string {
+	if len(p.contentSlab) == cap(p.contentSlab) {
+		p.contentSlab = make([]string, 0, max(p.max, 8))
+	}
+	p.contentSlab = append(p.contentSlab, c)
+	return &p.contentSlab[len(p.contentSlab)-1]
 }

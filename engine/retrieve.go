@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,11 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 	cand := max(rk.Candidates, p.offset+p.max)
 	var all []*hit
 	semantic := qv != nil
-	for _, g := range p.groups(semantic) {
+	grps := p.groups(semantic)
+	pager, _ := s.(keywordPager)
+	end := p.offset + p.max
+	paged := pager != nil && p.keywordPaged(semantic, len(grps)) && end+1 < cand
+	for _, g := range grps {
 		qt, err := s.weigh(g, cand)
 		if err != nil {
 			return nil, err
@@ -124,8 +129,14 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 		g.qt = qt
 		keyword := len(qt.terms) > 0 && qt.max > 0
 		if keyword && g.anyKeyword() {
-			if err := s.keyword(g, qt, cand); err != nil {
-				return nil, err
+			exact := false
+			if paged && len(qt.ids) == 0 {
+				exact = pager.keywordTop(g, qt, end+1, end)
+			}
+			if !exact {
+				if err := s.keyword(g, qt, cand); err != nil {
+					return nil, err
+				}
 			}
 		}
 		// The semantic stage needs the vector: here the keyword side is
@@ -158,6 +169,39 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 		all = append(all, hs...)
 	}
 	return all, nil
+}
+
+// keywordPager is a searcher that can fetch the keyword candidates of a
+// page rather than of fusion (the embedded store).
+type keywordPager interface {
+	// keywordTop adds the k best BM25 matches of each searched part (a
+	// segment) of the group's keyword collections, as keyword does with
+	// k = cand, and reports whether they hold the first end documents of
+	// the ranking keyword would give, for certain: every document it did
+	// not fetch scores at most the lowest score of a part that returned k
+	// matches (bound), so the page is exact when at least end fetched
+	// documents score above every such bound. When it reports false the
+	// caller adds the full keyword candidates (keyword), over the same
+	// hits.
+	keywordTop(g *group, qt queryTerms, k, end int) bool
+}
+
+// keywordPaging turns keywordPaged on (tests compare both ways).
+var keywordPaging = true
+
+// keywordPaged tells whether a search may fetch the keyword candidates of
+// its page only (keywordPager) instead of Ranker.Candidates: the keyword
+// retriever ranks alone (no query vector), in one group of collections,
+// with no min_score (whose below_min_score counts the candidates below
+// it) and no reranking (which reorders a top-k of its own). The ranking
+// of such a search is its documents' calibrated BM25 scores, a monotone
+// function of BM25, so the best BM25 matches of each segment hold its
+// page; only the exact-identifier tier (qt.ids, checked by the caller)
+// could lift a document from further down. Fetching the page's top-k
+// instead of 100 lets block-max WAND skip most postings: the threshold a
+// top-11 heap reaches is far higher than a top-100's.
+func (p *plan) keywordPaged(semantic bool, groups int) bool {
+	return keywordPaging && !semantic && groups == 1 && !p.minSet && p.rerankK == 0
 }
 
 // group is collections a search analyzes alike (their analyzers have the
@@ -253,16 +297,21 @@ func (p *plan) groups(semantic bool) []*group {
 // page ranks the candidates, cuts them at min_score and returns the
 // requested page.
 func (p *plan) page(all []*hit) []*hit {
-	p.timeFuse(func() { rankHits(all) })
-	keep := all[:0]
-	for _, h := range all {
-		if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
-			keep = append(keep, h)
-		}
-	}
-	p.cut = len(all) - len(keep)
-	all = keep
 	end := p.offset + p.max
+	p.timeFuse(func() {
+		tier(all)
+		keep := all[:0]
+		for _, h := range all {
+			if h.score > p.minScore || (p.minSet && h.score == p.minScore) {
+				keep = append(keep, h)
+			}
+		}
+		p.cut = len(all) - len(keep)
+		all = keep
+		// Only the page and the one document after it (next_offset) need
+		// their ranks.
+		rankTop(all, end+1)
+	})
 	if len(all) > end && end < MaxResultWindow {
 		p.next = &end
 	}
@@ -444,3 +493,48 @@ const (
 	rareMinDocs = 3
 	rareShare   = 1000
 )
+
+// keywordTop implements keywordPager on the embedded store: per segment of
+// the group's keyword collections the k best BM25 matches (see
+// keywordCandidates), then the check that the fetched documents hold the
+// first end of the ranking.
+func (s *localSearch) keywordTop(g *group, qt queryTerms, k, end int) bool {
+	rk := s.e.opts.Ranker
+	bound, capped := 0.0, false
+	buf := s.hitBuf[:0]
+	for j, c := range g.colls {
+		if !g.keyOn[j] {
+			continue
+		}
+		i := s.of(c)
+		for si, seg := range s.segs[i] {
+			buf = seg.Text.Search(qt.terms, qt.bm25, k, s.allow[i][si], seg.Deleted, 0, buf[:0])
+			low := math.Inf(1)
+			for _, kh := range buf {
+				h := s.cs.get(c, seg, kh.Doc)
+				h.key = rk.keywordScore(float64(kh.Score) / qt.max)
+				h.byKey = true
+				low = min(low, h.key)
+			}
+			if len(buf) >= k {
+				// The documents it did not return score at most low;
+				// compared as ranked (scoreHits rounds the fused score,
+				// which is the keyword score without a query vector).
+				if r := round6(low); !capped || r > bound {
+					bound, capped = r, true
+				}
+			}
+		}
+	}
+	s.hitBuf = buf
+	if !capped {
+		return true // every match of every segment was fetched
+	}
+	above := 0
+	for _, h := range s.cs.m {
+		if round6(h.key) > bound {
+			above++
+		}
+	}
+	return above >= end
+}

@@ -21,14 +21,23 @@ type Analyzer struct {
 	stop map[string]struct{}
 }
 
+// The analyzers of each language, built once: an Analyzer is immutable, so
+// every caller shares them (building the stopword set per request cost a
+// lean keyword request 4–8 % of its time).
+var (
+	englishAnalyzer = &Analyzer{lang: English, stop: wordSet(englishStopwords)}
+	czechAnalyzer   = &Analyzer{lang: Czech, stop: wordSet(czechStopwords)}
+)
+
 // NewAnalyzer returns the analyzer for lang. Unknown languages get the
-// English pipeline.
+// English pipeline. The analyzer is shared (built once per language); it is
+// immutable and safe for concurrent use.
 func NewAnalyzer(lang Language) *Analyzer {
 	switch lang {
 	case Czech:
-		return &Analyzer{lang: Czech, stop: wordSet(czechStopwords)}
+		return czechAnalyzer
 	default:
-		return &Analyzer{lang: English, stop: wordSet(englishStopwords)}
+		return englishAnalyzer
 	}
 }
 

@@ -198,3 +198,20 @@ func TestWordsInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestNewAnalyzerShared checks that NewAnalyzer hands out one shared
+// analyzer per language without building anything per call (a request
+// path calls it per request).
+func TestNewAnalyzerShared(t *testing.T) {
+	for _, lang := range []Language{English, Czech} {
+		if NewAnalyzer(lang) != NewAnalyzer(lang) {
+			t.Errorf("%v: NewAnalyzer returns a new analyzer per call", lang)
+		}
+		if n := testing.AllocsPerRun(10, func() { NewAnalyzer(lang) }); n != 0 {
+			t.Errorf("%v: NewAnalyzer allocates %v times per call, want 0", lang, n)
+		}
+	}
+	if NewAnalyzer(English) == NewAnalyzer(Czech) {
+		t.Error("English and Czech share an analyzer")
+	}
+}
