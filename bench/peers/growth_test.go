@@ -77,7 +77,7 @@ func TestGrowthPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 2k |", "| 3k |", "at 10M (estimate)", "RSS per 1M chunks against Weaviate", "vector.(*"} {
+	for _, want := range []string{"| 2k |", "| 3k |", "at 10M (estimate)", "RSS per 1M chunks against Weaviate", "inuse_space", "flat%"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q", want)
 		}
