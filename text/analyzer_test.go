@@ -204,7 +204,7 @@ func TestWordsInvariants(t *testing.T) {
 // path calls it per request).
 func TestNewAnalyzerShared(t *testing.T) {
 	for _, lang := range []Language{English, Czech} {
-		if NewAnalyzer(lang) != NewAnalyzer(lang) {
+		if a, b := NewAnalyzer(lang), NewAnalyzer(lang); a != b {
 			t.Errorf("%v: NewAnalyzer returns a new analyzer per call", lang)
 		}
 		if n := testing.AllocsPerRun(10, func() { NewAnalyzer(lang) }); n != 0 {
