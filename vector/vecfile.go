@@ -145,7 +145,10 @@ func checkVectorsFile(path string, count int, crc uint32) error {
 	if st.Size() != 4*int64(count) {
 		return fmt.Errorf("%w: %s holds %d bytes, want %d", ErrVectorsFile, path, st.Size(), 4*int64(count))
 	}
-	buf := make([]byte, 1<<20)
+	// A buffer no larger than the file: small segments are opened often
+	// (every reopen, every small flush's segment), and a fixed 1 MiB
+	// buffer per file dominated opening them.
+	buf := make([]byte, min(st.Size(), 1<<20)+1)
 	var sum uint32
 	for {
 		n, err := f.Read(buf)
