@@ -40,6 +40,18 @@ const (
 func (x *Index) AppendBinary(dst []byte) []byte {
 	start := len(dst)
 	dst = envelope.Begin(dst, magic, formatV3)
+	dst = x.appendHeader(dst)
+	dst = appendFloats(dst, x.vecs)
+	runtime.KeepAlive(x)
+	if x.nlist > 0 {
+		dst = x.appendLists(dst)
+	}
+	return envelope.End(dst, start)
+}
+
+// appendHeader appends the sizes, options and seed that open the body of
+// formats 3 and 4.
+func (x *Index) appendHeader(dst []byte) []byte {
 	flags := 0
 	if x.opts.NoSpill {
 		flags |= flagNoSpill
@@ -48,12 +60,7 @@ func (x *Index) AppendBinary(dst []byte) []byte {
 		dst = binary.AppendUvarint(dst, uint64(v))
 	}
 	dst = binary.AppendVarint(dst, x.opts.Seed)
-	dst = appendFloats(dst, x.vecs)
-	runtime.KeepAlive(x)
-	if x.nlist > 0 {
-		dst = x.appendLists(dst)
-	}
-	return envelope.End(dst, start)
+	return dst
 }
 
 // AppendIndex appends the index part of format 4 to dst and returns the
@@ -66,14 +73,7 @@ func (x *Index) AppendIndex(dst []byte) []byte {
 	}
 	start := len(dst)
 	dst = envelope.Begin(dst, magic, formatV4)
-	flags := 0
-	if x.opts.NoSpill {
-		flags |= flagNoSpill
-	}
-	for _, v := range []int{x.dims, x.n, x.nlist, x.opts.NProbe, x.opts.Rerank, x.opts.BruteForceBelow, flags} {
-		dst = binary.AppendUvarint(dst, uint64(v))
-	}
-	dst = binary.AppendVarint(dst, x.opts.Seed)
+	dst = x.appendHeader(dst)
 	dst = binary.LittleEndian.AppendUint32(dst, x.vecsCRC)
 	if x.nlist > 0 {
 		dst = x.appendLists(dst)

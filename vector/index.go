@@ -148,7 +148,7 @@ type Index struct {
 	// the vectors are in one (SaveVectors, Open).
 	vecsCRC    uint32
 	vecsCRCSet bool
-	opts Options // resolved: every field set
+	opts       Options // resolved: every field set
 
 	// IVF, when nlist > 0.
 	nlist     int
