@@ -22,7 +22,7 @@ func textSharedData(t *testing.T) string {
 	return testutil.SharedData(t)
 }
 
-func textReadJSONL(t *testing.T, path string, fn func(id, title, body string)) {
+func textReadJSONL(t testing.TB, path string, fn func(id, title, body string)) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -28,4 +28,24 @@ func TestChooseWandMode(t *testing.T) {
 			t.Errorf("%s: mode %d, want %d", tc.name, got, tc.want)
 		}
 	}
+	// A small index is scored exhaustively unless a filter keeps few of
+	// its documents against the postings.
+	for _, tc := range []struct {
+		name     string
+		filtered bool
+		allowed  uint64
+		sumDF    uint64
+		numDocs  uint64
+		want     wandMode
+	}{
+		{"small index, rare and common terms", false, 5_000, 3_000, 5_000, wandExhaustive},
+		{"largest small index", false, wandSmallIndex, 30_000, wandSmallIndex, wandExhaustive},
+		{"just above it", false, wandSmallIndex + 1, 30_000, wandSmallIndex + 1, wandPruned},
+		{"small index, 1% allowed", true, 50, 3_000, 5_000, wandDirect},
+		{"small index, 20% allowed", true, 1_000, 3_000, 5_000, wandExhaustive},
+	} {
+		if got := chooseWandMode(tc.filtered, tc.allowed, tc.sumDF, tc.numDocs, false); got != tc.want {
+			t.Errorf("%s: mode %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }
