@@ -53,8 +53,8 @@ func textReadJSONL(t testing.TB, path string, fn func(id, title, body string)) {
 // full 5,183-document corpus the same setup scores 0.69 (najdi-bench
 // keyword); with fewer distractors the subset scores higher (0.773
 // measured), so the floor 0.75 catches regressions in analysis, weighting or
-// pruning. It also checks that Search equals the exhaustive scorer on every
-// real query.
+// pruning. It also checks that Search and every top-k algorithm equal the
+// exhaustive scorer on every real query.
 func TestSciFactSubsetNDCG(t *testing.T) {
 	dir := filepath.Join(textSharedData(t), "beir", "scifact")
 	qrels := map[string]map[string]int{}
@@ -137,6 +137,13 @@ func TestSciFactSubsetNDCG(t *testing.T) {
 		ref = idx.SearchExhaustive(q, BM25{}, 10, nil, nil, 0, ref[:0])
 		if !slices.Equal(hits, ref) {
 			t.Fatalf("query %s: Search %v, exhaustive %v", id, hits, ref)
+		}
+		// Every algorithm, whatever Search picks for an index this size.
+		for _, m := range []wandMode{wandPruned, wandMaxScore, wandWindowed, wandDocwise} {
+			got, _ := idx.search(q, BM25{}, 10, nil, nil, 0, nil, m)
+			if !slices.Equal(got, ref) {
+				t.Fatalf("query %s, mode %d: %v, exhaustive %v", id, m, got, ref)
+			}
 		}
 		// nDCG@10 with linear gains (trec_eval).
 		var dcg, idcg float64

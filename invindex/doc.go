@@ -6,9 +6,10 @@
 // flat arrays in blocks of 128 postings with per-block score upper bounds
 // and serialized as front-coded vocabulary plus delta-varint postings. Term frequencies are
 // BM25F-style weighted by section (titles and headings count more, see
-// engine.RankerConfig). Search is top-k with block-max WAND, restricted to
-// an allow bitmap and minus a delete bitmap; when the allowed set is small
-// the allowed documents are scored directly. The caller supplies term
+// engine.RankerConfig). Search is top-k (windowed MaxScore with
+// block bounds, block-max WAND for sparse postings, exhaustive windows in a
+// small index), restricted to an allow bitmap and minus a delete bitmap;
+// when the allowed set is small the allowed documents are scored directly. The caller supplies term
 // weights (IDF from statistics over all segments, and collections) so that
 // scores are comparable across segments.
 //

@@ -121,6 +121,7 @@ func BenchmarkSearch(b *testing.B) {
 		{"pruned", wandPruned},
 		{"direct", wandDirect},
 		{"exhaustive", wandExhaustive},
+		{"maxscore", wandMaxScore},
 	}
 	for _, qs := range queries {
 		q := textBenchQuery(idx, qs.ranks...)

@@ -20,6 +20,7 @@ const (
 	wandExhaustive          // score every matching document (windowed or docwise by density)
 	wandWindowed            // exhaustive, window by window (dense lists)
 	wandDocwise             // exhaustive, document at a time (sparse lists)
+	wandMaxScore            // windowed MaxScore: only the essential terms are accumulated
 )
 
 // wandDirectRatio is the ratio of summed posting-list lengths to allowed
@@ -38,6 +39,10 @@ type wandCursor struct {
 	sblk   int     // block reached by shallow advances
 	sblkUB float32 // bound of block sblk
 	sblkOK bool    // sblkUB is computed for sblk
+
+	wub float32 // maxscore: bound of the term in the current window
+	ne  bool    // maxscore: the term is non-essential in the window (its cursor only seeks)
+	wp  int     // maxscore: scan position of an essential term in the window
 }
 
 func (c *wandCursor) next() {
@@ -101,6 +106,8 @@ type wandScratch struct {
 	// between windows).
 	acc  [wandWindow]float32
 	seen [wandWindow / 64]uint64
+
+	byUB []*wandCursor // maxscore: the cursors by ascending bound
 }
 
 // wandWindow is the number of documents the exhaustive scorer accumulates at
@@ -125,10 +132,12 @@ var wandPool = sync.Pool{New: func() any { return new(wandScratch) }}
 // earlier as threshold. Hits are sorted by score descending, then document
 // ascending, and equal scores keep the lower document.
 //
-// Search runs block-max WAND (Ding & Suel, 2011) over the posting lists;
-// when allow is much smaller than the posting lists it scores the allowed
-// documents directly. Both give exactly the scores and ranking of an
-// exhaustive evaluation.
+// Search picks its algorithm by the index and the query (chooseWandMode):
+// windowed MaxScore with block bounds (Turtle & Flood, 1995), block-max
+// WAND (Ding & Suel, 2011) for sparse postings, exhaustive window-by-window
+// scoring in a small index, and direct scoring of the allowed documents
+// when allow is much smaller than the posting lists. All give exactly the
+// scores and ranking of an exhaustive evaluation.
 func (t *TextIndex) Search(q []QueryTerm, p BM25, k int, allow, deleted *roaring.Bitmap, threshold float32, dst []Hit) []Hit {
 	dst, _ = t.search(q, p, k, allow, deleted, threshold, dst, wandAuto)
 	return dst
@@ -171,6 +180,8 @@ func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring
 	switch mode {
 	case wandDirect:
 		s.direct(t, bp, &h, allow, deleted, threshold)
+	case wandMaxScore:
+		s.maxscore(t, bp, &h, allow, deleted, threshold)
 	case wandExhaustive, wandWindowed, wandDocwise:
 		if mode == wandDocwise || (mode == wandExhaustive && sumDF*wandWindow < uint64(t.numDocs)*wandWindowMinPostings) {
 			s.docwise(t, bp, &h, allow, deleted, threshold)
@@ -216,6 +227,7 @@ func (s *wandScratch) setup(t *TextIndex, q []QueryTerm, bp bm25Params) uint64 {
 func (s *wandScratch) release() {
 	clear(s.cur)
 	clear(s.order)
+	clear(s.byUB)
 	s.allowIt = roaring.IntIterator{}
 }
 
@@ -392,6 +404,148 @@ func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow
 	}
 }
 
+// maxscore is windowed MaxScore (Turtle & Flood, 1995) with block-max
+// bounds per window, the scheme of Lucene's MaxScoreBulkScorer. Window by
+// window, each term's bound is the largest block bound of its postings in
+// the window; ordered by that bound, the longest prefix of terms whose
+// bounds sum to at most theta is non-essential there: a document holding
+// only those terms cannot enter the top k. Only the essential terms add
+// their contributions to the accumulators (as exhaustive does); a touched
+// document whose sum plus the non-essential bounds can exceed theta is then
+// scored exactly, every term in query order (non-essential cursors seek to
+// it, essential terms scan their window postings), so its float is the one
+// every algorithm computes, and documents are offered in document order. A
+// window with no essential term is skipped whole.
+func (s *wandScratch) maxscore(t *TextIndex, bp bm25Params, h *bm25Heap, allow, deleted *roaring.Bitmap, theta float32) {
+	defer s.release()
+	cs := s.cur // query order
+	s.byUB = s.byUB[:0]
+	var ubAll float32
+	for i := range cs {
+		c := &cs[i]
+		c.it.pos = 0
+		s.byUB = append(s.byUB, c)
+		ubAll += c.ub
+	}
+	byUB := s.byUB
+	acc, seen := &s.acc, &s.seen
+	for ubAll*(1+1e-5) > theta {
+		lo := uint32(postEnd)
+		for i := range cs {
+			if it := &cs[i].it; it.pos < len(it.docs) {
+				lo = min(lo, it.docs[it.pos])
+			}
+		}
+		if lo == postEnd {
+			return
+		}
+		base := lo &^ (wandWindow - 1)
+		end := uint64(base) + wandWindow
+		for i := range cs {
+			cs[i].wub = cs[i].windowBound(end, bp)
+		}
+		for i := 1; i < len(byUB); i++ { // few terms: insertion sort
+			for j := i; j > 0 && byUB[j-1].wub > byUB[j].wub; j-- {
+				byUB[j-1], byUB[j] = byUB[j], byUB[j-1]
+			}
+		}
+		// The margin covers float rounding between these sums and a
+		// document's score summed in query order.
+		var neSum float32
+		nonEss := 0
+		for ; nonEss < len(byUB); nonEss++ {
+			next := neSum + byUB[nonEss].wub
+			if next*(1+1e-5) > theta {
+				break
+			}
+			neSum = next
+		}
+		for i, c := range byUB {
+			c.ne = i < nonEss
+		}
+		if nonEss < len(byUB) {
+			first, last := wandWindow, 0 // offsets touched: [first, last]
+			for i := range cs {
+				c := &cs[i]
+				if c.ne {
+					continue
+				}
+				c.wp = c.it.pos
+				if f, l, ok := s.accumulate(c, t.docLen, bp, base, end); ok {
+					first, last = min(first, f), max(last, l)
+				}
+			}
+			for wi := first >> 6; wi <= last>>6; wi++ {
+				word := seen[wi]
+				if word == 0 {
+					continue
+				}
+				seen[wi] = 0
+				for ; word != 0; word &= word - 1 {
+					off := wi<<6 | bits.TrailingZeros64(word)
+					upper := acc[off] + neSum
+					acc[off] = 0
+					d := base + uint32(off)
+					if !(upper*(1+1e-5) > theta) || !wandAllowed(d, allow, deleted) {
+						continue
+					}
+					s.scored++
+					theta = wandOffer(h, d, s.exact(d, t.docLen[d], bp), theta)
+				}
+			}
+		}
+		if end >= postEnd {
+			return
+		}
+		for _, c := range byUB[:nonEss] {
+			c.it.Seek(uint32(end))
+		}
+	}
+}
+
+// windowBound returns the largest block bound of c's postings before end,
+// from its current position (0 if it has none there).
+func (c *wandCursor) windowBound(end uint64, bp bm25Params) float32 {
+	it := &c.it
+	if it.pos >= len(it.docs) || uint64(it.docs[it.pos]) >= end {
+		return 0
+	}
+	var ub float32
+	for b := it.pos / postBlockSize; b < len(it.blkLast); b++ {
+		ub = max(ub, it.blockBound(b, c.w, bp))
+		if uint64(it.blkLast[b])+1 >= end {
+			break
+		}
+	}
+	return ub
+}
+
+// exact is maxscore's score of document d: every term's contribution in
+// query order, essential terms from their window postings (scanned forward
+// from wp), non-essential ones by seeking their cursors.
+func (s *wandScratch) exact(d uint32, dl float32, bp bm25Params) float32 {
+	var sum float32
+	for i := range s.cur {
+		c := &s.cur[i]
+		it := &c.it
+		if c.ne {
+			if it.Seek(d) && it.docs[it.pos] == d {
+				sum += bp.score(c.w, it.tfs[it.pos], dl)
+			}
+			continue
+		}
+		wp := c.wp
+		for wp < it.pos && it.docs[wp] < d {
+			wp++
+		}
+		c.wp = wp
+		if wp < it.pos && it.docs[wp] == d {
+			sum += bp.score(c.w, it.tfs[wp], dl)
+		}
+	}
+	return sum
+}
+
 // docwise is the exhaustive scorer for sparse posting lists: it scores
 // document by document, taking the smallest current document of the
 // cursors, which costs less than a window per posting when the postings
@@ -479,34 +633,40 @@ func (s *wandScratch) direct(t *TextIndex, bp bm25Params, h *bm25Heap, allow, de
 	}
 }
 
-// chooseWandMode picks how Search walks the postings: directly through the
-// allowed documents when a filter keeps few of them against the postings
-// to walk — and, when the filter keeps a large share of the documents
-// (at least 1/wandCommonRatio), only if every term is common too, since
-// block-max WAND then cannot prune; else exhaustively when every term is
-// common; else block-max WAND. Measured on 1M docs (BenchmarkSearch,
-// allow20pct): an eight-term query with rare and common terms took 153 ms
-// direct against 68 ms pruned, three common terms 109 ms direct against
-// 176 ms exhaustive and 209 ms pruned; with 1 % allowed, direct wins for
-// every query (18–26 ms against 26–266 ms pruned). Without a filter:
-// 48.5 ms exhaustive vs 66.9 ms WAND for three of the most frequent terms.
+// chooseWandMode picks how Search walks the postings:
 //
-// A small index (at most wandSmallIndex documents, a few windows) is
-// scored exhaustively whatever its terms: its posting lists span a few
-// blocks, so block-max WAND skips little and pays its per-document cursor
-// work (choosing the pivot, shallow bounds, re-sorting the cursors) for
-// every step. Measured on SciFact (5,183 abstracts, its 809 train queries,
-// top 11, BenchmarkSearchSciFact): 228 µs per query pruned against 77 µs
-// windowed; three copies of it (15,549 documents): windowed 0.47 of pruned
-// (geometric mean of per-query ratios).
+//   - directly through the allowed documents when a filter keeps few of
+//     them against the postings to walk — and, when the filter keeps a
+//     large share of the documents (at least 1/wandCommonRatio), only if
+//     every term is common too;
+//   - exhaustively, window by window, in a small index (at most
+//     wandSmallIndex documents): its posting lists span a few blocks, so
+//     pruning skips little and pays its per-document cursor work;
+//   - block-max WAND when the postings are sparse (fewer than
+//     wandWindowMinPostings per window on average): it jumps from
+//     posting to posting where windows would be nearly empty;
+//   - else windowed MaxScore with block bounds per window.
+//
+// Measured with BenchmarkSearch (1M synthetic documents, top 10) and
+// BenchmarkSearchSciFact (real text, its train queries, top 11), one run,
+// 2026-11-24, load 11: SciFact (5,183 documents) 149 µs pruned, 69 µs
+// MaxScore, 31 µs windowed; 20 copies of it (103,660 documents) 913 µs
+// pruned, 637 µs MaxScore; on 1M documents MaxScore against the previous
+// choice (pruned, or exhaustive for common terms): long query 7.1 against
+// 15.2 ms, common terms 7.1 against 9.0 ms, mixed 1.11 against 1.18 ms,
+// with 20 % allowed 7.6 against 16.1, 8.2 against 12.7 and 1.12 against
+// 1.41 ms; a rare-term query (406 postings) 47 µs MaxScore against 16 µs
+// pruned, hence WAND for sparse postings.
 func chooseWandMode(filtered bool, allowed, sumDF, numDocs uint64, allCommon bool) wandMode {
 	switch {
 	case filtered && allowed*wandDirectRatio <= sumDF && (allowed*wandCommonRatio < numDocs || allCommon):
 		return wandDirect
-	case allCommon || numDocs <= wandSmallIndex:
+	case numDocs <= wandSmallIndex:
 		return wandExhaustive
+	case sumDF*wandWindow < numDocs*wandWindowMinPostings:
+		return wandPruned
 	}
-	return wandPruned
+	return wandMaxScore
 }
 
 // wandSmallIndex is the largest index scored exhaustively whatever the

@@ -103,12 +103,13 @@ func TestSearchDifferential(t *testing.T) {
 		{"small", 600, 100},
 		{"blocks", 5000, 400},
 		{"windows", 12000, 1500}, // several windows of the exhaustive scorer, some empty
+		{"large", 20000, 3000},   // above wandSmallIndex: auto picks MaxScore or WAND
 	}
 	modes := []struct {
 		name string
 		mode wandMode
 	}{
-		{"auto", wandAuto}, {"pruned", wandPruned}, {"direct", wandDirect}, {"exhaustive", wandExhaustive}, {"windowed", wandWindowed}, {"docwise", wandDocwise},
+		{"auto", wandAuto}, {"pruned", wandPruned}, {"direct", wandDirect}, {"exhaustive", wandExhaustive}, {"windowed", wandWindowed}, {"docwise", wandDocwise}, {"maxscore", wandMaxScore},
 	}
 	for si, sh := range shapes {
 		docs := textTestCorpus(uint64(10+si), sh.numDocs, sh.vocab)
@@ -202,7 +203,7 @@ func TestSearchEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, m := range []wandMode{wandAuto, wandPruned, wandDirect, wandExhaustive, wandWindowed, wandDocwise} {
+			for _, m := range []wandMode{wandAuto, wandPruned, wandDirect, wandExhaustive, wandWindowed, wandDocwise, wandMaxScore} {
 				if m == wandDirect && tc.allow == nil {
 					continue
 				}
