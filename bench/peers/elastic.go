@@ -43,6 +43,7 @@ type elastic struct {
 	started bool // the node was started here (and is stopped by Close)
 	pid     int
 	rrf     bool // hybrid through the rrf retriever (Elasticsearch with a license allowing it)
+	reqs    prepared // search bodies
 }
 
 // StartElastic starts (or reuses) the node of opt.Flavour.
@@ -295,8 +296,14 @@ func parseElastic(data []byte) (Result, error) {
 }
 
 func (e *elastic) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
-	var raw json.RawMessage
-	if err := doJSON(ctx, http.MethodPost, e.url+"/"+e.indexName(index)+"/_search", elasticBody(e.opt.Flavour, e.rrf, kind, q, k), &raw); err != nil {
+	body, err := e.reqs.get(queryKey{index, kind, q.ID, k}, func() (any, error) {
+		return json.Marshal(elasticBody(e.opt.Flavour, e.rrf, kind, q, k))
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var raw []byte
+	if err := doJSON(ctx, http.MethodPost, e.url+"/"+e.indexName(index)+"/_search", body, &raw); err != nil {
 		return Result{}, err
 	}
 	return parseElastic(raw)

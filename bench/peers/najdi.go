@@ -42,6 +42,7 @@ type najdi struct {
 	opt  NajdiOptions
 	url  string
 	proc *proc
+	reqs prepared // search bodies
 }
 
 // StartNajdi starts `najdi serve` on a free loopback port.
@@ -229,12 +230,18 @@ func parseNajdi(data []byte) (Result, error) {
 }
 
 func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
-	req := map[string]any{"query": q.Text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
-	if m := filterMax(kind); m > 0 {
-		req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
+	body, err := n.reqs.get(queryKey{index, kind, q.ID, k}, func() (any, error) {
+		req := map[string]any{"query": q.Text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
+		if m := filterMax(kind); m > 0 {
+			req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
+		}
+		return json.Marshal(req)
+	})
+	if err != nil {
+		return Result{}, err
 	}
-	var raw json.RawMessage
-	if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+n.collection(index, kind)+"/search", req, &raw); err != nil {
+	var raw []byte
+	if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+n.collection(index, kind)+"/search", body, &raw); err != nil {
 		return Result{}, err
 	}
 	return parseNajdi(raw)

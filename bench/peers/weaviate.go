@@ -43,6 +43,8 @@ type weaviate struct {
 
 	mu  sync.RWMutex
 	ids map[string]map[string]string // index → object UUID → document id
+
+	reqs prepared // gRPC search requests (read-only once built)
 }
 
 // StartWeaviate starts weaviate-server on loopback with free ports.

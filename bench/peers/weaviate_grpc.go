@@ -81,7 +81,13 @@ func weaviateSearchRequest(cls string, kind Kind, q Query, k int) *pb.SearchRequ
 
 // grpcSearch runs one search over gRPC and maps the UUIDs back to ids.
 func (w *weaviate) grpcSearch(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
-	reply, err := w.client.Search(ctx, weaviateSearchRequest(className(index), kind, q, k))
+	req, err := w.reqs.get(queryKey{index, kind, q.ID, k}, func() (any, error) {
+		return weaviateSearchRequest(className(index), kind, q, k), nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	reply, err := w.client.Search(ctx, req.(*pb.SearchRequest))
 	if err != nil {
 		return Result{}, fmt.Errorf("weaviate grpc search: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -49,8 +50,20 @@ func runPeers(args []string) error {
 	fs.IntVar(&cfg.SatClients, "clients", 4, "client goroutines of the saturation runs")
 	fs.DurationVar(&cfg.SatTime, "sat-time", 5*time.Second, "duration of each saturation run")
 	render := fs.String("render", "", "render REPORT.md and the plots into -out again from the report.json a run left in its -work directory, and stop")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benchmark's own process (the load generator, clients and stub; bleve) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *render != "" {
 		return peers.Render(*render, cfg.Out)
