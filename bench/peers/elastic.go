@@ -42,7 +42,7 @@ type elastic struct {
 	version string
 	started bool // the node was started here (and is stopped by Close)
 	pid     int
-	rrf     bool // hybrid through the rrf retriever (Elasticsearch with a license allowing it)
+	rrf     bool     // hybrid through the rrf retriever (Elasticsearch with a license allowing it)
 	reqs    prepared // search bodies
 }
 
