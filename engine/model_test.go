@@ -691,6 +691,10 @@ func newWorld(dir string, prov engine.EmbedderProvider, bgMerge bool) (*world, e
 	if err != nil {
 		return nil, err
 	}
+	// Segments of up to 4 vectors (hash-64: 256 bytes each) keep them
+	// inline, larger ones (flushes of longer documents, merges) get a
+	// vectors file: every sequence exercises both forms and their mix.
+	e.Store().SetInlineVectorsBytes(1024)
 	return &world{ctx: context.Background(), opts: opts, e: e, colls: map[[2]string]*mColl{}}, nil
 }
 
@@ -820,6 +824,7 @@ func (w *world) apply(o op) error {
 		if err != nil {
 			return fmt.Errorf("reopen: %v", err)
 		}
+		e.Store().SetInlineVectorsBytes(1024)
 		w.e = e
 		for k := range w.colls {
 			if err := w.checkCount(k[0], k[1]); err != nil {
