@@ -102,12 +102,14 @@ func ingestSmall(b *testing.B, e *engine.Engine, docs []engine.DocumentInput) {
 }
 
 // BenchmarkSmallWrite measures acknowledged small writes into a hybrid
-// collection: one ingest of 1 or 10 new documents (each a title and a
-// paragraph, 2 chunks), one flush, one new segment, the engine's synced
-// commit. The collection grows by the written documents (no merges run):
-// the flush's cost does not depend on the collection's size.
+// collection: one ingest of 1, 10 or 100 new documents (each a title and a
+// paragraph, 2 chunks of 384 dimensions: 3 KiB of vectors), one flush,
+// one new segment, the engine's synced commit. 100 documents (300 KiB of
+// vectors) are over segment.DefaultInlineVectorsBytes: their segment gets
+// a vectors file. The collection grows by the written documents (no
+// merges run): the flush's cost does not depend on the collection's size.
 func BenchmarkSmallWrite(b *testing.B) {
-	for _, n := range []int{1, 10} {
+	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
 			e := smallWriteEngine(b)
 			i := 0
