@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/najdi/najdi/ingest"
+	"github.com/najdi/najdi/segment"
 )
 
 // pendingDoc is a parsed document waiting in the write buffer.
@@ -180,6 +182,7 @@ func (w *writer) flush() error {
 	}
 	status, err := w.e.be.commit(w, b, docs, ids)
 	if err != nil {
+		w.discardVectors(b.seg)
 		return err
 	}
 	w.res.Documents = append(w.res.Documents, status...)
@@ -188,6 +191,28 @@ func (w *writer) flush() error {
 		w.progress(w.processed)
 	}
 	return nil
+}
+
+// discardVectors removes the vectors file that prepare wrote for seg
+// when its commit was refused (the collection was deleted meanwhile, a
+// field's type conflicted): no committed batch references it, and
+// without this it stayed until the next open. A commit that failed in
+// Pebble may still have reached the log, in which case the segment's meta
+// is in the store and the file stays (the next open removes it if it is
+// an orphan after all). It runs under the collection's wmu, which Close
+// takes before closing the store.
+func (w *writer) discardVectors(seg *segment.Segment) {
+	if seg == nil || seg.Vectors == nil || !seg.Vectors.OnFile() {
+		return
+	}
+	w.c.wmu.Lock()
+	defer w.c.wmu.Unlock()
+	if w.e.closed() {
+		return // the next open removes it
+	}
+	if _, err := w.e.store.Blob(w.c.num, seg.ID, segment.PartMeta); errors.Is(err, segment.ErrNotFound) {
+		w.e.store.DiscardVectors(w.c.num, seg.ID)
+	}
 }
 
 // dedupe keeps the last occurrence of each document id, in order.

@@ -160,10 +160,13 @@ func (s *Segment) Live() int { return len(s.Docs) - int(s.Deleted.GetCardinality
 // its vectors file (Store.VectorsPath; synced) and makes the index read
 // them from there instead of the heap (vector.Index.SaveVectors). Call it
 // before the segment is shared; a flush calls it outside the collection's
-// write lock, so that Write only encodes. It does nothing without vectors
-// or when they are already saved.
+// write lock, so that Write only encodes. It does nothing without vectors,
+// when they are already saved, or when they are small enough to stay
+// inline in the segment's vector part (Store.InlineVectors): those are
+// made durable by the batch's WAL sync alone, with no file to create and
+// fsync.
 func (s *Segment) SaveVectors(st *Store, num uint32) error {
-	if s.Vectors == nil || s.Vectors.OnFile() {
+	if s.Vectors == nil || s.Vectors.OnFile() || st.InlineVectors(s.Vectors) {
 		return nil
 	}
 	if err := s.Vectors.SaveVectors(st.VectorsPath(num, s.ID)); err != nil {
@@ -172,16 +175,20 @@ func (s *Segment) SaveVectors(st *Store, num uint32) error {
 	return nil
 }
 
-// vectorsFileBytes is the size of the segment's vectors file.
+// vectorsFileBytes is the size of the segment's vectors file (0 when its
+// vectors are inline).
 func (s *Segment) vectorsFileBytes() int {
-	if s.Vectors == nil {
+	if s.Vectors == nil || !s.Vectors.OnFile() {
 		return 0
 	}
 	return 4 * s.Vectors.Len() * s.Vectors.Dims()
 }
 
 // Write adds every part of the segment to the batch, after saving its
-// vectors file (SaveVectors) when that was not done yet.
+// vectors file (SaveVectors) when that was not done yet. A vector index
+// small enough (Store.InlineVectors) and not on file yet is written
+// inline, in format 3 (vector.Index.AppendBinary), with no vectors file;
+// a larger one as an index part of format 4 beside its vectors file.
 func (s *Segment) Write(b *Batch, num uint32) error {
 	if err := s.SaveVectors(b.s, num); err != nil {
 		return err
@@ -194,7 +201,12 @@ func (s *Segment) Write(b *Batch, num uint32) error {
 	b.PutBlob(num, s.ID, PartFields, fields)
 	s.Bytes = len(meta) + len(text) + len(fields)
 	if s.Vectors != nil {
-		vec := s.Vectors.AppendIndex(nil)
+		var vec []byte
+		if s.Vectors.OnFile() {
+			vec = s.Vectors.AppendIndex(nil)
+		} else {
+			vec = s.Vectors.AppendBinary(nil)
+		}
 		b.PutBlob(num, s.ID, PartVectors, vec)
 		s.Bytes += len(vec) + s.vectorsFileBytes()
 	}
@@ -268,22 +280,34 @@ func Load(st *Store, num uint32, id uint64) (*Segment, error) {
 		}
 		s.Bytes += len(vec) + s.vectorsFileBytes()
 	default:
-		// A part of formats 1–3 holds the vectors: move them to a vectors
-		// file and rewrite the part in format 4, so that the next open
-		// neither decodes the vectors into the heap nor recomputes codes.
+		// A part of formats 1–3 holds the vectors. A small index stays
+		// inline (formats 1 and 2 are rewritten in format 3); a larger one
+		// (written before the vectors file, or before InlineVectors was
+		// lowered) moves to a vectors file and its part is rewritten in
+		// format 4, so that the next open neither decodes its vectors into
+		// the heap nor recomputes its codes.
 		if s.Vectors, err = vector.Decode(vec); err != nil {
 			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
+		}
+		inline := st.InlineVectors(s.Vectors)
+		if inline && vector.Inline(vec) {
+			s.Bytes += len(vec)
+			break
 		}
 		if err := s.SaveVectors(st, num); err != nil {
 			return nil, fmt.Errorf("segment %d vectors: %w", id, err)
 		}
-		part := s.Vectors.AppendIndex(nil)
-		b := st.NewBatch()
-		b.PutBlob(num, id, PartVectors, part)
-		if err := b.Commit(); err != nil {
-			return nil, fmt.Errorf("segment %d vectors: rewrite in format 4: %w", id, err)
+		part, format := s.Vectors.AppendIndex, 4
+		if inline {
+			part, format = s.Vectors.AppendBinary, 3
 		}
-		s.Bytes += len(part) + s.vectorsFileBytes()
+		b := st.NewBatch()
+		enc := part(nil)
+		b.PutBlob(num, id, PartVectors, enc)
+		if err := b.Commit(); err != nil {
+			return nil, fmt.Errorf("segment %d vectors: rewrite in format %d: %w", id, format, err)
+		}
+		s.Bytes += len(enc) + s.vectorsFileBytes()
 	}
 	del, err := st.Blob(num, id, PartDeleted)
 	if err != nil {

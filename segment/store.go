@@ -14,6 +14,8 @@ import (
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/najdi/najdi/vector"
 )
 
 // FormatVersion is the on-disk format version written to new stores and
@@ -67,6 +69,38 @@ type Store struct {
 	// vecDir holds the vectors files of the segments (VectorsPath), next
 	// to Pebble's files.
 	vecDir string
+	// inlineMax is the largest size of float32 vectors (4·n·dims bytes)
+	// that a segment keeps inline in its vector part (InlineVectors);
+	// negative: none.
+	inlineMax atomic.Int64
+}
+
+// DefaultInlineVectorsBytes is the size of float32 vectors (4·n·dims
+// bytes) up to which a new segment keeps them inline in its vector part
+// (format 3), in Pebble, rather than in a vectors file of its own: 256 KiB,
+// 170 chunks of 384 dimensions, 64 of 1,024. A small write (one document
+// or a few) then costs one synced commit (the WAL's fdatasync) instead of
+// that plus creating, fsyncing and renaming a file and fsyncing its
+// directory, which tripled the time of acknowledging one document
+// (bench/README.md, "Small writes with vectors"). The heap holds at most a
+// few such segments per collection before the merger combines them, and
+// a merged segment over the threshold gets a vectors file.
+const DefaultInlineVectorsBytes = 256 << 10
+
+// SetInlineVectorsBytes sets the size of float32 vectors up to which new
+// segments keep them inline (DefaultInlineVectorsBytes when the store
+// opens); a negative size gives every segment with vectors a vectors
+// file. It decides the form of new segments and of parts of formats 1–3
+// when they load: an inline part whose vectors exceed it (written before
+// the vectors files, or under a larger size) moves to a vectors file then,
+// and a small part of format 1 or 2 is rewritten inline in format 3.
+func (s *Store) SetInlineVectorsBytes(n int) { s.inlineMax.Store(int64(n)) }
+
+// InlineVectors reports whether a segment keeps the float32 vectors of x
+// inline in its vector part rather than in a vectors file: x is not on
+// file and its vectors take at most SetInlineVectorsBytes bytes.
+func (s *Store) InlineVectors(x *vector.Index) bool {
+	return !x.OnFile() && 4*int64(x.Len())*int64(x.Dims()) <= s.inlineMax.Load()
 }
 
 // vectorsDir is the directory of the vectors files inside the store's
@@ -108,6 +142,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("open pebble %s: %w", dir, err)
 	}
 	s := &Store{db: db, vecDir: filepath.Join(dir, vectorsDir)}
+	s.inlineMax.Store(DefaultInlineVectorsBytes)
 	if err := os.MkdirAll(s.vecDir, 0o755); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("vectors directory: %w", err)

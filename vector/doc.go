@@ -111,7 +111,9 @@
 // # Format
 //
 // A segment's vector part is format 4 (AppendIndex, read by Open with the
-// vectors file; docs/format/vector-index.md): one envelope
+// vectors file; docs/format/vector-index.md), or for a segment with few
+// vectors format 3 (AppendBinary, below; segment.Store.InlineVectors): one
+// envelope
 // (internal/envelope, magic "NJVX", version 4) around (uvarints unless
 // noted, floats little-endian):
 //
@@ -137,7 +139,8 @@
 // decode: version 2 (a uvarint 2, the same body, a crc32 IEEE of both) and
 // version 1, the flat float32 format of the first exact index (dims, float
 // count, floats, crc32), re-indexed with default options. A segment whose
-// part is of format 1–3 is moved to format 4 when it loads.
+// part is of format 1–3 is moved to format 4 when it loads, unless its
+// vectors are small enough to stay inline (format 3).
 //
 // # Numbers
 //

@@ -189,6 +189,13 @@ func External(data []byte) bool {
 	return len(data) > len(magic) && string(data[:len(magic)]) == magic && data[len(magic)] == formatV4
 }
 
+// Inline reports whether data is an index of format 3 (AppendBinary), the
+// self-contained form whose float32 vectors are in data: a segment keeps
+// small indexes that way (segment.Store.InlineVectorsBytes).
+func Inline(data []byte) bool {
+	return len(data) > len(magic) && string(data[:len(magic)]) == magic && data[len(magic)] == formatV3
+}
+
 // Open decodes an index part of format 4 (AppendIndex) whose vectors are
 // in the vectors file path, checks that file's size and checksum, and maps
 // it. The index does not alias data.
