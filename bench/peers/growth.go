@@ -293,7 +293,11 @@ type GrowthPoint struct {
 	// file-backed: the binary and the memory-mapped vector files, page
 	// cache the kernel can reclaim).
 	RSSQueries, RSSQueriesAnon int64
-	Mem                        MemBreakdown
+	// VecFilesOpen is the resident part of the mapped vector files right
+	// after the engine opened (before any query), against Mem.VecFiles
+	// after the queries: what opening touches and what the queries do.
+	VecFilesOpen int64
+	Mem          MemBreakdown
 	// Disk is the data directory; CollBytes the collection's size_bytes.
 	Disk, CollBytes int64
 	// HeapTop is the top of the in-use heap profile by allocation site.
@@ -422,6 +426,7 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 		return nil, fmt.Errorf("%s holds %d chunks, not %d", GrowthCollection, coll.DocumentCount, cfg.Size)
 	}
 	pt.CollBytes = coll.SizeBytes
+	pt.VecFilesOpen = mappedRSS(".f32")
 	stages := map[string][]time.Duration{}
 	search := func(k Kind, q Query) ([]string, error) {
 		req := growthRequest(k, q)
@@ -515,8 +520,8 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 	}
 	pt.When = time.Now().UTC()
 	pt.Load = loadAvg()
-	fmt.Fprintf(log, "  %s: recall@10 %.3f (exact search %s ms), RSS after queries %s MiB (anonymous %s), after GC %s MiB (anonymous %s, file-backed %s of which vector files %s; heap live %s, pebble %s+%s), disk %s MiB, heap profile %s\n",
-		count(cfg.Size), pt.Recall, ms(pt.Exact), mib(pt.RSSQueries), mib(pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), mib(m.File), mib(m.VecFiles), mib(m.HeapLive), mib(m.PebbleCache), mib(m.PebbleMemtables), mib(pt.Disk), prof)
+	fmt.Fprintf(log, "  %s: recall@10 %.3f (exact search %s ms), RSS after queries %s MiB (anonymous %s), after GC %s MiB (anonymous %s, file-backed %s of which vector files %s, %s right after the open; heap live %s, pebble %s+%s), disk %s MiB, heap profile %s\n",
+		count(cfg.Size), pt.Recall, ms(pt.Exact), mib(pt.RSSQueries), mib(pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), mib(m.File), mib(m.VecFiles), mib(pt.VecFilesOpen), mib(m.HeapLive), mib(m.PebbleCache), mib(m.PebbleMemtables), mib(pt.Disk), prof)
 	return pt, nil
 }
 

@@ -118,12 +118,12 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 	p("\n")
 
 	p("## Memory and disk\n\n")
-	p("RSS of the measuring process, read from `/proc/self/smaps_rollup`: right after the timed queries (garbage not yet collected, no memory limit), and after a forced GC; *najdi* is the RSS after the GC minus the benchmark's own heap (its static word table and queries, measured before the engine was opened: %s MiB). Each RSS is split into its anonymous pages (the Go heap, Pebble's cache, stacks: memory the process owns) and its file-backed pages (smaps_rollup's Rss minus Anonymous: the binary and the memory-mapped vector files of the segments, page cache that the kernel can drop and read back under memory pressure; *vectors* is the resident part of the segments' `.f32` vector files, from `/proc/self/smaps`). Go heap live: marked live by the GC (the benchmark's part included). Pebble's block cache and memtables live outside the Go heap. Disk: the data directory (Pebble and the vector files, the collection alone).\n\n", mib(first.Mem.Bench))
+	p("RSS of the measuring process, read from `/proc/self/smaps_rollup`: right after the timed queries (garbage not yet collected, no memory limit), and after a forced GC; *najdi* is the RSS after the GC minus the benchmark's own heap (its static word table and queries, measured before the engine was opened: %s MiB). Each RSS is split into its anonymous pages (the Go heap, Pebble's cache, stacks: memory the process owns) and its file-backed pages (smaps_rollup's Rss minus Anonymous: the binary and the memory-mapped vector files of the segments, page cache that the kernel can drop and read back under memory pressure; *vectors* is the resident part of the segments' `.f32` vector files, from `/proc/self/smaps`, after the GC and right after the engine opened, before any query). Go heap live: marked live by the GC (the benchmark's part included). Pebble's block cache and memtables live outside the Go heap. Disk: the data directory (Pebble and the vector files, the collection alone).\n\n", mib(first.Mem.Bench))
 	p("| chunks | RSS after queries | anonymous / file-backed after queries | RSS after GC | anonymous / file-backed after GC | najdi | Go heap live | Pebble cache + memtables | najdi bytes per chunk | disk (MiB) | disk bytes per chunk | engine open |\n")
 	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, pt := range base {
 		m := pt.Mem
-		p("| %s | %s | %s / %s | %s | %s / %s | %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", pt.label(), mib(pt.RSSQueries), mibOrDash(pt.RSSQueriesAnon), mibOrDash(pt.RSSQueries-pt.RSSQueriesAnon, pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), fileOf(m), mib(pt.najdiRSS()), mib(m.HeapLive),
+		p("| %s | %s | %s / %s | %s | %s / %s | %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", pt.label(), mib(pt.RSSQueries), mibOrDash(pt.RSSQueriesAnon), mibOrDash(pt.RSSQueries-pt.RSSQueriesAnon, pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), fileOf(pt), mib(pt.najdiRSS()), mib(m.HeapLive),
 			mib(m.PebbleCache), mibOrZero(m.PebbleMemtables), float64(pt.najdiRSS())/float64(pt.N), mib(pt.Disk), float64(pt.Disk)/float64(pt.N), fmt.Sprintf("%.1f", pt.Open.Seconds()))
 	}
 	p("\nAll figures in MiB unless marked.\n\n")
@@ -249,11 +249,16 @@ func (pt GrowthPoint) label() string {
 
 // fileOf is the file-backed RSS of m, with the vector files' share when
 // it was measured.
-func fileOf(m MemBreakdown) string {
+func fileOf(pt GrowthPoint) string {
+	m := pt.Mem
 	if m.VecFiles == 0 {
 		return mib(m.File)
 	}
-	return fmt.Sprintf("%s (vectors %s)", mib(m.File), mib(m.VecFiles))
+	open := "0"
+	if pt.VecFilesOpen > 0 {
+		open = mib(pt.VecFilesOpen)
+	}
+	return fmt.Sprintf("%s (vectors %s; %s after the open)", mib(m.File), mib(m.VecFiles), open)
 }
 
 // mibOrDash is mib(v), or "—" when the point predates the figure
