@@ -246,10 +246,30 @@ func queryPathSeries(client *http.Client, url, kind, shape string, shapeReq map[
 	return nil
 }
 
+// queryPathBatch is the number of documents per Ingest call while
+// RunQueryPath loads its collections; the vector cache is saved and a
+// progress line printed after each.
+const queryPathBatch = 500
+
 // queryPathCollections creates and fills the collections "kw" (keyword
 // only), "vec" (titles, vectors only) and "all" (hybrid), skipping those
-// that hold the corpus already, saving the vector cache after each batch.
+// that hold the corpus already, in batches of queryPathBatch documents,
+// saving the vector cache after each.
 func queryPathCollections(ctx context.Context, e *engine.Engine, b *BEIR, cache *vecCache, cfg QueryPathConfig, w io.Writer) error {
+	return loadQueryPathCollections(ctx, e, b, cache, cfg.Cache, queryPathBatch, w)
+}
+
+// loadQueryPathCollections is queryPathCollections with batches of batch
+// documents and the vector cache saved to cachePath. After each batch it
+// prints a progress line: the documents loaded, how many chunk vectors the
+// model embedded for this collection so far (the texts new to the vector
+// cache), and the time.
+// Embedding is what makes the load long (SciFact's abstracts through the
+// local model: ~40 CPU-seconds per 500 documents on this machine's cores,
+// tens of minutes on a loaded 2-core machine at nice 10), and without
+// these lines the phase printed nothing from the start of "all" to its
+// end, so it looked stalled.
+func loadQueryPathCollections(ctx context.Context, e *engine.Engine, b *BEIR, cache *vecCache, cachePath string, batch int, w io.Writer) error {
 	off := false
 	for _, c := range []struct {
 		name string
@@ -263,23 +283,27 @@ func queryPathCollections(ctx context.Context, e *engine.Engine, b *BEIR, cache 
 		{"all", engine.CollectionConfig{}, fullDoc},
 	} {
 		if info, err := e.GetCollection(ctx, "", c.name); err == nil && info.DocumentCount >= int64(len(b.Docs)) {
+			fmt.Fprintf(w, "collection %s: holds the %d documents already\n", c.name, info.DocumentCount)
 			continue
 		}
 		if _, _, err := e.PutCollection(ctx, "", c.name, c.cfg); err != nil {
 			return err
 		}
 		start := time.Now()
-		for i := 0; i < len(b.Docs); i += 500 {
+		cached0 := cache.size()
+		for i := 0; i < len(b.Docs); i += batch {
 			var docs []engine.DocumentInput
-			for _, d := range b.Docs[i:min(i+500, len(b.Docs))] {
+			for _, d := range b.Docs[i:min(i+batch, len(b.Docs))] {
 				docs = append(docs, c.doc(d))
 			}
 			if res, err := e.Ingest(ctx, "", c.name, engine.IngestRequest{Documents: docs}); err != nil || len(res.Errors) > 0 {
 				return fmt.Errorf("ingest %s: %v %v", c.name, err, res.Errors)
 			}
-			if err := cache.save(cfg.Cache); err != nil {
+			if err := cache.save(cachePath); err != nil {
 				return err
 			}
+			fmt.Fprintf(w, "  %s: %d/%d documents, %d chunk vectors embedded by the model, %s\n", c.name, min(i+batch, len(b.Docs)), len(b.Docs),
+				cache.size()-cached0, time.Since(start).Round(time.Second))
 		}
 		if err := e.MergeNow("", c.name); err != nil {
 			return err
@@ -287,4 +311,11 @@ func queryPathCollections(ctx context.Context, e *engine.Engine, b *BEIR, cache 
 		fmt.Fprintf(w, "collection %s: %d documents in %s\n", c.name, len(b.Docs), time.Since(start).Round(time.Second))
 	}
 	return nil
+}
+
+// size returns the number of texts whose vectors the cache holds.
+func (c *vecCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }

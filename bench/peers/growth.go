@@ -288,9 +288,16 @@ type GrowthPoint struct {
 	Stages map[Kind]map[string]time.Duration
 	Recall float64       // vector recall@10 against exact search
 	Exact  time.Duration // one exact search, Go brute force, one core
-	// Memory after the query runs, before and after a forced GC.
-	RSSQueries int64
-	Mem        MemBreakdown
+	// Memory after the query runs, before and after a forced GC;
+	// RSSQueriesAnon is the anonymous part of RSSQueries (the rest is
+	// file-backed: the binary and the memory-mapped vector files, page
+	// cache the kernel can reclaim).
+	RSSQueries, RSSQueriesAnon int64
+	// VecFilesOpen is the resident part of the mapped vector files right
+	// after the engine opened (before any query), against Mem.VecFiles
+	// after the queries: what opening touches and what the queries do.
+	VecFilesOpen int64
+	Mem          MemBreakdown
 	// Disk is the data directory; CollBytes the collection's size_bytes.
 	Disk, CollBytes int64
 	// HeapTop is the top of the in-use heap profile by allocation site.
@@ -312,6 +319,39 @@ type MemBreakdown struct {
 	// Bench is the heap the benchmark itself holds (static word table,
 	// queries), measured before the engine was opened.
 	Bench int64
+	// VecFiles is the resident part of the memory-mapped vector files of
+	// the segments (*.f32 mappings in /proc/self/smaps), within File.
+	VecFiles int64
+}
+
+// mappedRSS returns the resident bytes of the process's file mappings
+// whose path ends in suffix (/proc/self/smaps).
+func mappedRSS(suffix string) int64 {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var total int64
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		if !strings.HasSuffix(fs[0], ":") {
+			// A mapping's header: address range, perms, offset, device,
+			// inode and, for a file, its path.
+			in = len(fs) >= 6 && strings.HasSuffix(fs[5], suffix)
+			continue
+		}
+		if in && fs[0] == "Rss:" && len(fs) >= 2 {
+			kb, _ := strconv.ParseInt(fs[1], 10, 64)
+			total += kb << 10
+		}
+	}
+	return total
 }
 
 func smapsRollup() (rss, anon int64) {
@@ -386,6 +426,7 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 		return nil, fmt.Errorf("%s holds %d chunks, not %d", GrowthCollection, coll.DocumentCount, cfg.Size)
 	}
 	pt.CollBytes = coll.SizeBytes
+	pt.VecFilesOpen = mappedRSS(".f32")
 	stages := map[string][]time.Duration{}
 	search := func(k Kind, q Query) ([]string, error) {
 		req := growthRequest(k, q)
@@ -450,11 +491,12 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 		}
 		fmt.Fprintf(log, "  %s %s: p50 %s p99 %s\n", count(cfg.Size), k, ms(pt.P50[k]), ms(pt.P99[k]))
 	}
-	pt.RSSQueries, _ = smapsRollup()
+	pt.RSSQueries, pt.RSSQueriesAnon = smapsRollup()
 	collectGarbage()
 	m := &pt.Mem
 	m.RSS, m.Anon = smapsRollup()
 	m.File = m.RSS - m.Anon
+	m.VecFiles = mappedRSS(".f32")
 	m.HeapLive, m.HeapObjects, m.GoTotal, m.GoReleased = goMem()
 	m.PebbleCache, m.PebbleMemtables = e.Store().MemoryUsage()
 	m.Bench = benchLive
@@ -478,8 +520,8 @@ func GrowMeasure(ctx context.Context, cfg GrowthConfig, log io.Writer) (*GrowthP
 	}
 	pt.When = time.Now().UTC()
 	pt.Load = loadAvg()
-	fmt.Fprintf(log, "  %s: recall@10 %.3f, RSS after queries %s MiB, after GC %s MiB (heap live %s, pebble %s+%s), disk %s MiB, heap profile %s\n",
-		count(cfg.Size), pt.Recall, mib(pt.RSSQueries), mib(m.RSS), mib(m.HeapLive), mib(m.PebbleCache), mib(m.PebbleMemtables), mib(pt.Disk), prof)
+	fmt.Fprintf(log, "  %s: recall@10 %.3f (exact search %s ms), RSS after queries %s MiB (anonymous %s), after GC %s MiB (anonymous %s, file-backed %s of which vector files %s, %s right after the open; heap live %s, pebble %s+%s), disk %s MiB, heap profile %s\n",
+		count(cfg.Size), pt.Recall, ms(pt.Exact), mib(pt.RSSQueries), mib(pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), mib(m.File), mib(m.VecFiles), mib(pt.VecFilesOpen), mib(m.HeapLive), mib(m.PebbleCache), mib(m.PebbleMemtables), mib(pt.Disk), prof)
 	return pt, nil
 }
 

@@ -118,12 +118,12 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 	p("\n")
 
 	p("## Memory and disk\n\n")
-	p("RSS of the measuring process, read from `/proc/self/smaps_rollup`: right after the timed queries (garbage not yet collected, no memory limit), and after a forced GC; *najdi* is the RSS after the GC minus the benchmark's own heap (its static word table and queries, measured before the engine was opened: %s MiB). Go heap live: marked live by the GC (the benchmark's part included). Pebble's block cache and memtables live outside the Go heap. Disk: the data directory (Pebble, the collection alone).\n\n", mib(first.Mem.Bench))
-	p("| chunks | RSS after queries | RSS after GC | najdi | anonymous / file-backed | Go heap live | Pebble cache + memtables | najdi bytes per chunk | disk (MiB) | disk bytes per chunk | engine open |\n")
-	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	p("RSS of the measuring process, read from `/proc/self/smaps_rollup`: right after the timed queries (garbage not yet collected, no memory limit), and after a forced GC; *najdi* is the RSS after the GC minus the benchmark's own heap (its static word table and queries, measured before the engine was opened: %s MiB). Each RSS is split into its anonymous pages (the Go heap, Pebble's cache, stacks: memory the process owns) and its file-backed pages (smaps_rollup's Rss minus Anonymous: the binary and the memory-mapped vector files of the segments, page cache that the kernel can drop and read back under memory pressure; *vectors* is the resident part of the segments' `.f32` vector files, from `/proc/self/smaps`, after the GC and right after the engine opened, before any query). Go heap live: marked live by the GC (the benchmark's part included). Pebble's block cache and memtables live outside the Go heap. Disk: the data directory (Pebble and the vector files, the collection alone).\n\n", mib(first.Mem.Bench))
+	p("| chunks | RSS after queries | anonymous / file-backed after queries | RSS after GC | anonymous / file-backed after GC | najdi | Go heap live | Pebble cache + memtables | najdi bytes per chunk | disk (MiB) | disk bytes per chunk | engine open |\n")
+	p("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, pt := range base {
 		m := pt.Mem
-		p("| %s | %s | %s | %s | %s / %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", pt.label(), mib(pt.RSSQueries), mib(m.RSS), mib(pt.najdiRSS()), mib(m.Anon), mib(m.File), mib(m.HeapLive),
+		p("| %s | %s | %s / %s | %s | %s / %s | %s | %s | %s + %s | %.0f | %s | %.0f | %s s |\n", pt.label(), mib(pt.RSSQueries), mibOrDash(pt.RSSQueriesAnon), mibOrDash(pt.RSSQueries-pt.RSSQueriesAnon, pt.RSSQueriesAnon), mib(m.RSS), mib(m.Anon), fileOf(pt), mib(pt.najdiRSS()), mib(m.HeapLive),
 			mib(m.PebbleCache), mibOrZero(m.PebbleMemtables), float64(pt.najdiRSS())/float64(pt.N), mib(pt.Disk), float64(pt.Disk)/float64(pt.N), fmt.Sprintf("%.1f", pt.Open.Seconds()))
 	}
 	p("\nAll figures in MiB unless marked.\n\n")
@@ -207,6 +207,12 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 		lat("filtered 20% p50", msOf(Filter20, false), "ms")
 		_, rssSlope := line("najdi RSS after GC", func(pt GrowthPoint) float64 { return float64(pt.najdiRSS()) / (1 << 20) }, "MiB")
 		_, rawSlope := line("RSS after queries (no limit)", func(pt GrowthPoint) float64 { return float64(pt.RSSQueries) / (1 << 20) }, "MiB")
+		_, anonSlope := line("anonymous RSS after GC", func(pt GrowthPoint) float64 { return float64(pt.Mem.Anon) / (1 << 20) }, "MiB")
+		line("file-backed RSS after GC", func(pt GrowthPoint) float64 { return float64(pt.Mem.File) / (1 << 20) }, "MiB")
+		var anonRawSlope float64
+		if !slices.ContainsFunc(base, func(pt GrowthPoint) bool { return pt.RSSQueriesAnon == 0 }) {
+			_, anonRawSlope = line("anonymous RSS after queries (no limit)", func(pt GrowthPoint) float64 { return float64(pt.RSSQueriesAnon) / (1 << 20) }, "MiB")
+		}
 		line("Go heap live", func(pt GrowthPoint) float64 { return float64(pt.Mem.HeapLive) / (1 << 20) }, "MiB")
 		line("disk", func(pt GrowthPoint) float64 { return float64(pt.Disk) / (1 << 20) }, "MiB")
 		p("\n")
@@ -216,6 +222,11 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 			p("**RSS per 1M chunks against Weaviate.** Weaviate held %s chunks of the same data (same static vectors) in %.0f MiB of RSS read 2 s after its bulk load (%s; Weaviate v1.35.2, defaults, HNSW), %.0f MiB per 1M chunks if its memory grows in proportion to the chunks (its vectors and HNSW graph do; a fixed part of its RSS would make its true slope lower, so the ratios below favour najdi). ", count(rc.WeaviateChunks), rc.WeaviateRSS, rc.WeaviateSource, w)
 			p("Weaviate's figure is not after a forced GC (it cannot be asked for one from outside), so the two najdi slopes bracket the comparison: after a forced GC %.0f MiB per 1M chunks, najdi/Weaviate = **%.2f**; right after the queries with no memory limit (garbage included, as Weaviate's) %.0f MiB per 1M, najdi/Weaviate = **%.2f**. Goal ≤ 0.5: %s after a GC, %s without one.\n\n",
 				rssSlope, rssSlope/w, rawSlope, rawSlope/w, yesNo(rssSlope/w <= 0.5), yesNo(rawSlope/w <= 0.5))
+			if anonRawSlope > 0 {
+				anonSlope, anonRawSlope = anonSlope*1e6, anonRawSlope*1e6
+				p("Counting only najdi's anonymous memory (what the process owns; the file-backed part is the memory-mapped vector files and the binary, page cache the kernel reclaims under pressure — Weaviate's figure is its whole RSS, so this favours najdi): after a forced GC %.0f MiB per 1M chunks, najdi/Weaviate = **%.2f**; right after the queries %.0f MiB per 1M, najdi/Weaviate = **%.2f**.\n\n",
+					anonSlope, anonSlope/w, anonRawSlope, anonRawSlope/w)
+			}
 		}
 	}
 	p("![growth](growth.png)\n\n")
@@ -234,6 +245,29 @@ func (pt GrowthPoint) label() string {
 		return count(pt.N) + " (segments not merged)"
 	}
 	return count(pt.N)
+}
+
+// fileOf is the file-backed RSS of m, with the vector files' share when
+// it was measured.
+func fileOf(pt GrowthPoint) string {
+	m := pt.Mem
+	if m.VecFiles == 0 {
+		return mib(m.File)
+	}
+	open := "0"
+	if pt.VecFilesOpen > 0 {
+		open = mib(pt.VecFilesOpen)
+	}
+	return fmt.Sprintf("%s (vectors %s; %s after the open)", mib(m.File), mib(m.VecFiles), open)
+}
+
+// mibOrDash is mib(v), or "—" when the point predates the figure
+// (unknown, recorded as 0); with a guard, "—" when guard is 0.
+func mibOrDash(v int64, guard ...int64) string {
+	if v == 0 || len(guard) > 0 && guard[0] == 0 {
+		return "—"
+	}
+	return mib(v)
 }
 
 func yesNo(ok bool) string {
