@@ -30,6 +30,8 @@ func TestSearchAllocs(t *testing.T) {
 		{"ivf", ivf, nil},
 		{"ivf filtered", ivf, big},
 		{"ivf small filter", ivf, small},
+		{"ivf 4-bit", withNibbles(ivf, true), nil},
+		{"ivf 4-bit filtered", withNibbles(ivf, true), big},
 		{"exact", flat, nil},
 		{"exact filtered", flat, small},
 	}

@@ -47,8 +47,8 @@ func TestCodecRoundTrip(t *testing.T) {
 			if !slices.Equal(y.AppendBinary(nil), enc) {
 				t.Error("re-encoding differs")
 			}
-			if !slices.Equal(y.codes, x.codes) {
-				t.Error("decoded codes differ")
+			if !slices.Equal(y.codes, x.codes) || !slices.Equal(y.nib, x.nib) {
+				t.Error("decoded codes (int8 or 4-bit) differ")
 			}
 			for _, q := range queries {
 				if a, b := x.Search(q, 10, 0, nil, nil), y.Search(q, 10, 0, nil, nil); !slices.Equal(a, b) {

@@ -156,7 +156,9 @@ type Index struct {
 	lo, scale []float32 // per-dimension quantization: x ≈ lo + scale·(c+127)
 	listStart []uint32  // list l holds positions listStart[l]..listStart[l+1]-1
 	listIDs   []uint32  // id at each position; an id is in one or two lists
-	codes     []int8    // int8 code of each list position (a spilled id's twice)
+	codes     []int8    // int8 code of each id (n × dims), re-scores the 4-bit shortlist
+	nib       []uint8   // 4-bit code of each list position (a spilled id's twice), nibBytes each
+	nibBytes  int       // bytes of a 4-bit code: nibbleDims(dims)/2
 	maxList   int       // longest list
 
 	scratch sync.Pool // *scratch
@@ -268,25 +270,59 @@ func (x *Index) fillLists(first, second []uint32) {
 	x.encodeLists()
 }
 
-// encodeLists computes the int8 code of every list position. A spilled
-// vector's code is kept at both its positions, so that a probed list's
-// codes are one contiguous block the kernel streams through: stored once
-// by id and gathered during the scan, the codes cost every scanned row a
-// cache miss (100k static vectors: vector-only p50 1.1 → 4.2 ms, see
-// doc.go, Memory).
+// nibbleFrom is the index size from which searches take a 4-bit first
+// pass (ivf): below it the int8 scan of the probed lists costs about as
+// much as the 4-bit scan plus the shortlist's int8 re-scoring (100k static
+// vectors: equal at k 10), at 1M the 4-bit pass is 39 % faster at k 10
+// (bench/README.md, "Vector index"). Searches for more than KScaleFrom
+// results scan int8 codes at any size: their shortlist would be too long.
+var nibbleFrom = 500_000
+
+// encodeLists computes the int8 code of every id, then lays the codes out
+// for search (layout).
 func (x *Index) encodeLists() {
-	x.codes = make([]int8, len(x.listIDs)*x.dims)
-	parallelFor(len(x.listIDs), func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			id := int(x.listIDs[p])
-			quantize(x.codes[p*x.dims:(p+1)*x.dims], x.vecs[id*x.dims:(id+1)*x.dims], x.lo, x.scale)
+	byID := make([]int8, x.n*x.dims)
+	d := x.dims
+	parallelFor(x.n, func(lo, hi int) {
+		for id := lo; id < hi; id++ {
+			quantize(byID[id*d:(id+1)*d], x.vecs[id*d:(id+1)*d], x.lo, x.scale)
 		}
 	})
 	runtime.KeepAlive(x)
+	x.layout(byID, x.n >= nibbleFrom)
 }
 
-// codesByID returns the code of every id once, n × dims (a view of the
-// first position's code), as format 4 stores them.
+// layout sets the codes searches scan from the int8 codes by id: the int8
+// code of every list position (x.codes) and, when nibbles is set (large
+// indexes, nibbleFrom), the 4-bit code of every list position too (x.nib,
+// packNibbles, nibBytes each: 192 for 384 dims, +50 % of x.codes). Either
+// way a probed list is one contiguous block of codes the kernel streams
+// through, a spilled vector's code kept at both its positions: stored
+// once by id and gathered during the scan, the codes cost every scanned
+// row a cache miss (100k static vectors: vector-only p50 1.1 → 4.2 ms, see
+// doc.go, Memory).
+func (x *Index) layout(byID []int8, nibbles bool) {
+	d := x.dims
+	x.codes = make([]int8, len(x.listIDs)*d)
+	for p, id := range x.listIDs {
+		copy(x.codes[p*d:(p+1)*d], byID[int(id)*d:int(id+1)*d])
+	}
+	x.nib, x.nibBytes = nil, 0
+	if !nibbles {
+		return
+	}
+	x.nibBytes = nibbleDims(d) / 2
+	nb := x.nibBytes
+	x.nib = make([]uint8, len(x.listIDs)*nb)
+	parallelFor(len(x.listIDs), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			packNibbles(x.nib[p*nb:(p+1)*nb], x.codes[p*d:(p+1)*d])
+		}
+	})
+}
+
+// codesByID returns the int8 code of every id, n × dims, as format 4
+// stores them.
 func (x *Index) codesByID() []int8 {
 	out := make([]int8, x.n*x.dims)
 	d := x.dims
@@ -296,13 +332,10 @@ func (x *Index) codesByID() []int8 {
 	return out
 }
 
-// expandCodes sets the code of every list position from the codes by id.
+// expandCodes lays out the codes of an opened index from its int8 codes
+// by id (copied: byID aliases the decoded data).
 func (x *Index) expandCodes(byID []int8) {
-	d := x.dims
-	x.codes = make([]int8, len(x.listIDs)*d)
-	for p, id := range x.listIDs {
-		copy(x.codes[p*d:(p+1)*d], byID[int(id)*d:int(id+1)*d])
-	}
+	x.layout(byID, x.n >= nibbleFrom)
 }
 
 // Merge builds one index from the survivors of parts: remap[p][old] is the

@@ -85,3 +85,49 @@ func dotInt8RowsGeneric(q, codes []int8, out []int32) {
 		out[i] = s
 	}
 }
+
+// nibbleBlock is the number of dimensions one 64-byte block of a 4-bit
+// code holds: byte i of block b carries dimension 128b+i in its low
+// nibble and dimension 128b+64+i in its high nibble, so that a kernel
+// turns one 64-byte load into two 64-dimension operands with a mask and a
+// shift.
+const nibbleBlock = 128
+
+// nibbleDims returns dims rounded up to whole 128-dimension blocks: the
+// length of a 4-bit kernel's query (zero-padded) and twice its code bytes.
+func nibbleDims(dims int) int { return (dims + nibbleBlock - 1) / nibbleBlock * nibbleBlock }
+
+// packNibbles writes to dst (nibbleDims(len(c))/2 bytes) the 4-bit code of
+// the int8 code c: (c+127)>>4 in 0..15 per dimension, laid out in blocks
+// (see nibbleBlock), padding dimensions zero. It is derived from the int8
+// code alone, so an opened index computes it without its float32 vectors.
+func packNibbles(dst []uint8, c []int8) {
+	clear(dst)
+	for j, v := range c {
+		nib := uint8((int(v) + 127) >> 4)
+		b, i := j/nibbleBlock, j%nibbleBlock
+		if i < nibbleBlock/2 {
+			dst[b*64+i] |= nib
+		} else {
+			dst[b*64+i-64] |= nib << 4
+		}
+	}
+}
+
+// dotNibbleRowsGeneric is the reference 4-bit kernel: out[i] is the dot
+// product of q (len a multiple of 128, int8) with the unpacked 4-bit
+// values (0..15) of row i of codes (len(q)/2 bytes per row).
+func dotNibbleRowsGeneric(q []int8, codes []uint8, out []int32) {
+	rb := len(q) / 2
+	for i := range out {
+		row := codes[i*rb : i*rb+rb]
+		var s int32
+		for b := 0; b < rb; b += 64 {
+			qb := q[2*b : 2*b+128]
+			for j, c := range row[b : b+64] {
+				s += int32(qb[j])*int32(c&15) + int32(qb[64+j])*int32(c>>4)
+			}
+		}
+		out[i] = s
+	}
+}

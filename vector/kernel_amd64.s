@@ -255,3 +255,125 @@ vnni_reduce:
 
 vnni_done:
 	RET
+
+// 4-bit kernels: rows of len(q)/2 bytes, len(q) a multiple of 128; byte i
+// of 64-byte block b holds dimension 128b+i in its low nibble and 128b+64+i
+// in its high nibble (packNibbles). The nibbles are unsigned 0..15 and q
+// signed, which is what VPDPBUSD (VNNI) and VPMADDUBSW (AVX2: pairs of
+// products of at most 2·15·128 in magnitude, no saturation) multiply.
+
+// func dotNibbleRowsVNNI(q []int8, codes []uint8, out []int32)
+TEXT ·dotNibbleRowsVNNI(SB), NOSPLIT, $0-72
+	MOVQ q_base+0(FP), SI
+	MOVQ q_len+8(FP), DX
+	MOVQ codes_base+24(FP), DI
+	MOVQ out_base+48(FP), R8
+	MOVQ out_len+56(FP), R9
+	TESTQ R9, R9
+	JZ   nv_done
+	MOVQ DX, R10
+	SHRQ $1, R10 // bytes per row
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z7
+
+nv_row:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   AX, AX
+	MOVQ   SI, BX
+
+nv_loop:
+	CMPQ      AX, R10
+	JGE       nv_reduce
+	VMOVDQU64 (DI)(AX*1), Z2
+	VPSRLW    $4, Z2, Z3
+	VPANDD    Z7, Z2, Z2
+	VPANDD    Z7, Z3, Z3
+	VPDPBUSD  (BX), Z2, Z0
+	VPDPBUSD  64(BX), Z3, Z1
+	ADDQ      $64, AX
+	ADDQ      $128, BX
+	JMP       nv_loop
+
+nv_reduce:
+	VPADDD Z1, Z0, Z0
+	REDUCE16(Z0, Y0, X0, R13)
+	MOVL R13, (R8)
+	ADDQ $4, R8
+	ADDQ R10, DI
+	DECQ R9
+	JNZ  nv_row
+	VZEROUPPER
+
+nv_done:
+	RET
+
+// func dotNibbleRowsAVX2(q []int8, codes []uint8, out []int32)
+TEXT ·dotNibbleRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ q_base+0(FP), SI
+	MOVQ q_len+8(FP), DX
+	MOVQ codes_base+24(FP), DI
+	MOVQ out_base+48(FP), R8
+	MOVQ out_len+56(FP), R9
+	TESTQ R9, R9
+	JZ   an_done
+	MOVQ DX, R10
+	SHRQ $1, R10 // bytes per row
+	MOVL $0x0f0f0f0f, AX
+	VMOVD AX, X7
+	VPBROADCASTD X7, Y7
+	MOVL $0x00010001, AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
+
+an_row:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	XORQ  AX, AX
+	MOVQ  SI, BX
+
+an_loop:
+	CMPQ       AX, R10
+	JGE        an_reduce
+	VMOVDQU    (DI)(AX*1), Y2
+	VPSRLW     $4, Y2, Y3
+	VPAND      Y7, Y2, Y2
+	VPAND      Y7, Y3, Y3
+	VPMADDUBSW (BX), Y2, Y2
+	VPMADDWD   Y6, Y2, Y2
+	VPADDD     Y2, Y0, Y0
+	VPMADDUBSW 64(BX), Y3, Y3
+	VPMADDWD   Y6, Y3, Y3
+	VPADDD     Y3, Y1, Y1
+	VMOVDQU    32(DI)(AX*1), Y4
+	VPSRLW     $4, Y4, Y5
+	VPAND      Y7, Y4, Y4
+	VPAND      Y7, Y5, Y5
+	VPMADDUBSW 32(BX), Y4, Y4
+	VPMADDWD   Y6, Y4, Y4
+	VPADDD     Y4, Y0, Y0
+	VPMADDUBSW 96(BX), Y5, Y5
+	VPMADDWD   Y6, Y5, Y5
+	VPADDD     Y5, Y1, Y1
+	ADDQ       $64, AX
+	ADDQ       $128, BX
+	JMP        an_loop
+
+an_reduce:
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xb1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, R13
+	MOVL         R13, (R8)
+	ADDQ         $4, R8
+	ADDQ         R10, DI
+	DECQ         R9
+	JNZ          an_row
+	VZEROUPPER
+
+an_done:
+	RET

@@ -3,6 +3,8 @@
 package vector
 
 var (
-	kernelName  = "generic"
-	dotInt8Rows = dotInt8RowsGeneric
+	kernelName       = "generic"
+	dotInt8Rows      = dotInt8RowsGeneric
+	dotNibbleRows    = dotNibbleRowsGeneric
+	nibbleKernelName = "generic"
 )

@@ -8,3 +8,10 @@ type int8Kernel struct {
 }
 
 func int8Kernels() []int8Kernel { return []int8Kernel{{"generic", dotInt8RowsGeneric}} }
+
+type nibbleKernel struct {
+	name string
+	fn   func(q []int8, codes []uint8, out []int32)
+}
+
+func nibbleKernels() []nibbleKernel { return []nibbleKernel{{"generic", dotNibbleRowsGeneric}} }

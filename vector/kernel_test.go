@@ -128,3 +128,46 @@ func ExampleDotInt8() {
 	fmt.Println(DotInt8([]int8{1, -2, 3}, []int8{4, 5, -6}))
 	// Output: -24
 }
+
+// TestNibbleParity checks every 4-bit kernel against a plain unpacked dot
+// product of q with (c+127)>>4 at dims around the 128-dimension blocks,
+// with random and extreme query and code values; the spare byte after the
+// codes must not be read.
+func TestNibbleParity(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	kinds := []string{"random", "min", "max", "alternate"}
+	for _, k := range nibbleKernels() {
+		for _, dims := range []int{1, 63, 64, 65, 127, 128, 129, 200, 256, 383, 384, 385, 768} {
+			for _, ka := range kinds {
+				for _, kb := range kinds {
+					const rows = 3
+					d4 := nibbleDims(dims)
+					q := make([]int8, d4)
+					int8Fill(r, q[:dims], ka)
+					codes := make([]int8, rows*dims)
+					int8Fill(r, codes, kb)
+					for i := range codes {
+						codes[i] = max(codes[i], -127)
+					}
+					packed := make([]uint8, rows*d4/2+1)
+					want := make([]int32, rows)
+					for i := range rows {
+						c := codes[i*dims : (i+1)*dims]
+						packNibbles(packed[i*d4/2:(i+1)*d4/2], c)
+						for j, v := range c {
+							want[i] += int32(q[j]) * int32((int(v)+127)>>4)
+						}
+					}
+					packed[rows*d4/2] = 0xff
+					got := make([]int32, rows)
+					k.fn(q, packed[:rows*d4/2], got)
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("%s dims=%d q=%s codes=%s row %d: got %d, want %d", k.name, dims, ka, kb, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

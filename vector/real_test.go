@@ -111,29 +111,32 @@ func TestRealRecall(t *testing.T) {
 		writeRealFixture(t, *updateReal)
 	}
 	corpus, queries := readRealFixture(t)
-	x := buildIndex(t, corpus, Options{Seed: 1})
-	if x.NList() == 0 {
+	x8 := buildIndex(t, corpus, Options{Seed: 1})
+	if x8.NList() == 0 {
 		t.Fatalf("index of %d vectors has no IVF", len(corpus))
 	}
-	tests := []struct {
-		name   string
-		nprobe int
-		floor  float64
-	}{
-		{"default", 0, 0.95},
-		{"all lists", x.NList(), 0.995},
-	}
-	for _, tt := range tests {
-		var sum float64
-		var dst []Result
-		for _, q := range queries {
-			dst = x.Search(q, 10, tt.nprobe, nil, dst)
-			sum += recall(dst, exact(corpus, q, 10, nil))
+	for _, nibbles := range []bool{false, true} {
+		x := withNibbles(x8, nibbles)
+		tests := []struct {
+			name   string
+			nprobe int
+			floor  float64
+		}{
+			{"default", 0, 0.95},
+			{"all lists", x.NList(), 0.995},
 		}
-		r := sum / float64(len(queries))
-		t.Logf("%s: nlist %d nprobe %d recall@10 %.4f", tt.name, x.NList(), x.Options().NProbe, r)
-		if r < tt.floor {
-			t.Errorf("%s: recall@10 = %.4f, want ≥ %.3f", tt.name, r, tt.floor)
+		for _, tt := range tests {
+			var sum float64
+			var dst []Result
+			for _, q := range queries {
+				dst = x.Search(q, 10, tt.nprobe, nil, dst)
+				sum += recall(dst, exact(corpus, q, 10, nil))
+			}
+			r := sum / float64(len(queries))
+			t.Logf("%s, nibbles %v: nlist %d nprobe %d recall@10 %.4f", tt.name, nibbles, x.NList(), x.Options().NProbe, r)
+			if r < tt.floor {
+				t.Errorf("%s, nibbles %v: recall@10 = %.4f, want ≥ %.3f", tt.name, nibbles, r, tt.floor)
+			}
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 // with a reused dst allocates nothing.
 type scratch struct {
 	qq     []int8   // quantized query
+	q4     []int8   // qq zero-padded to nibbleDims, for the 4-bit kernel
 	scores []int32  // int8 scores of one list
 	lists  topK     // best lists
 	keys   []uint64 // int8 candidates (candKey)
@@ -146,7 +147,7 @@ func (h *topK) sorted() []Result {
 func (x *Index) getScratch(k int) *scratch {
 	s, ok := x.scratch.Get().(*scratch)
 	if !ok {
-		s = &scratch{qq: make([]int8, x.dims), scores: make([]int32, x.maxList)}
+		s = &scratch{qq: make([]int8, x.dims), q4: make([]int8, 2*x.nibBytes), scores: make([]int32, max(1, x.maxList))}
 	}
 	s.lists.reset(0)
 	s.keys, s.ids = s.keys[:0], s.ids[:0]
@@ -288,16 +289,12 @@ func (x *Index) exactBitmap(s *scratch, q []float32, k int, allow *roaring.Bitma
 	}
 }
 
-// ivf scans the nprobe lists closest to q with int8 codes, keeps the best
-// allowed candidates and re-scores them exactly into s.top.
-//
-// The m = max(Rerank, rerankPerK·k) best candidates (by candKey: int8
-// score, then id; a spilled vector scanned in two lists counts twice) are
-// kept without a heap: candidates at or above a threshold are appended to
-// a buffer, which, when it holds 2m, is cut to its m best by quickselect,
-// the m-th best becoming the threshold. Each scanned code costs a
-// comparison; the buffer's upkeep is linear in the candidates kept.
-func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitmap, allowFn func(uint32) bool) {
+// ivf8 is ivf without the 4-bit pass, for indexes whose list positions
+// hold int8 codes (smaller than nibbleFrom): the probed lists are scanned
+// with the int8 kernel, the m = max(Rerank, rerankPerK·k) best candidates
+// (int8 score, then id; a spilled vector counts twice) kept as in ivf and
+// re-scored exactly into s.top.
+func (x *Index) ivf8(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitmap, allowFn func(uint32) bool) {
 	d := x.dims
 	s.lists.reset(nprobe)
 	for l := range x.nlist {
@@ -327,13 +324,8 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 			if key < thr || (allow != nil && !allow.Contains(id)) || (allowFn != nil && !allowFn(id)) {
 				continue
 			}
-			keys = append(keys, key)
-			if len(keys) == 2*m {
-				selectLargest(keys, m)
-				keys = keys[:m]
-				thr = keys[m-1]
-				thrScore = candScore(thr)
-			}
+			keys = keepBest(keys, key, m, &thr)
+			thrScore = candScore(thr)
 		}
 	}
 	if len(keys) > m {
@@ -344,6 +336,130 @@ func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitma
 	// A spilled vector can be a candidate twice: re-score each id once, in
 	// id order (the vectors are read in address order).
 	ids := s.ids[:0]
+	for _, key := range keys {
+		ids = append(ids, candID(key))
+	}
+	slices.Sort(ids)
+	s.ids = ids
+	s.top.reset(k)
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			x.exactPush(s, q, id)
+		}
+	}
+}
+
+// shortlistPerCand is the number of 4-bit candidates kept per int8
+// candidate of the re-scoring pool (at least minShortlist): the 4-bit pass
+// ranks coarsely, so its shortlist must be wide for the pool drawn from it
+// to equal the one an int8 scan of the same lists gives.
+const (
+	shortlistPerCand = 4
+	minShortlist     = 1024
+)
+
+// keepBest appends key to keys if it can be among the m best (at or above
+// *thr), cutting keys to its m best by quickselect when it holds 2m and
+// raising *thr to the m-th best.
+func keepBest(keys []uint64, key uint64, m int, thr *uint64) []uint64 {
+	keys = append(keys, key)
+	if len(keys) == 2*m {
+		selectLargest(keys, m)
+		keys = keys[:m]
+		*thr = keys[m-1]
+	}
+	return keys
+}
+
+// ivf scans the nprobe lists closest to q and re-scores the best
+// candidates exactly into s.top. Indexes without 4-bit codes (smaller than
+// nibbleFrom) and searches for more than KScaleFrom results take ivf8;
+// the others pass three times, with increasing precision over fewer
+// codes:
+//
+//  1. every allowed position of the lists scored with its 4-bit code (half
+//     the bytes of the int8 code), keeping the best
+//     sl = max(minShortlist, shortlistPerCand·m) keys (4-bit score, then
+//     lower position);
+//  2. each shortlisted position scored with its int8 code, keeping the
+//     best m = max(Rerank, rerankPerK·k) (int8 score, then id; a spilled
+//     vector shortlisted at both positions counts twice);
+//  3. those re-scored exactly with float32 vectors, each id once.
+//
+// The best keys of a pass are kept without a heap: keys at or above a
+// threshold are appended to a buffer, which, when it holds twice the
+// number wanted, is cut by quickselect, the last kept key becoming the
+// threshold. Each scanned code costs a comparison; the buffer's upkeep is
+// linear in the keys kept.
+func (x *Index) ivf(s *scratch, q []float32, k, nprobe int, allow *roaring.Bitmap, allowFn func(uint32) bool) {
+	if x.nib == nil || k > KScaleFrom {
+		x.ivf8(s, q, k, nprobe, allow, allowFn)
+		return
+	}
+	d := x.dims
+	s.lists.reset(nprobe)
+	for l := range x.nlist {
+		sc := DotFloat32(q, x.centroids[l*d:(l+1)*d])
+		if !s.lists.full() || sc > s.lists.min().Score {
+			s.lists.push(Result{uint32(l), sc})
+		}
+	}
+	quantizeQuery(s.qq, q, x.scale)
+	copy(s.q4, s.qq)
+	m := max(x.opts.Rerank, rerankPerK*k)
+	sl := max(minShortlist, shortlistPerCand*m)
+	if cap(s.keys) < 2*sl {
+		s.keys = make([]uint64, 0, 2*sl)
+	}
+	keys := s.keys[:0]
+	var thr uint64                   // keys below thr cannot be among the sl best
+	thrScore := int32(math.MinInt32) // candScore(thr)
+	nb := x.nibBytes
+	for _, l := range s.lists.items {
+		lo, hi := int(x.listStart[l.ID]), int(x.listStart[l.ID+1])
+		scores := s.scores[:hi-lo]
+		dotNibbleRows(s.q4, x.nib[lo*nb:hi*nb], scores)
+		for i, sc := range scores {
+			if sc < thrScore {
+				continue
+			}
+			key := candKey(sc, uint32(lo+i)) // by position: the int8 code's address
+			if key < thr {
+				continue
+			}
+			if id := x.listIDs[lo+i]; (allow != nil && !allow.Contains(id)) || (allowFn != nil && !allowFn(id)) {
+				continue
+			}
+			keys = keepBest(keys, key, sl, &thr)
+			thrScore = candScore(thr)
+		}
+	}
+	if len(keys) > sl {
+		selectLargest(keys, sl)
+		keys = keys[:sl]
+	}
+	// Score the shortlist's int8 codes in address order.
+	pos := s.ids[:0]
+	for _, key := range keys {
+		pos = append(pos, candID(key))
+	}
+	slices.Sort(pos)
+	s.ids = pos
+	keys, thr = keys[:0], 0
+	for _, p := range pos {
+		dotInt8Rows(s.qq, x.codes[int(p)*d:int(p+1)*d], s.scores[:1])
+		if key := candKey(s.scores[0], x.listIDs[p]); key >= thr {
+			keys = keepBest(keys, key, m, &thr)
+		}
+	}
+	if len(keys) > m {
+		selectLargest(keys, m)
+		keys = keys[:m]
+	}
+	s.keys = keys
+	// A spilled vector can be a candidate twice: re-score each id once, in
+	// id order (the vectors are read in address order).
+	ids := pos[:0]
 	for _, key := range keys {
 		ids = append(ids, candID(key))
 	}

@@ -73,8 +73,8 @@ func TestVectorsFileRoundTrip(t *testing.T) {
 			if y.Len() != x.Len() || y.NList() != x.NList() || y.Options() != x.Options() || !y.OnFile() {
 				t.Fatalf("opened len %d nlist %d opts %+v, want %d %d %+v", y.Len(), y.NList(), y.Options(), x.Len(), x.NList(), x.Options())
 			}
-			if !slices.Equal(y.codes, x.codes) {
-				t.Fatal("opened codes differ")
+			if !slices.Equal(y.codes, x.codes) || !slices.Equal(y.nib, x.nib) {
+				t.Fatal("opened codes (int8 or 4-bit) differ")
 			}
 			if !slices.Equal(y.AppendIndex(nil), part) || !slices.Equal(y.AppendBinary(nil), self) {
 				t.Fatal("re-encoding an opened index differs")
