@@ -18,6 +18,10 @@
 // candidate set.
 //
 // The scores are checked against onnxruntime in Python on the same ONNX
-// file with Hugging Face tokenizers (scripts/rerank_reference.py,
-// testdata/reference.json).
+// file with Hugging Face tokenizers (scripts/rerank_reference.py). The
+// int8 kernels differ by CPU — exact VPDPBUSD with AVX-512 VNNI or
+// AVX-VNNI, saturating VPMADDUBSW without — and logits with them by up to
+// 0.3, so there is one reference per kind (testdata/reference.json,
+// testdata/reference-vnni.json); a score is reproducible on one machine,
+// not bit-identical across CPU generations.
 package rerank

@@ -20,6 +20,13 @@ It runs once by hand; its output is committed. Set it up with:
 
 The onnxruntime version must equal the native library install-models.sh
 installs (ORT_VERSION): int8 kernels of other versions round differently.
+So do the int8 kernels of different CPUs: without VNNI, ONNX Runtime's
+u8×s8 products go through VPMADDUBSW, whose 16-bit pair sums saturate;
+with AVX-512 VNNI or AVX-VNNI, VPDPBUSD accumulates exactly, and logits
+differ by up to 0.3. Run it once on a CPU of each kind:
+rerank/testdata/reference.json without VNNI (the default output),
+rerank/testdata/reference-vnni.json with it (give the path as the first
+argument); the test reads the one of its CPU.
 The pairs are SciFact claims with abstracts from ../shared/data (CC BY 4.0)
 and a few constructed edge cases (empty passage, long texts, punctuation,
 accents).
@@ -38,6 +45,8 @@ MODEL = os.path.join(CACHE, "rerankers", "ms-marco-minilm-l12-v2")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCIFACT = os.path.join(HERE, "..", "..", "shared", "data", "beir", "scifact")
 OUT = os.path.join(HERE, "..", "rerank", "testdata", "reference.json")
+if len(sys.argv) > 1:
+    OUT = sys.argv[1]
 
 
 def load_jsonl(path):
