@@ -25,7 +25,14 @@ import (
 // keyword evidence is completed on one collection only), filters, pages,
 // min_score and passages.
 func TestConcurrentHybridSameAnswers(t *testing.T) {
-	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, MergeInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	// Few candidates per retriever (10 documents, 30 chunks per segment),
+	// so that many candidates miss one retriever's evidence, and every
+	// cosine counts as semantic evidence (the word-hash vectors' cosines
+	// are low).
+	rk := DefaultRanker()
+	rk.Candidates = 10
+	rk.SemanticFloor, rk.SemanticCeiling = -1, 1
+	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, MergeInterval: time.Hour, Logger: slog.New(slog.DiscardHandler), Ranker: rk})
 	if err != nil {
 		t.Fatal(err)
 	}
