@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,7 +131,8 @@ func startHybBench(b *testing.B) error {
 // BenchmarkHTTPSearchHybrid measures the peer benchmark's hybrid request
 // (bench/peers/najdi.go: max_results 10, highlight false, include_fields
 // ["none"]) end to end through the real HTTP server on loopback, one
-// request at a time, cycling through 300 SciFact queries: "hyb" is the
+// request at a time (and "hyb/clients4": four clients at once), cycling
+// through 300 SciFact queries: "hyb" is the
 // collection as the peer benchmark's ingest leaves it, "hyb1" merged into
 // one segment. ns/op is the client's latency; took-µs/op the server's
 // took_ms (mean), took-p50-µs its median, embed-µs the embed stage
@@ -173,6 +176,33 @@ func BenchmarkHTTPSearchHybrid(b *testing.B) {
 			b.ReportMetric(1000*embedSum/float64(len(took)), "embed-µs/op")
 		})
 	}
+	// Four clients at once on "hyb": ns/op is 1/throughput, whether the
+	// concurrent retrieval's tasks cost throughput when requests already
+	// fill the cores.
+	b.Run("hyb/clients4", func(b *testing.B) {
+		url := base + "/v1/collections/hyb/search"
+		b.ReportAllocs()
+		b.SetParallelism(max(1, 4/runtime.GOMAXPROCS(0)))
+		var next atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			var buf bytes.Buffer
+			for pb.Next() {
+				i := int(next.Add(1))
+				resp, err := client.Post(url, "application/json", bytes.NewReader(reqs[i%len(reqs)]))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				buf.Reset()
+				_, err = buf.ReadFrom(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 {
+					b.Errorf("%v %s: %s", err, resp.Status, buf.Bytes())
+					return
+				}
+			}
+		})
+	})
 }
 
 // tookOf returns took_ms and timings.embed_ms of a search answer.
