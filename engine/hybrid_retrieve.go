@@ -23,14 +23,13 @@ import (
 // After the query terms are weighed (with the statistics of every searched
 // segment), each segment's work depends on that segment alone: its BM25
 // top-k, its nearest chunks, and the evidence of its candidates that one
-// retriever missed. The tasks of the first phase are the BM25 top-k of
-// each segment and the nearest chunks of each segment; those of the second
-// the exact scores of the chunks of each segment's candidates that
-// semantic search missed, and the BM25 scores of those keyword search
-// missed. A hybrid request on SciFact as the peer benchmark ingests it
-// (3 segments) spends about 55 % of its retrieval in the vector searches,
-// 20 % in BM25 and 20 % completing evidence, so two cores at concurrency 1
-// answer it in a little over half the time (docs/profiles/hybpath.md).
+// retriever missed. Each segment makes two tasks (segTask: a keyword half
+// and a semantic half that need nothing of each other), all run at once on
+// GOMAXPROCS goroutines, then joined by document. Before, a hybrid request
+// on SciFact as the peer benchmark ingests it (3 segments) spent about
+// 55 % of its time in the vector searches, 18 % in BM25, 20 % completing
+// evidence and 7 % in the candidate map, on one core
+// (docs/profiles/hybpath.md; bench/README.md, "Hybrid request path").
 
 // concurrentHybrid turns the concurrent hybrid retrieval on (tests compare
 // it with the sequential stages).
