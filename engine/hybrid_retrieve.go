@@ -266,6 +266,7 @@ func runTasks(workers, n int, task func(i int)) {
 	wg.Wait()
 }
 
+// workers returns the number of goroutines of a hybrid retrieval.
 func (s *localSearch) workers() int {
 	if hybridWorkers > 0 {
 		return hybridWorkers
