@@ -488,7 +488,6 @@ func (e *Engine) completeKeyword(g *group, hs []*hit, qt queryTerms) {
 			need = append(need, h)
 		}
 	}
-	rk := e.opts.Ranker
 	for len(need) > 0 {
 		s := need[0].seg
 		n := 0
@@ -498,18 +497,25 @@ func (e *Engine) completeKeyword(g *group, hs []*hit, qt queryTerms) {
 				n++
 			}
 		}
-		mine := need[:n]
+		e.completeKeywordSeg(s, need[:n], qt)
 		need = need[n:]
-		slices.SortFunc(mine, func(a, b *hit) int { return cmp.Compare(a.local, b.local) })
-		bm := roaring.New()
-		for _, h := range mine {
-			bm.Add(h.local)
-		}
-		for _, r := range s.Text.Search(qt.terms, qt.bm25, len(mine), bm, s.Deleted, 0, nil) {
-			i, found := slices.BinarySearchFunc(mine, r.Doc, func(h *hit, d uint32) int { return cmp.Compare(h.local, d) })
-			if found {
-				mine[i].key = rk.keywordScore(float64(r.Score) / qt.max)
-			}
+	}
+}
+
+// completeKeywordSeg computes the BM25 score of hits mine, all of segment
+// s: a search over those documents, its results found back by binary
+// search. It reorders mine.
+func (e *Engine) completeKeywordSeg(s *segment.Segment, mine []*hit, qt queryTerms) {
+	rk := e.opts.Ranker
+	slices.SortFunc(mine, func(a, b *hit) int { return cmp.Compare(a.local, b.local) })
+	bm := roaring.New()
+	for _, h := range mine {
+		bm.Add(h.local)
+	}
+	for _, r := range s.Text.Search(qt.terms, qt.bm25, len(mine), bm, s.Deleted, 0, nil) {
+		i, found := slices.BinarySearchFunc(mine, r.Doc, func(h *hit, d uint32) int { return cmp.Compare(h.local, d) })
+		if found {
+			mine[i].key = rk.keywordScore(float64(r.Score) / qt.max)
 		}
 	}
 }

@@ -49,6 +49,7 @@ type queryVec struct {
 	done chan struct{} // closed when vec and err are set; nil when set at start
 	vec  []float32
 	err  error
+	at   time.Time // when vec and err were set (with done)
 }
 
 // wait returns the query vector once it is embedded (nil for a keyword-only
@@ -92,6 +93,7 @@ func (e *Engine) startQueryVector(ctx context.Context, p *plan) (*queryVec, erro
 	go func() {
 		defer close(q.done)
 		q.vec, q.err = e.queryEmbedding(ctx, p, emb, key)
+		q.at = time.Now()
 	}()
 	return q, nil
 }
@@ -128,6 +130,19 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 		}
 		g.qt = qt
 		keyword := len(qt.terms) > 0 && qt.max > 0
+		if hr, ok := s.(hybridRetriever); ok && concurrentHybrid && semantic && keyword && g.anyKeyword() {
+			hs, err := hr.hybrid(g, qt, qv, cand)
+			if err != nil {
+				return nil, err
+			}
+			p.timeFuse(func() {
+				for i, h := range hs {
+					rk.scoreHits(hs[i:i+1], g.keywordOn(h.c), semantic)
+				}
+			})
+			all = append(all, hs...)
+			continue
+		}
 		if keyword && g.anyKeyword() {
 			exact := false
 			if paged && len(qt.ids) == 0 {
