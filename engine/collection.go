@@ -3,6 +3,7 @@ package engine
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/najdi/najdi/segment"
 	"github.com/najdi/najdi/text"
@@ -26,6 +27,10 @@ type collection struct {
 	num       uint32 // the collection's number in store keys
 	// index is the collection's index on the Backend ("" without one).
 	index string
+
+	// lastSegment is when a writer last installed a segment (Unix
+	// nanoseconds of Options.Now; 0 since the open), for IdleMerge.
+	lastSegment atomic.Int64
 
 	// wmu serializes the commits of writers (writer.flush, DeleteDocument,
 	// merge) and of DeleteCollection. Readers never take it.

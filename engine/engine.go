@@ -33,6 +33,12 @@ type Options struct {
 	MaxSegments int
 	// MergeInterval is how often the merger looks for work (default 2s).
 	MergeInterval time.Duration
+	// IdleMerge: once a collection has had no new segment for this long,
+	// the merger merges its segments of comparable size (idleMergePick),
+	// so that a bulk load made of several flushes ends as one segment and
+	// its searches visit one index instead of several (default 10s;
+	// negative disables).
+	IdleMerge time.Duration
 	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
 	Ranker RankerConfig
 	// Reranker re-scores the best candidates of searches that ask for it
@@ -97,6 +103,9 @@ func (o *Options) fill() error {
 	}
 	if o.MergeInterval <= 0 {
 		o.MergeInterval = 2 * time.Second
+	}
+	if o.IdleMerge == 0 {
+		o.IdleMerge = 10 * time.Second
 	}
 	if o.Ranker == (RankerConfig{}) {
 		o.Ranker = DefaultRanker()

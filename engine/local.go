@@ -278,6 +278,7 @@ func (c *collection) installCommit(w *writer, seg *segment.Segment, docs []pendi
 	}
 	c.installedLocked(gen)
 	c.invalidateVocabulary()
+	c.lastSegment.Store(c.e.opts.Now().UnixNano())
 	if w.recDirty {
 		c.mu.rec = w.rec
 		w.recDirty = false

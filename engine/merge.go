@@ -90,7 +90,9 @@ func (e *Engine) MergeNow(owner, coll string) error {
 
 // mergeCollection picks segments to merge by a tiered policy: the smallest
 // segments are merged together until at most MaxSegments/2 remain; a
-// segment with more than half of its documents deleted is rewritten.
+// segment with more than half of its documents deleted is rewritten; and
+// once the collection has been idle for IdleMerge, its segments of
+// comparable size are merged (idleMergePick).
 func (e *Engine) mergeCollection(c *collection) error {
 	segs := c.snapshot()
 	var pick []*segment.Segment
@@ -105,11 +107,41 @@ func (e *Engine) mergeCollection(c *collection) error {
 				pick = append(pick, s)
 			}
 		}
+		if len(pick) == 0 && e.opts.IdleMerge > 0 && len(segs) > 1 &&
+			e.opts.Now().UnixNano()-c.lastSegment.Load() >= int64(e.opts.IdleMerge) {
+			pick = idleMergePick(segs)
+		}
 		if len(pick) == 0 {
 			return nil
 		}
 	}
 	return e.merge(c, pick)
+}
+
+// idleMergeRatio bounds the write amplification of idle merges: a segment
+// joins the smaller ones only when it holds at most this many times their
+// live documents together.
+const idleMergeRatio = 4
+
+// idleMergePick returns the segments an idle collection merges: by live
+// documents ascending, the smallest and every next one holding at most
+// idleMergeRatio times the documents of all before it; nil when that is
+// fewer than two. The flushes of a bulk load (similar sizes) all merge;
+// a few small writes after a large load merge with each other, and with
+// the large segment only once they add up to a quarter of it, so a
+// document is rewritten O(log n) times in all.
+func idleMergePick(segs []*segment.Segment) []*segment.Segment {
+	bySize := slices.Clone(segs)
+	slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
+	n, sum := 1, bySize[0].Live()
+	for n < len(bySize) && bySize[n].Live() <= idleMergeRatio*sum {
+		sum += bySize[n].Live()
+		n++
+	}
+	if n < 2 {
+		return nil
+	}
+	return bySize[:n]
 }
 
 // merge rewrites parts as one segment. It builds the new segment without

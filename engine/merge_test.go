@@ -3,8 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/najdi/najdi/segment"
 )
 
 // TestMergeNowCompactsDeletes: MergeNow rewrites a collection down to one
@@ -95,6 +101,102 @@ func TestMergeNowCompactsDeletes(t *testing.T) {
 			}
 			if info, err = e.GetCollection(ctx, "", "c"); err != nil || info.DocumentCount != int64(tc.docs-tc.deletes) {
 				t.Errorf("after reopen: %v documents, err %v", info.DocumentCount, err)
+			}
+		})
+	}
+}
+
+// TestIdleMergePick: the segments of a bulk load (similar sizes) all
+// merge; a large segment joins smaller ones only when they add up to a
+// quarter of it; fewer than two candidates merge nothing.
+func TestIdleMergePick(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		live []int
+		want []int // live counts of the picked segments, ascending
+	}{
+		{"bulk load in three flushes", []int{2000, 1183, 2000}, []int{1183, 2000, 2000}},
+		{"one small write after a large load", []int{1_000_000, 10}, nil},
+		{"small writes merge with each other", []int{5, 1_000_000, 7}, []int{5, 7}},
+		{"small writes reaching a quarter of the large one", []int{250_000, 1_000_000}, []int{250_000, 1_000_000}},
+		{"just under a quarter", []int{249_999, 1_000_000}, nil},
+		{"growing tiers", []int{50, 1, 10, 3}, []int{1, 3, 10, 50}},
+		{"a tier too large stops the run", []int{1, 3, 100, 101}, []int{1, 3}},
+		{"one segment", []int{42}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var segs []*segment.Segment
+			for i, n := range tc.live {
+				segs = append(segs, &segment.Segment{ID: uint64(i + 1), Docs: make([]string, n), Deleted: roaring.New()})
+			}
+			var got []int
+			for _, s := range idleMergePick(segs) {
+				got = append(got, s.Live())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("picked %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestIdleMergeAfterBulkLoad: a bulk load written as several flushes is
+// merged to one segment once the collection is idle, with the same search
+// answers; with IdleMerge disabled the segments stay.
+func TestIdleMergeAfterBulkLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		idle     time.Duration
+		wantSegs int
+	}{
+		{"idle merge", 100 * time.Millisecond, 1},
+		{"disabled", -1, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 25, MergeInterval: 20 * time.Millisecond, IdleMerge: tc.idle})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+				t.Fatal(err)
+			}
+			var csv strings.Builder
+			csv.WriteString("id,text\n")
+			for i := 0; i < 100; i++ {
+				fmt.Fprintf(&csv, "d%d,river number %d flows %s\n", i, i, strings.Repeat("north ", i%7))
+			}
+			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := e.collection("", "c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			search := func() []string {
+				max := 20
+				res, err := e.Search(ctx, "", []string{"c"}, SearchRequest{Query: "river north flows", MaxResults: &max})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, d := range res.Documents {
+					ids = append(ids, fmt.Sprintf("%s %.6f", d.DocumentID, d.Score))
+				}
+				return ids
+			}
+			before := search()
+			deadline := time.Now().Add(5 * time.Second)
+			for len(c.snapshot()) != tc.wantSegs && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(300 * time.Millisecond) // a disabled merge would have run by now
+			if n := len(c.snapshot()); n != tc.wantSegs {
+				t.Fatalf("%d segments, want %d", n, tc.wantSegs)
+			}
+			if after := search(); !slices.Equal(before, after) {
+				t.Fatalf("search changed by the merge:\nbefore %v\nafter  %v", before, after)
 			}
 		})
 	}

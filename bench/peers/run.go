@@ -47,6 +47,11 @@ type Config struct {
 	Scale []int
 	// ScaleBudget stops the growth when it has taken this long.
 	ScaleBudget time.Duration
+	// Settle is how long every system stays idle after the bulk loads of
+	// a workload, before the warm-up and the timed runs, so that
+	// background work a load leaves (Weaviate flushes its memtables to
+	// disk segments after 60 s without writes) is done.
+	Settle time.Duration
 	// Repeats is the number of repetitions of the latency and QPS runs.
 	Repeats int
 	// Queries caps the timed queries per kind and repetition.
@@ -331,6 +336,14 @@ func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System,
 	qs := queries
 	if cfg.Queries > 0 && len(qs) > cfg.Queries {
 		qs = qs[:cfg.Queries]
+	}
+	if cfg.Settle > 0 {
+		fmt.Fprintf(log, "  %s: idle for %s after the bulk loads\n", w.Name, cfg.Settle)
+		select {
+		case <-time.After(cfg.Settle):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if err := warmUp(ctx, w, systems, index, qs); err != nil {
 		return err
