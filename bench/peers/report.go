@@ -230,7 +230,11 @@ func (r *Report) header(b *mdWriter) {
 	p("- **Vectors:** %s\n", r.Vectors)
 	p("- **Same vectors everywhere:** every system gets the same precomputed vectors; no system embeds anything during the timed runs. najdi receives them through a local OpenAI-compatible stub (its remote embedding endpoint), so its vector, hybrid and filtered times include a call to the stub (round trip p50 %s ms measured from the benchmark's process); the figures marked *net* exclude query embedding: per query, the client-side time minus the embedding time najdi reports (`metadata.timings.embed_ms`: the call to the stub and decoding its answer), or, in a run made before najdi's time was read, minus the stub's round trip.\n", ms(r.StubRTT))
 	p("- **Repetitions:** %d; a figure shown as `m (a–b)` is the median over repetitions with their min–max.\n", r.Config.Repeats)
-	p("- **Concurrency:** latency at concurrency 1; QPS with %d client goroutines for %s per system, kind and repetition (loopback HTTP, bounded runs). The load generator shares the two cores with the systems: each system's search requests (JSON bodies, Weaviate's gRPC messages) are encoded once and reused, and each answer is decoded in one pass.\n\n", r.Config.SatClients, r.Config.SatTime)
+	p("- **Concurrency:** latency at concurrency 1; QPS with %d client goroutines for %s per system, kind and repetition (loopback HTTP, bounded runs). The load generator shares the two cores with the systems: each system's search requests (JSON bodies, Weaviate's gRPC messages) are encoded once and reused, and each answer is decoded in one pass.\n", r.Config.SatClients, r.Config.SatTime)
+	if r.Config.Settle > 0 {
+		p("- **After the bulk loads** every system stayed idle for %s before the warm-up and the timed runs, so that the background work a load leaves is done, as it would be in service: Weaviate flushes its memtables to disk segments after 60 s without writes (its BM25 answered SciFact queries in 31–41 ms p50 right after the load, 1.3 ms after 70 s idle, in runs on this machine), najdi merges an idle collection's segments of comparable size after 10 s, Elasticsearch and OpenSearch were force-merged after their loads.\n")
+	}
+	p("\n")
 	if len(r.Notes) > 0 {
 		p("**Notes from the run:**\n\n")
 		for _, n := range r.Notes {

@@ -46,7 +46,7 @@ func runPeers(args []string) error {
 	fs.IntVar(&cfg.Large, "large", 100000, "large-collection size for all systems, in chunks (0: skip)")
 	fs.DurationVar(&cfg.ScaleBudget, "scale-budget", 40*time.Minute, "stop the najdi growth run once it has taken this long")
 	fs.IntVar(&cfg.Repeats, "repeats", 2, "repetitions of the latency and QPS runs")
-	fs.DurationVar(&cfg.Settle, "settle", 0, "idle time after the bulk loads of a workload, before the timed runs")
+	fs.DurationVar(&cfg.Settle, "settle", 70*time.Second, "idle time after the bulk loads of a workload, before the timed runs (Weaviate flushes its memtables after 60 s without writes)")
 	fs.IntVar(&cfg.Queries, "queries", 300, "timed queries per kind and repetition (at most the 300 SciFact test queries)")
 	fs.IntVar(&cfg.SatClients, "clients", 4, "client goroutines of the saturation runs")
 	fs.DurationVar(&cfg.SatTime, "sat-time", 5*time.Second, "duration of each saturation run")
