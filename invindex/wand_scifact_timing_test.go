@@ -21,8 +21,6 @@ type sciFactBench struct {
 	queries [][]QueryTerm
 }
 
-func loadSciFactBench(b *testing.B) *sciFactBench { return loadSciFactBenchN(b, 1) }
-
 // loadSciFactBenchN indexes the corpus copies times over (a larger
 // collection with the statistics of real text: the same idf, lists copies
 // times as long).
