@@ -43,6 +43,7 @@ type wandCursor struct {
 	wub float32 // maxscore: bound of the term in the current window
 	ne  bool    // maxscore: the term is non-essential in the window (its cursor only seeks)
 	wp  int     // maxscore: scan position of an essential term in the window
+	val float32 // maxscore: the non-essential term's score of the candidate (0 if absent)
 }
 
 func (c *wandCursor) next() {
@@ -108,6 +109,7 @@ type wandScratch struct {
 	seen [wandWindow / 64]uint64
 
 	byUB []*wandCursor // maxscore: the cursors by ascending bound
+	pre  []float32     // maxscore: pre[j] sums the window bounds of byUB[:j]
 }
 
 // wandWindow is the number of documents the exhaustive scorer accumulates at
@@ -411,8 +413,10 @@ func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow
 // bounds sum to at most theta is non-essential there: a document holding
 // only those terms cannot enter the top k. Only the essential terms add
 // their contributions to the accumulators (as exhaustive does); a touched
-// document whose sum plus the non-essential bounds can exceed theta is then
-// scored exactly, every term in query order (non-essential cursors seek to
+// document whose sum plus the non-essential bounds can exceed theta has its
+// non-essential terms sought from the largest bound down, dropped as soon
+// as what it has plus the bounds left cannot exceed theta
+// (nonEssential), and is otherwise scored exactly, every term in query order (non-essential cursors seek to
 // it, essential terms scan their window postings), so its float is the one
 // every algorithm computes, and documents are offered in document order. A
 // window with no essential term is skipped whole.
@@ -453,12 +457,14 @@ func (s *wandScratch) maxscore(t *TextIndex, bp bm25Params, h *bm25Heap, allow, 
 		// document's score summed in query order.
 		var neSum float32
 		nonEss := 0
+		s.pre = append(s.pre[:0], 0)
 		for ; nonEss < len(byUB); nonEss++ {
 			next := neSum + byUB[nonEss].wub
 			if next*(1+1e-5) > theta {
 				break
 			}
 			neSum = next
+			s.pre = append(s.pre, neSum)
 		}
 		for i, c := range byUB {
 			c.ne = i < nonEss
@@ -483,10 +489,11 @@ func (s *wandScratch) maxscore(t *TextIndex, bp bm25Params, h *bm25Heap, allow, 
 				seen[wi] = 0
 				for ; word != 0; word &= word - 1 {
 					off := wi<<6 | bits.TrailingZeros64(word)
-					upper := acc[off] + neSum
+					partial := acc[off]
 					acc[off] = 0
 					d := base + uint32(off)
-					if !(upper*(1+1e-5) > theta) || !wandAllowed(d, allow, deleted) {
+					if !((partial+neSum)*(1+1e-5) > theta) || !wandAllowed(d, allow, deleted) ||
+						!s.nonEssential(byUB[:nonEss], d, t.docLen[d], bp, partial, theta) {
 						continue
 					}
 					s.scored++
@@ -520,18 +527,38 @@ func (c *wandCursor) windowBound(end uint64, bp bm25Params) float32 {
 	return ub
 }
 
+// nonEssential seeks the non-essential cursors ne (by ascending window
+// bound) to candidate d from the largest bound down, keeping each term's
+// score in val, and reports whether d can still beat theta: its essential
+// sum partial plus the scores found plus the bounds of the terms not yet
+// sought. It stops at the first proof that d cannot (the bounds of the
+// smaller terms are s.pre).
+func (s *wandScratch) nonEssential(ne []*wandCursor, d uint32, dl float32, bp bm25Params, partial, theta float32) bool {
+	for j := len(ne) - 1; j >= 0; j-- {
+		c := ne[j]
+		it := &c.it
+		c.val = 0
+		if it.Seek(d) && it.docs[it.pos] == d {
+			c.val = bp.score(c.w, it.tfs[it.pos], dl)
+			partial += c.val
+		}
+		if !((partial+s.pre[j])*(1+1e-5) > theta) {
+			return false
+		}
+	}
+	return true
+}
+
 // exact is maxscore's score of document d: every term's contribution in
 // query order, essential terms from their window postings (scanned forward
-// from wp), non-essential ones by seeking their cursors.
+// from wp), non-essential ones as nonEssential found them.
 func (s *wandScratch) exact(d uint32, dl float32, bp bm25Params) float32 {
 	var sum float32
 	for i := range s.cur {
 		c := &s.cur[i]
 		it := &c.it
 		if c.ne {
-			if it.Seek(d) && it.docs[it.pos] == d {
-				sum += bp.score(c.w, it.tfs[it.pos], dl)
-			}
+			sum += c.val // + 0 for an absent term leaves the float as it is
 			continue
 		}
 		wp := c.wp
