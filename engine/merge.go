@@ -97,8 +97,7 @@ func (e *Engine) mergeCollection(c *collection) error {
 	segs := c.snapshot()
 	var pick []*segment.Segment
 	if len(segs) > e.opts.MaxSegments {
-		bySize := slices.Clone(segs)
-		slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
+		bySize := byLive(segs)
 		n := len(segs) - e.opts.MaxSegments/2 + 1
 		pick = bySize[:min(n, len(bySize))]
 	} else {
@@ -118,6 +117,13 @@ func (e *Engine) mergeCollection(c *collection) error {
 	return e.merge(c, pick)
 }
 
+// byLive returns the segments ordered by live documents, fewest first.
+func byLive(segs []*segment.Segment) []*segment.Segment {
+	bySize := slices.Clone(segs)
+	slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
+	return bySize
+}
+
 // idleMergeRatio bounds the write amplification of idle merges: a segment
 // joins the smaller ones only when it holds at most this many times their
 // live documents together.
@@ -131,8 +137,7 @@ const idleMergeRatio = 4
 // the large segment only once they add up to a quarter of it, so a
 // document is rewritten O(log n) times in all.
 func idleMergePick(segs []*segment.Segment) []*segment.Segment {
-	bySize := slices.Clone(segs)
-	slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
+	bySize := byLive(segs)
 	n, sum := 1, bySize[0].Live()
 	for n < len(bySize) && bySize[n].Live() <= idleMergeRatio*sum {
 		sum += bySize[n].Live()
