@@ -210,7 +210,11 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 		_, anonSlope := line("anonymous RSS after GC", func(pt GrowthPoint) float64 { return float64(pt.Mem.Anon) / (1 << 20) }, "MiB")
 		line("file-backed RSS after GC", func(pt GrowthPoint) float64 { return float64(pt.Mem.File) / (1 << 20) }, "MiB")
 		var anonRawSlope float64
-		if !slices.ContainsFunc(base, func(pt GrowthPoint) bool { return pt.RSSQueriesAnon == 0 }) {
+		// Points measured before the anonymous split have no such figure; the
+		// paragraph needs it, whatever the sign of its slope (two close sizes
+		// can show less garbage at the larger one).
+		haveAnonRaw := !slices.ContainsFunc(base, func(pt GrowthPoint) bool { return pt.RSSQueriesAnon == 0 })
+		if haveAnonRaw {
 			_, anonRawSlope = line("anonymous RSS after queries (no limit)", func(pt GrowthPoint) float64 { return float64(pt.RSSQueriesAnon) / (1 << 20) }, "MiB")
 		}
 		line("Go heap live", func(pt GrowthPoint) float64 { return float64(pt.Mem.HeapLive) / (1 << 20) }, "MiB")
@@ -222,7 +226,7 @@ func growthMarkdown(base, limited []GrowthPoint, rc GrowthReportConfig, disc str
 			p("**RSS per 1M chunks against Weaviate.** Weaviate held %s chunks of the same data (same static vectors) in %.0f MiB of RSS read 2 s after its bulk load (%s; Weaviate v1.35.2, defaults, HNSW), %.0f MiB per 1M chunks if its memory grows in proportion to the chunks (its vectors and HNSW graph do; a fixed part of its RSS would make its true slope lower, so the ratios below favour najdi). ", count(rc.WeaviateChunks), rc.WeaviateRSS, rc.WeaviateSource, w)
 			p("Weaviate's figure is not after a forced GC (it cannot be asked for one from outside), so the two najdi slopes bracket the comparison: after a forced GC %.0f MiB per 1M chunks, najdi/Weaviate = **%.2f**; right after the queries with no memory limit (garbage included, as Weaviate's) %.0f MiB per 1M, najdi/Weaviate = **%.2f**. Goal ≤ 0.5: %s after a GC, %s without one.\n\n",
 				rssSlope, rssSlope/w, rawSlope, rawSlope/w, yesNo(rssSlope/w <= 0.5), yesNo(rawSlope/w <= 0.5))
-			if anonRawSlope > 0 {
+			if haveAnonRaw {
 				anonSlope, anonRawSlope = anonSlope*1e6, anonRawSlope*1e6
 				p("Counting only najdi's anonymous memory (what the process owns; the file-backed part is the memory-mapped vector files and the binary, page cache the kernel reclaims under pressure — Weaviate's figure is its whole RSS, so this favours najdi): after a forced GC %.0f MiB per 1M chunks, najdi/Weaviate = **%.2f**; right after the queries %.0f MiB per 1M, najdi/Weaviate = **%.2f**.\n\n",
 					anonSlope, anonSlope/w, anonRawSlope, anonRawSlope/w)
