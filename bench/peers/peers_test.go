@@ -252,7 +252,7 @@ func TestReport(t *testing.T) {
 				Latency: map[Kind][]Lat{Keyword: lat(4*time.Millisecond, 0), Hybrid: lat(2*time.Millisecond, 0)},
 				QPS:     map[Kind][]float64{Keyword: {400, 300}}, NDCG: map[Kind]float64{Keyword: 0.6}, Recall: map[Kind]float64{Keyword: 0.7}},
 		}}
-	r := &Report{Config: Config{Command: "najdi-bench peers -x", Repeats: 2, SatClients: 4, SatTime: time.Second}, Start: time.Now(), Machine: "test box",
+	r := &Report{Config: Config{Command: "najdi-bench peers -x", Repeats: 2, SatClients: 4, SatTime: time.Second, Settle: 70 * time.Second}, Start: time.Now(), Machine: "test box",
 		Workloads: []*Workload{w},
 		Scale: []ScalePoint{
 			{N: 100000, Queries: 50, Latency: map[Kind]time.Duration{Vector: 2 * time.Millisecond, Hybrid: 4 * time.Millisecond}, RSS: 200 << 20, Disk: 100 << 20, Recall: 0.97},
@@ -284,10 +284,14 @@ func TestReport(t *testing.T) {
 		"| keyword QPS | Weaviate | 2.50 (2.00–3.00) | ≥ 5.00 | no |",
 		"| bulk ingest time with vectors given | Weaviate | 0.50 | ≤ 0.50 | yes |",
 		"| RSS per chunk after ingest | Weaviate | 0.25 | ≤ 0.50 | yes |",
+		"stayed idle for 1m10s before the warm-up",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+	if i := strings.Index(string(md), "%!"); i >= 0 {
+		t.Errorf("report has a formatting error: %s", md[i:min(len(md), i+40)])
 	}
 	for _, f := range []string{"latency-0.png", "growth.png"} {
 		fh, err := os.Open(filepath.Join(dir, f))

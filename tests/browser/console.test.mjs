@@ -207,16 +207,25 @@ async function drop(files) {
 }
 
 test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress to the end', async () => {
-  // 30 rows of the real country-codes CSV (every column), so that the
-  // run stays short: 249 rows take minutes to embed on 2 cores.
+  // 60 rows of the real country-codes CSV (every column), so that the
+  // run stays short: 249 rows take minutes to embed on 2 cores. A job
+  // flushes 16 documents first, then 32, so the count stays at 16 while
+  // the next 32 rows are embedded: long enough to be seen on any machine.
   const lines = fs.readFileSync(path.join(shared, 'docs/country-codes.csv'), 'utf8').split('\n');
-  const csv = path.join(work, 'country-codes-30.csv');
-  fs.writeFileSync(csv, lines.slice(0, 31).join('\n') + '\n');
+  const csv = path.join(work, 'country-codes-60.csv');
+  fs.writeFileSync(csv, lines.slice(0, 61).join('\n') + '\n');
   const jsonl = path.join(work, 'notes.jsonl');
   fs.writeFileSync(jsonl, '{"id": "n1", "text": "first note"}\n{"id": "n2", "text": broken}\n{"id": "n3", "text": "third note"}\n');
 
   await page.goto(base + '/ui/#/upload?c=papers');
   await page.waitForSelector('#drop');
+  // The console polls a job every 400 ms; here every 20 ms, so that a
+  // fast machine's short intermediate states are not missed between two
+  // polls (the texts checked are still the console's own).
+  await page.evaluate(() => {
+    const orig = window.setTimeout;
+    window.setTimeout = (fn, ms, ...args) => orig(fn, ms === 400 ? 20 : ms, ...args);
+  });
   // Keyboard: the drop zone is focusable and Enter opens the file chooser.
   await page.focus('#drop');
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
@@ -224,14 +233,14 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   await drop([{path: path.join(shared, 'docs/tracemonkey.pdf'), name: 'tracemonkey.pdf', type: 'application/pdf'}]);
   const blob = path.join(work, 'program.bin');
   fs.writeFileSync(blob, fs.readFileSync(bin).subarray(0, 4096));
-  await drop([{path: csv, name: 'country-codes-30.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''},
+  await drop([{path: csv, name: 'country-codes-60.csv', type: 'text/csv'}, {path: jsonl, name: 'notes.jsonl', type: ''},
     {path: blob, name: 'program.bin', type: 'application/octet-stream'}]);
 
   // Every text the CSV's ingest bar shows, to see its progress while it runs.
   await page.evaluate(() => {
     window.csvTexts = [];
     new MutationObserver(() => {
-      const el = document.querySelector('.file[data-file="country-codes-30.csv"] .job-text');
+      const el = document.querySelector('.file[data-file="country-codes-60.csv"] .job-text');
       if (el && window.csvTexts[window.csvTexts.length - 1] !== el.textContent) window.csvTexts.push(el.textContent);
     }).observe(document.getElementById('u-queue'), {subtree: true, childList: true, characterData: true});
   });
@@ -246,14 +255,14 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
   assert.match(await page.textContent(pdf + ' .state'), /done: 1 documents, 0 errors/);
   assert.equal(await page.$eval(pdf + ' .job-bar', (b) => b.value === b.max), true);
 
-  // Record ids from the file name: country-codes-30-1, ...
-  const csvSel = '.file[data-file="country-codes-30.csv"]';
+  // Record ids from the file name: country-codes-60-1, ...
+  const csvSel = '.file[data-file="country-codes-60.csv"]';
   await page.waitForSelector(csvSel + ' .state.done', {timeout: 300000});
-  assert.match(await page.textContent(csvSel + ' .state'), /done: 30 documents, 0 errors/);
+  assert.match(await page.textContent(csvSel + ' .state'), /done: 60 documents, 0 errors/);
   // While it ran, the bar showed documents stored before the end, the
   // share read, the rate and the time left.
   const texts = await page.evaluate(() => window.csvTexts);
-  assert.ok(texts.some((x) => /^([1-9]|[12]\d) documents stored · \d+ % read · [\d.]+ documents\/s( · ETA \d+ s)?$/.test(x)), texts.join(' | '));
+  assert.ok(texts.some((x) => /^([1-9]|[1-5]\d) documents stored · \d+ % read · [\d.]+ documents\/s( · ETA \d+ s)?$/.test(x)), texts.join(' | '));
   const js = '.file[data-file="notes.jsonl"]';
   await page.waitForSelector(js + ' .state.failed, ' + js + ' .state.done', {timeout: 300000});
   assert.match(await page.textContent(js + ' .state'), /done: 2 documents, 1 errors/);
@@ -308,7 +317,7 @@ test('search: passages highlighted in their sections, a filter from the builder,
   await page.waitForSelector('#s-summary-meta');
   const docs = await page.$$eval('#s-results article.result', (as) => as.map((a) => a.dataset.doc));
   assert.ok(docs.length >= 1);
-  assert.equal(docs[0], 'country-codes-30-2', 'Åland Islands first'); // row 2 of the CSV
+  assert.equal(docs[0], 'country-codes-60-2', 'Åland Islands first'); // row 2 of the CSV
   const continents = await page.evaluate(async () => {
     const r = await fetch('/v1/collections/papers/search', {method: 'POST', headers: {'Content-Type': 'application/json'},
       body: JSON.stringify({query: 'islands', filter: {term: {Continent: 'EU'}}})});
