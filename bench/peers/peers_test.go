@@ -191,6 +191,15 @@ func TestStub(t *testing.T) {
 	if !slices.Equal(asked, []string{"abc", "de"}) || s.Misses() != 1 {
 		t.Fatalf("embedder asked %v, %d misses", asked, s.Misses())
 	}
+	// Forgotten passages are embedded again; queries stay known.
+	s.ForgetPassages()
+	s.ResetMisses()
+	if err := doJSON(context.Background(), "POST", s.URL+"/v1/embeddings", map[string]any{"input": []string{"abc", "q1"}, "model": "m"}, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []string{"abc", "de", "abc"}) || s.Misses() != 1 || !slices.Equal(resp.Data[1].Embedding, []float32{9, 9}) {
+		t.Fatalf("after ForgetPassages: embedder asked %v, %d misses, answer %+v", asked, s.Misses(), resp.Data)
+	}
 	if err := doJSON(context.Background(), "POST", s.URL+"/v1/embeddings", map[string]any{"input": 5}, nil); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("bad input: %v", err)
 	}

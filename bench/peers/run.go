@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -423,6 +424,10 @@ func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, ind
 			return err
 		}
 		sr.IngestKeyword = kw
+		if n.opt.Stub != nil {
+			n.opt.Stub.ForgetPassages()
+			debug.FreeOSMemory()
+		}
 	}
 	fmt.Fprintf(log, "  %s: %s ingested %d in %s (RSS %d MiB, disk %d MiB)\n", w.Name, s.Name(), len(docs), sr.Ingest.Round(time.Millisecond), sr.RSS>>20, sr.Disk>>20)
 	return nil

@@ -102,6 +102,16 @@ func (s *Stub) ResetMisses() {
 	s.mu.Unlock()
 }
 
+// ForgetPassages drops the passage vectors made so far (the queries'
+// stay): once najdi's ingests of a workload are done, nothing asks for
+// them again, and on a large workload they are gigabytes of the
+// benchmark's memory on the machine the peers' loads then share.
+func (s *Stub) ForgetPassages() {
+	s.mu.Lock()
+	s.cache = map[string][]byte{}
+	s.mu.Unlock()
+}
+
 type stubRequest struct {
 	Input json.RawMessage `json:"input"`
 	Model string          `json:"model"`
