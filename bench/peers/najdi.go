@@ -251,6 +251,9 @@ func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, erro
 	return processFootprint(n.proc.pid(), filepath.Join(n.opt.Dir, "data"))
 }
 
+// CPUTime returns the CPU time najdi's server has used.
+func (n *najdi) CPUTime() (time.Duration, error) { return cpuTime(n.proc.pid()) }
+
 func (n *najdi) Drop(ctx context.Context, index string) error {
 	for _, c := range []string{index, index + "-kw", index + "-vec"} {
 		if err := doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+c, nil, nil); err != nil && !strings.Contains(err.Error(), "404") {

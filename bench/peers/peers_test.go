@@ -51,6 +51,66 @@ func TestParseAnswers(t *testing.T) {
 	}
 }
 
+func TestParseStatCPU(t *testing.T) {
+	for _, tc := range []struct {
+		stat string
+		want time.Duration
+		ok   bool
+	}{
+		// utime 250 and stime 50 ticks: 3 s.
+		{"1234 (najdi) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 12 0 100 1000 200", 3 * time.Second, true},
+		// A command name with spaces and a parenthesis.
+		{"7 (a b) c) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 6 7", 30 * time.Millisecond, true},
+		{"7 (x) R 1 2", 0, false},
+		{"no name", 0, false},
+		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 u 2 0 0", 0, false},
+	} {
+		got, err := parseStatCPU([]byte(tc.stat))
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseStatCPU(%q) = %s, %v; want %s, ok %v", tc.stat, got, err, tc.want, tc.ok)
+		}
+	}
+	if d, err := cpuTime(os.Getpid()); err != nil || d < 0 {
+		t.Fatalf("cpuTime of this process: %s, %v", d, err)
+	}
+}
+
+// busySystem is a System whose CPU time grows by step per read while
+// busy reads remain.
+type busySystem struct {
+	System
+	busy int
+	cpu  time.Duration
+	step time.Duration
+}
+
+func (b *busySystem) CPUTime() (time.Duration, error) {
+	if b.busy > 0 {
+		b.busy--
+		b.cpu += b.step
+	}
+	return b.cpu, nil
+}
+
+func TestWaitQuiet(t *testing.T) {
+	const window = 10 * time.Millisecond
+	// Busy (a whole window of CPU per window) for the first reads, then idle.
+	s := &busySystem{busy: 3, step: window}
+	d, err := waitQuiet(context.Background(), s, window, time.Second)
+	if err != nil || d < 3*window || d >= time.Second {
+		t.Fatalf("waited %s, %v; want about 3 windows", d, err)
+	}
+	// Never quiet: the limit ends the wait.
+	s = &busySystem{busy: 1 << 30, step: window}
+	if d, _ := waitQuiet(context.Background(), s, window, 50*time.Millisecond); d < 50*time.Millisecond {
+		t.Fatalf("a busy system's wait ended after %s, before the limit", d)
+	}
+	// A system without a process: no wait.
+	if d, _ := waitQuiet(context.Background(), struct{ System }{}, window, time.Second); d != 0 {
+		t.Fatalf("waited %s for a system without CPU time", d)
+	}
+}
+
 func TestParseVmRSS(t *testing.T) {
 	tests := []struct {
 		in   string

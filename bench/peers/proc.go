@@ -270,3 +270,87 @@ func (p *proc) stop() {
 		<-p.done
 	}
 }
+
+// cpuTime returns the CPU time (user and system) the process has used so
+// far, from /proc/PID/stat.
+func cpuTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(data)
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
+// (100 on every Linux architecture Go supports).
+const clockTicks = 100
+
+// parseStatCPU reads utime and stime (fields 14 and 15) of a
+// /proc/PID/stat line; the command name (field 2) may hold spaces and
+// parentheses, so fields are counted after its last ')'.
+func parseStatCPU(stat []byte) (time.Duration, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("stat %q: no command name", clip(string(stat), 60))
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	// f[0] is field 3 (state); utime is field 14, stime field 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("stat %q: %d fields after the name", clip(string(stat), 60), len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// cpuReader is a system whose server process's CPU time can be read.
+type cpuReader interface {
+	CPUTime() (time.Duration, error)
+}
+
+// Quiet-wait bounds: a system is quiet once it used at most quietShare of
+// one core over a quietWindow; waitQuiet gives up after quietMax.
+const (
+	quietWindow = 5 * time.Second
+	quietShare  = 0.05
+	quietMax    = 20 * time.Minute
+)
+
+// waitQuiet waits until s's server stops working in the background after
+// its bulk load (merges, flushes, index builds), so that the next system's
+// timed load does not share the cores with it: until s used at most
+// quietShare of a core over one window, or for at most limit. It returns
+// how long it waited; systems whose CPU time cannot be read return at once.
+func waitQuiet(ctx context.Context, s System, window, limit time.Duration) (time.Duration, error) {
+	cr, ok := s.(cpuReader)
+	if !ok {
+		return 0, nil
+	}
+	t0 := time.Now()
+	prev, err := cr.CPUTime()
+	if err != nil {
+		return 0, nil
+	}
+	for time.Since(t0) < limit {
+		select {
+		case <-time.After(window):
+		case <-ctx.Done():
+			return time.Since(t0), ctx.Err()
+		}
+		cur, err := cr.CPUTime()
+		if err != nil {
+			return time.Since(t0), nil
+		}
+		if float64(cur-prev) <= quietShare*float64(window) {
+			return time.Since(t0), nil
+		}
+		prev = cur
+	}
+	return time.Since(t0), nil
+}

@@ -50,12 +50,16 @@ type SystemResult struct {
 	Ingest        time.Duration
 	IngestKeyword time.Duration // najdi: keyword-only collection
 	Optimize      time.Duration // Elasticsearch/OpenSearch force merge
-	RSS, Disk     int64
-	Latency       map[Kind][]Lat
-	QPS           map[Kind][]float64
-	Results       map[Kind][][]string // first repetition, per query
-	NDCG, Recall  map[Kind]float64
-	ExactRecall   float64 // vector recall@10 against exact search
+	// Quiet is how long the system kept working in the background after
+	// its bulk load (merges, index builds) before the next system's load
+	// began (waitQuiet).
+	Quiet        time.Duration
+	RSS, Disk    int64
+	Latency      map[Kind][]Lat
+	QPS          map[Kind][]float64
+	Results      map[Kind][][]string // first repetition, per query
+	NDCG, Recall map[Kind]float64
+	ExactRecall  float64 // vector recall@10 against exact search
 }
 
 // Workload is one data set's results.
@@ -231,6 +235,7 @@ func (r *Report) header(b *mdWriter) {
 	p("- **Same vectors everywhere:** every system gets the same precomputed vectors; no system embeds anything during the timed runs. najdi receives them through a local OpenAI-compatible stub (its remote embedding endpoint), so its vector, hybrid and filtered times include a call to the stub (round trip p50 %s ms measured from the benchmark's process); the figures marked *net* exclude query embedding: per query, the client-side time minus the embedding time najdi reports (`metadata.timings.embed_ms`: the call to the stub and decoding its answer), or, in a run made before najdi's time was read, minus the stub's round trip.\n", ms(r.StubRTT))
 	p("- **Repetitions:** %d; a figure shown as `m (a–b)` is the median over repetitions with their min–max.\n", r.Config.Repeats)
 	p("- **Concurrency:** latency at concurrency 1; QPS with %d client goroutines for %s per system, kind and repetition (loopback HTTP, bounded runs). The load generator shares the two cores with the systems: each system's search requests (JSON bodies, Weaviate's gRPC messages) are encoded once and reused, and each answer is decoded in one pass.\n", r.Config.SatClients, r.Config.SatTime)
+	p("- **Loads one at a time:** each system's bulk load starts once the system loaded before it has stopped working in the background (at most %.0f %% of a core over %s; merges, index builds), so that no load shares the cores with another system's leftover work; the ingest table notes that time where it was long.\n", 100*quietShare, quietWindow)
 	if r.Config.Settle > 0 {
 		p("- **After the bulk loads** every system stayed idle for %s before the warm-up and the timed runs, so that the background work a load leaves is done, as it would be in service: Weaviate flushes its memtables to disk segments after 60 s without writes (its BM25 answered SciFact queries in 31–41 ms p50 right after the load, 1.3 ms after 70 s idle, in runs on this machine), najdi merges an idle collection's segments of comparable size after 10 s, Elasticsearch and OpenSearch were force-merged after their loads.\n", r.Config.Settle)
 	}
@@ -278,6 +283,12 @@ func ingestTable(b *mdWriter, w *Workload) {
 			note = fmt.Sprintf("+ force merge %.2f s (not in the ingest time)", sr.Optimize.Seconds())
 		case sr.RSS == 0:
 			note = "in the benchmark's process: no RSS of its own"
+		}
+		if sr.Quiet >= 2*quietWindow {
+			if note != "" {
+				note += "; "
+			}
+			note += fmt.Sprintf("then %s of background work (merges, index builds) before the next load", sr.Quiet.Round(time.Second))
 		}
 		p("| %s | %.2f s | %.0f | %s | %s | %s | %s |\n", name, sr.Ingest.Seconds(), float64(w.Docs)/sr.Ingest.Seconds(), ratio, mib(sr.RSS), mib(sr.Disk), note)
 	}

@@ -333,6 +333,15 @@ func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System,
 		if err := ingestOne(ctx, w, s, sr, index, docs, log); err != nil {
 			return err
 		}
+		// The next system's timed load gets the cores to itself.
+		quiet, err := waitQuiet(ctx, s, quietWindow, quietMax)
+		if err != nil {
+			return err
+		}
+		sr.Quiet = quiet
+		if quiet >= 2*quietWindow {
+			fmt.Fprintf(log, "  %s: %s worked in the background for %s after its load\n", w.Name, s.Name(), quiet.Round(time.Second))
+		}
 	}
 	qs := queries
 	if cfg.Queries > 0 && len(qs) > cfg.Queries {

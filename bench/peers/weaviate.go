@@ -311,6 +311,9 @@ func (w *weaviate) Footprint(ctx context.Context, index string) (int64, int64, e
 	return processFootprint(w.proc.pid(), filepath.Join(w.opt.Dir, "data"))
 }
 
+// CPUTime returns the CPU time Weaviate's server has used.
+func (w *weaviate) CPUTime() (time.Duration, error) { return cpuTime(w.proc.pid()) }
+
 func (w *weaviate) Drop(ctx context.Context, index string) error {
 	w.mu.Lock()
 	delete(w.ids, index)
