@@ -340,13 +340,23 @@ func (x *Index) expandCodes(byID []int8) {
 
 // Merge builds one index from the survivors of parts: remap[p][old] is the
 // new id of vector old of part p, or -1 if it was deleted. New ids must be
-// dense (0..m-1, each once). The IVF is retrained on the survivors.
+// dense (0..m-1, each once). When one part with an IVF holds most of the
+// survivors and its number of lists is close to the merged index's
+// (mergeBase), its centroids and list assignments are kept and only the
+// other parts' vectors are assigned to them; otherwise the IVF is
+// retrained on the survivors (see doc.go, Merge). Either way the
+// quantization parameters and codes are computed afresh from the
+// survivors.
 func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	if len(parts) == 0 || len(parts) != len(remap) {
 		return nil, fmt.Errorf("merge %d parts with %d remaps: %w", len(parts), len(remap), ErrInvalidInput)
 	}
 	dims := parts[0].dims
 	m := 0
+	live := make([]int, len(parts))
 	for p, x := range parts {
 		if x.dims != dims || len(remap[p]) != x.n {
 			return nil, fmt.Errorf("merge part %d: %d dims (want %d), %d ids for %d vectors: %w",
@@ -354,18 +364,31 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 		}
 		for _, nw := range remap[p] {
 			if nw >= 0 {
-				m++
+				live[p]++
 			}
 		}
+		m += live[p]
 	}
-	b := &Builder{dims: dims, ids: make([]uint32, 0, m), vecs: make([]float32, 0, m*dims)}
+	if m > 0 && dims <= 0 {
+		return nil, fmt.Errorf("dims %d: %w", dims, ErrInvalidInput)
+	}
+	vecs := make([]float32, m*dims)
+	seen := make([]bool, m)
 	for p, x := range parts {
 		for old, nw := range remap[p] {
-			if nw >= 0 {
-				b.Add(uint32(nw), x.Vector(uint32(old)))
+			if nw < 0 {
+				continue
 			}
+			if int64(nw) >= int64(m) || seen[nw] {
+				return nil, fmt.Errorf("id %d of %d vectors (ids must be 0..n-1, each once): %w", nw, m, ErrInvalidInput)
+			}
+			seen[nw] = true
+			copy(vecs[int(nw)*dims:int(nw+1)*dims], x.vecs[old*dims:(old+1)*dims])
 		}
 	}
 	runtime.KeepAlive(parts) // their vectors may be mapped files
-	return b.Build(opts)
+	if b := mergeBase(parts, live, opts, m); b >= 0 {
+		return mergeOnto(parts, remap, b, vecs, opts), nil
+	}
+	return build(dims, vecs, opts), nil
 }

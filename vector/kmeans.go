@@ -40,6 +40,10 @@ func nearest(v, centroids []float32, dims int) (int, float32) {
 	return best, bestScore
 }
 
+// assignApprox turns on the int8 pre-selection of assignLists and of the
+// Lloyd iterations (coarse); tests turn it off to compare.
+var assignApprox = true
+
 // soarLambda weighs, when choosing a vector's spill list, how parallel its
 // residual there may be to its primary residual (SOAR, Sun et al. 2023).
 const soarLambda = 1
@@ -50,6 +54,9 @@ const soarLambda = 1
 // orthogonal to the first, so that a query poorly served by the primary
 // list (along the primary residual) is well served by the spill list. A
 // vector whose second choice is its first gets no spill (second = first).
+// With more than assignRecheck centroids (and assignApprox), both choices
+// are made among the assignRecheck candidates best by int8 score, scored
+// exactly (coarse).
 func assignLists(vecs []float32, dims int, centroids []float32, spill bool) (first, second []uint32) {
 	n := len(vecs) / dims
 	k := len(centroids) / dims
@@ -67,6 +74,21 @@ func assignLists(vecs []float32, dims int, centroids []float32, spill bool) (fir
 				}
 			}
 		})
+	}
+	if k > assignRecheck && assignApprox {
+		cc := newCoarse(centroids, dims)
+		parallelFor(n, func(lo, hi int) {
+			s := cc.scratch()
+			for i := lo; i < hi; i++ {
+				v := vecs[i*dims : (i+1)*dims]
+				best, xc := cc.nearest(s, v)
+				first[i] = uint32(best)
+				if second != nil {
+					second[i] = uint32(cc.spill(s, v, gram, best, xc))
+				}
+			}
+		})
+		return first, second
 	}
 	parallelFor(n, func(lo, hi int) {
 		dots := make([]float32, k)
@@ -189,12 +211,23 @@ func kmeansLloyd(sample, cent []float32, dims, k int, r *rand.Rand) {
 	sums := make([]float64, k*dims)
 	counts := make([]int, k)
 	for range kmeansIters {
-		parallelFor(s, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				c, _ := nearest(row(i), cent, dims)
-				assign[i] = uint32(c)
-			}
-		})
+		if k > assignRecheck && assignApprox {
+			cc := newCoarse(cent, dims)
+			parallelFor(s, func(lo, hi int) {
+				sc := cc.scratch()
+				for i := lo; i < hi; i++ {
+					c, _ := cc.nearest(sc, row(i))
+					assign[i] = uint32(c)
+				}
+			})
+		} else {
+			parallelFor(s, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					c, _ := nearest(row(i), cent, dims)
+					assign[i] = uint32(c)
+				}
+			})
+		}
 		clear(sums)
 		clear(counts)
 		for i, c := range assign {
