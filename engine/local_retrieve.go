@@ -45,9 +45,9 @@ func (b *localBackend) search(p *plan) (searcher, error) {
 		s.segs = make([][]*segment.Segment, 0, len(p.colls))
 		s.allow = make([][]*roaring.Bitmap, 0, len(p.colls))
 	}
-	p.visible = make(map[*collection]uint64, len(p.colls))
+	p.visible = p.visibleBuf[:0]
 	for _, c := range p.colls {
-		p.visible[c] = c.visibleGen() // before the snapshot
+		p.visible = append(p.visible, c.visibleGen()) // before the snapshot
 		segs := c.snapshot()
 		allow := make([]*roaring.Bitmap, len(segs))
 		if err := allowed(p.flt, segs, allow); err != nil {
@@ -205,6 +205,11 @@ const chunkSlab = 512
 // hitSlab-1 hits.
 const hitSlab = 64
 
+// firstHitSlab is the size of a search's first slab of hits: a keyword
+// search fetching its page (keywordTop, 11 hits for 10 results) fills
+// it without allocating and zeroing room for 64.
+const firstHitSlab = 16
+
 // get returns the hit of a document of collection c, added on first
 // sight.
 func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hit {
@@ -215,7 +220,11 @@ func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hi
 			cs.m = hitMaps.Get().(map[docKey]*hit)
 		}
 		if len(cs.slab) == cap(cs.slab) {
-			cs.slab = make([]hit, 0, hitSlab)
+			n := hitSlab
+			if cap(cs.slab) == 0 {
+				n = firstHitSlab
+			}
+			cs.slab = make([]hit, 0, n)
 		}
 		cs.slab = append(cs.slab, hit{c: c, seg: s, local: local, docID: s.Docs[local]})
 		h = &cs.slab[len(cs.slab)-1]

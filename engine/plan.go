@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
@@ -35,8 +36,11 @@ type plan struct {
 	colls      []*collection
 	// visible is each collection's installed commit generation when the
 	// embedded store took its snapshot, read before it (localBackend.search,
-	// version.go).
-	visible map[*collection]uint64
+	// version.go): visible[i] of colls[i] (visibleOf). visibleBuf holds it
+	// without allocating for one collection.
+	visible    []uint64
+	visibleBuf [1]uint64
+	collsBuf   [1]*collection
 	// grps are the groups of collections searched alike, with their
 	// weighed query terms (plan.groups, candidates); group0 and groupsBuf
 	// hold them without allocating in the common case of one.
@@ -64,7 +68,7 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	// White space as the OpenAPI document's \S pattern of an answer's
 	// query reads it.
 	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
-	colls, err := e.planCollections(owner, ids)
+	colls, err := e.planCollections(owner, ids, p.collsBuf[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +100,16 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	return p, nil
 }
 
-// planCollections resolves the named collections of the owner, each once.
-func (e *Engine) planCollections(owner string, ids []string) ([]*collection, error) {
+// planCollections resolves the named collections of the owner, each once,
+// appended to colls.
+func (e *Engine) planCollections(owner string, ids []string, colls []*collection) ([]*collection, error) {
 	if len(ids) == 0 {
 		return nil, invalidf("name at least one collection")
 	}
-	var colls []*collection
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
 			continue // a, a searches a once, as Elasticsearch's a,a/_search does
 		}
-		seen[id] = true
 		c, err := e.collection(owner, id)
 		if err != nil {
 			return nil, err
@@ -234,4 +236,15 @@ type collSchema struct{ c *collection }
 func (s collSchema) FieldType(name string) (filter.FieldType, bool) {
 	t, ok := s.c.fieldType(name)
 	return filter.FieldType(t), ok
+}
+
+// visibleOf returns the installed commit generation of a searched
+// collection when the search took its snapshot (0 before it did).
+func (p *plan) visibleOf(c *collection) uint64 {
+	for i, x := range p.colls {
+		if x == c && i < len(p.visible) {
+			return p.visible[i]
+		}
+	}
+	return 0
 }
