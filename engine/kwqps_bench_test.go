@@ -137,3 +137,47 @@ func BenchmarkKeywordRequest(b *testing.B) {
 		})
 	})
 }
+
+// TestKeywordLeanMatchesFull checks the peer benchmark's lean keyword
+// request against the API defaults (content and passages, which load
+// and render every part of the bodies) for the 300 queries on all of
+// SciFact: the same documents in the same order with the same scores and
+// sources, the same paging metadata. The lean request skips what the
+// full one does; its ranking must not change.
+func TestKeywordLeanMatchesFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes all of SciFact")
+	}
+	e, bodies := kwEngineSetup(t)
+	ctx := context.Background()
+	for i, body := range bodies {
+		lean, err := engine.ParseSearchRequest(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := engine.SearchRequest{Query: lean.Query, MaxResults: lean.MaxResults}
+		a, err := e.Search(ctx, "", []string{"kw"}, lean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Search(ctx, "", []string{"kw"}, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Documents) == 0 || len(a.Documents) != len(b.Documents) {
+			t.Fatalf("query %d: %d lean documents, %d full", i, len(a.Documents), len(b.Documents))
+		}
+		for j := range a.Documents {
+			x, y := a.Documents[j], b.Documents[j]
+			if x.DocumentID != y.DocumentID || x.Score != y.Score || x.Source != y.Source {
+				t.Fatalf("query %d result %d: lean %s %v %s, full %s %v %s", i, j, x.DocumentID, x.Score, x.Source, y.DocumentID, y.Score, y.Source)
+			}
+			if (x.Content != nil && *x.Content != "") || len(x.Passages) > 0 || y.Content == nil || *y.Content == "" {
+				t.Fatalf("query %d result %d: lean has content or passages (%d), or full has no content", i, j, len(x.Passages))
+			}
+		}
+		if (a.Metadata.NextOffset == nil) != (b.Metadata.NextOffset == nil) || a.Metadata.BelowMinScore != b.Metadata.BelowMinScore {
+			t.Fatalf("query %d: paging metadata differs", i)
+		}
+	}
+}
