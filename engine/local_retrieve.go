@@ -49,15 +49,25 @@ func (b *localBackend) search(p *plan) (searcher, error) {
 	for _, c := range p.colls {
 		p.visible = append(p.visible, c.visibleGen()) // before the snapshot
 		segs := c.snapshot()
-		allow := make([]*roaring.Bitmap, len(segs))
-		if err := allowed(p.flt, segs, allow); err != nil {
-			return nil, err
+		var allow []*roaring.Bitmap
+		if p.flt == nil && len(segs) <= len(noFilter) {
+			allow = noFilter[:len(segs):len(segs)] // read only
+		} else {
+			allow = make([]*roaring.Bitmap, len(segs))
+			if err := allowed(p.flt, segs, allow); err != nil {
+				return nil, err
+			}
 		}
 		s.segs = append(s.segs, segs)
 		s.allow = append(s.allow, allow)
 	}
 	return s, nil
 }
+
+// noFilter is the allow list of the segments of a search without a filter
+// (every entry nil: every live document), shared read-only by searches
+// rather than allocated by each.
+var noFilter [64]*roaring.Bitmap
 
 // of returns the position of a searched collection in p.colls.
 func (s *localSearch) of(c *collection) int {

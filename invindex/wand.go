@@ -407,7 +407,9 @@ func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow
 				d := base + uint32(off)
 				if (allow == nil || allow.Contains(d)) && (deleted == nil || !deleted.Contains(d)) {
 					s.scored++
-					theta = wandOffer(h, d, score, theta)
+					if score > theta { // most documents do not enter the heap
+						theta = wandOffer(h, d, score, theta)
+					}
 				}
 			}
 		}
