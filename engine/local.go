@@ -358,7 +358,7 @@ func (b *localBackend) vocabularySample(c *collection, n int) []string {
 // one (loadMatched, version.go).
 func (b *localBackend) load(p *plan, h *hit, bp bodyParts) (Document, error) {
 	if bp.none() {
-		if !h.c.matched(h, p.visibleOf(h.c)) {
+		if !h.c.matched(h, p.visible[h.c]) {
 			return Document{}, errChanged
 		}
 		return Document{DocumentID: h.docID}, nil

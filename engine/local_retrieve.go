@@ -45,9 +45,9 @@ func (b *localBackend) search(p *plan) (searcher, error) {
 		s.segs = make([][]*segment.Segment, 0, len(p.colls))
 		s.allow = make([][]*roaring.Bitmap, 0, len(p.colls))
 	}
-	p.visible = p.visibleBuf[:0]
+	p.visible = make(map[*collection]uint64, len(p.colls))
 	for _, c := range p.colls {
-		p.visible = append(p.visible, c.visibleGen()) // before the snapshot
+		p.visible[c] = c.visibleGen() // before the snapshot
 		segs := c.snapshot()
 		var allow []*roaring.Bitmap
 		if p.flt == nil && len(segs) <= len(noFilter) {

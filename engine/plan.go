@@ -36,11 +36,10 @@ type plan struct {
 	colls      []*collection
 	// visible is each collection's installed commit generation when the
 	// embedded store took its snapshot, read before it (localBackend.search,
-	// version.go): visible[i] of colls[i] (visibleOf). visibleBuf holds it
-	// without allocating for one collection.
-	visible    []uint64
-	visibleBuf [1]uint64
-	collsBuf   [1]*collection
+	// version.go).
+	visible map[*collection]uint64
+	// collsBuf holds colls without allocating for one collection.
+	collsBuf [1]*collection
 	// grps are the groups of collections searched alike, with their
 	// weighed query terms (plan.groups, candidates); group0 and groupsBuf
 	// hold them without allocating in the common case of one.
@@ -236,15 +235,4 @@ type collSchema struct{ c *collection }
 func (s collSchema) FieldType(name string) (filter.FieldType, bool) {
 	t, ok := s.c.fieldType(name)
 	return filter.FieldType(t), ok
-}
-
-// visibleOf returns the installed commit generation of a searched
-// collection when the search took its snapshot (0 before it did).
-func (p *plan) visibleOf(c *collection) uint64 {
-	for i, x := range p.colls {
-		if x == c && i < len(p.visible) {
-			return p.visible[i]
-		}
-	}
-	return 0
 }

@@ -76,7 +76,7 @@ func (e *Engine) loadMatched(p *plan, h *hit, bp bodyParts) (Document, error) {
 	if err != nil {
 		return d, err
 	}
-	if !h.c.matched(h, p.visibleOf(h.c)) {
+	if !h.c.matched(h, p.visible[h.c]) {
 		return Document{}, notFoundf("document %q of collection %q changed during the search", h.docID, h.c.id)
 	}
 	return d, nil
