@@ -49,15 +49,25 @@ func (b *localBackend) search(p *plan) (searcher, error) {
 	for _, c := range p.colls {
 		p.visible[c] = c.visibleGen() // before the snapshot
 		segs := c.snapshot()
-		allow := make([]*roaring.Bitmap, len(segs))
-		if err := allowed(p.flt, segs, allow); err != nil {
-			return nil, err
+		var allow []*roaring.Bitmap
+		if p.flt == nil && len(segs) <= len(noFilter) {
+			allow = noFilter[:len(segs):len(segs)] // read only
+		} else {
+			allow = make([]*roaring.Bitmap, len(segs))
+			if err := allowed(p.flt, segs, allow); err != nil {
+				return nil, err
+			}
 		}
 		s.segs = append(s.segs, segs)
 		s.allow = append(s.allow, allow)
 	}
 	return s, nil
 }
+
+// noFilter is the allow list of the segments of a search without a filter
+// (every entry nil: every live document), shared read-only by searches
+// rather than allocated by each.
+var noFilter [64]*roaring.Bitmap
 
 // of returns the position of a searched collection in p.colls.
 func (s *localSearch) of(c *collection) int {
@@ -205,6 +215,11 @@ const chunkSlab = 512
 // hitSlab-1 hits.
 const hitSlab = 64
 
+// firstHitSlab is the size of a search's first slab of hits: a keyword
+// search fetching its page (keywordTop, 11 hits for 10 results) fills
+// it without allocating and zeroing room for 64.
+const firstHitSlab = 16
+
 // get returns the hit of a document of collection c, added on first
 // sight.
 func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hit {
@@ -215,7 +230,11 @@ func (cs *candidateSet) get(c *collection, s *segment.Segment, local uint32) *hi
 			cs.m = hitMaps.Get().(map[docKey]*hit)
 		}
 		if len(cs.slab) == cap(cs.slab) {
-			cs.slab = make([]hit, 0, hitSlab)
+			n := hitSlab
+			if cap(cs.slab) == 0 {
+				n = firstHitSlab
+			}
+			cs.slab = make([]hit, 0, n)
 		}
 		cs.slab = append(cs.slab, hit{c: c, seg: s, local: local, docID: s.Docs[local]})
 		h = &cs.slab[len(cs.slab)-1]

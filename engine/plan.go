@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/najdi/najdi/filter"
@@ -37,6 +38,8 @@ type plan struct {
 	// embedded store took its snapshot, read before it (localBackend.search,
 	// version.go).
 	visible map[*collection]uint64
+	// collsBuf holds colls without allocating for one collection.
+	collsBuf [1]*collection
 	// grps are the groups of collections searched alike, with their
 	// weighed query terms (plan.groups, candidates); group0 and groupsBuf
 	// hold them without allocating in the common case of one.
@@ -64,7 +67,7 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	// White space as the OpenAPI document's \S pattern of an answer's
 	// query reads it.
 	p := &plan{ctx: ctx, req: req, query: strictjson.TrimSpace(req.Query)}
-	colls, err := e.planCollections(owner, ids)
+	colls, err := e.planCollections(owner, ids, p.collsBuf[:0])
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +99,16 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	return p, nil
 }
 
-// planCollections resolves the named collections of the owner, each once.
-func (e *Engine) planCollections(owner string, ids []string) ([]*collection, error) {
+// planCollections resolves the named collections of the owner, each once,
+// appended to colls.
+func (e *Engine) planCollections(owner string, ids []string, colls []*collection) ([]*collection, error) {
 	if len(ids) == 0 {
 		return nil, invalidf("name at least one collection")
 	}
-	var colls []*collection
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
 			continue // a, a searches a once, as Elasticsearch's a,a/_search does
 		}
-		seen[id] = true
 		c, err := e.collection(owner, id)
 		if err != nil {
 			return nil, err

@@ -399,7 +399,8 @@ type chunkHit struct {
 // their BM25 weights from the statistics of the searched collections.
 type queryTerms struct {
 	terms   []invindex.QueryTerm
-	weights map[string]float64 // term → idf, for passages
+	weights map[string]float64 // term → idf, for passages (set by queryTermsFor)
+	idf     []float64          // idf of terms[i]
 	max     float64            // maximum attainable BM25 score
 	bm25    invindex.BM25
 	an      *text.Analyzer
@@ -414,6 +415,14 @@ func dot(a, b []float32) float32 { return vector.DotFloat32(a, b) }
 func (e *Engine) queryTermsFor(p *plan, c *collection) queryTerms {
 	for _, g := range p.grps {
 		if slices.Contains(g.colls, c) {
+			if g.qt.weights == nil {
+				// Only passages read the map: built on first use, not by
+				// every search.
+				g.qt.weights = make(map[string]float64, len(g.qt.terms))
+				for i, t := range g.qt.terms {
+					g.qt.weights[t.Term] = g.qt.idf[i]
+				}
+			}
 			return g.qt
 		}
 	}
@@ -425,26 +434,33 @@ func (e *Engine) queryTermsFor(p *plan, c *collection) queryTerms {
 // searched collections: n documents of average length avg, document
 // frequencies df.
 func weighQuery(rk RankerConfig, an *text.Analyzer, q string, order []string, counts map[string]int, n uint64, avg float64, df func(string) uint64) queryTerms {
-	qt := queryTerms{weights: map[string]float64{}, an: an, ids: identifierTerms(an, q), counts: counts}
+	qt := queryTerms{an: an, ids: identifierTerms(an, q), counts: counts}
 	if n == 0 {
 		avg = 1
 	}
 	qt.bm25 = invindex.BM25{K1: rk.K1, B: rk.B, AvgDocLen: float32(avg)}
-	dfs := make(map[string]uint64, len(order))
-	for _, t := range order {
+	qt.terms = make([]invindex.QueryTerm, 0, len(order))
+	qt.idf = make([]float64, 0, len(order))
+	dfs := make([]uint64, len(order)) // of order's terms
+	for i, t := range order {
 		d := df(t)
-		dfs[t] = d
+		dfs[i] = d
 		idf := invindex.BM25IDF(max(n, 1), d)
 		if d == 0 {
 			idf = invindex.BM25IDF(max(n, 1), 0)
 		}
 		w := idf * float32(counts[t])
 		qt.terms = append(qt.terms, invindex.QueryTerm{Term: t, Weight: w})
-		qt.weights[t] = float64(idf)
+		qt.idf = append(qt.idf, float64(idf))
 		qt.max += float64(w) * float64(rk.K1+1)
 	}
 	// An identifier's terms are terms of the query (same analyzer).
-	qt.ids = rareIdentifiers(qt.ids, len(order), n, func(t string) uint64 { return dfs[t] })
+	qt.ids = rareIdentifiers(qt.ids, len(order), n, func(t string) uint64 {
+		if i := slices.Index(order, t); i >= 0 {
+			return dfs[i]
+		}
+		return 0 // as the map it replaced answered
+	})
 	return qt
 }
 
@@ -456,7 +472,7 @@ func weighQuery(rk RankerConfig, an *text.Analyzer, q string, order []string, co
 // of them, so documents holding every one of them rank first (see tier).
 func identifierTerms(an *text.Analyzer, q string) [][]string {
 	var out [][]string
-	for _, tok := range strings.Fields(q) {
+	for tok := range strings.FieldsSeq(q) {
 		tok = strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		letters, digits := false, false
 		for _, r := range tok {

@@ -161,6 +161,12 @@ func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring
 	if math.IsNaN(float64(threshold)) {
 		threshold = float32(math.Inf(-1))
 	}
+	if deleted != nil && deleted.IsEmpty() {
+		// Every scorer asks deleted about each document it offers: an
+		// empty bitmap (a segment without deletes) answers no at the
+		// cost of a container search each time.
+		deleted = nil
+	}
 	bp := p.resolve(t)
 	s := wandPool.Get().(*wandScratch)
 	defer wandPool.Put(s)
@@ -173,7 +179,9 @@ func (t *TextIndex) search(q []QueryTerm, p BM25, k int, allow, deleted *roaring
 		if allow != nil {
 			allowed = allow.GetCardinality()
 		}
-		mode = chooseWandMode(allow != nil, allowed, sumDF, uint64(t.numDocs), t.allCommon(q))
+		// allCommon looks every term up again: only a filtered search
+		// asks (chooseWandMode).
+		mode = chooseWandMode(allow != nil, allowed, sumDF, uint64(t.numDocs), allow != nil && t.allCommon(q))
 	}
 
 	n := len(dst)
@@ -399,7 +407,9 @@ func (s *wandScratch) exhaustive(t *TextIndex, bp bm25Params, h *bm25Heap, allow
 				d := base + uint32(off)
 				if (allow == nil || allow.Contains(d)) && (deleted == nil || !deleted.Contains(d)) {
 					s.scored++
-					theta = wandOffer(h, d, score, theta)
+					if score > theta { // most documents do not enter the heap
+						theta = wandOffer(h, d, score, theta)
+					}
 				}
 			}
 		}

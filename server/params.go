@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,10 +115,21 @@ func (s *Server) rejectUnknownParams(ctx *fasthttp.RequestCtx, u *User, method s
 // drops when its value is empty too: such a parameter is unknown, not
 // absent.
 func emptyParamName(ctx *fasthttp.RequestCtx) bool {
-	for _, seg := range strings.Split(string(ctx.URI().QueryString()), "&") {
-		if strings.HasPrefix(seg, "=") {
+	return emptyParamIn(ctx.URI().QueryString())
+}
+
+// emptyParamIn reports whether a query string holds a segment (between
+// '&') that starts with '=', without allocating (every request asks).
+func emptyParamIn(qs []byte) bool {
+	for len(qs) > 0 {
+		if qs[0] == '=' {
 			return true
 		}
+		i := bytes.IndexByte(qs, '&')
+		if i < 0 {
+			return false
+		}
+		qs = qs[i+1:]
 	}
 	return false
 }

@@ -120,7 +120,8 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 func (s *Server) route(ctx *fasthttp.RequestCtx) string {
 	path := string(ctx.Path())
 	method := string(ctx.Method())
-	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var partsBuf [8]string
+	parts := splitAppend(partsBuf[:0], strings.Trim(path, "/"), '/')
 	switch path {
 	case "/health", "/metrics", "/v1/openapi.json", "/":
 		if method != "GET" && method != "HEAD" {
@@ -203,7 +204,8 @@ func (s *Server) collections(ctx *fasthttp.RequestCtx, u *User, method string, r
 		s.collection(ctx, owner, method, rest[0])
 		return "/v1/collections/{id}"
 	}
-	ids := strings.Split(rest[0], ",")
+	var idsBuf [4]string
+	ids := splitAppend(idsBuf[:0], rest[0], ',')
 	switch rest[1] {
 	case "documents":
 		return s.documents(ctx, owner, method, ids, rest[2:])
@@ -535,4 +537,19 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	ctx.Response.Header.SetContentType("application/json")
 	ctx.SetStatusCode(status)
 	ctx.SetBody(buf.Bytes())
+}
+
+// splitAppend appends the pieces of s between sep bytes to dst, as
+// strings.Split(s, string(sep)) returns them (one empty piece for an empty
+// s), without allocating while dst has room: the router splits the path
+// of every request.
+func splitAppend(dst []string, s string, sep byte) []string {
+	for {
+		i := strings.IndexByte(s, sep)
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
