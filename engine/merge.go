@@ -97,7 +97,9 @@ func (e *Engine) mergeCollection(c *collection) error {
 	segs := c.snapshot()
 	var pick []*segment.Segment
 	if len(segs) > e.opts.MaxSegments {
-		pick = overflowMergePick(segs, e.opts.MaxSegments)
+		bySize := byLive(segs)
+		n := len(segs) - e.opts.MaxSegments/2 + 1
+		pick = bySize[:min(n, len(bySize))]
 	} else {
 		for _, s := range segs {
 			if len(s.Docs) > 0 && s.Live()*2 < len(s.Docs) {
@@ -120,24 +122,6 @@ func byLive(segs []*segment.Segment) []*segment.Segment {
 	bySize := slices.Clone(segs)
 	slices.SortFunc(bySize, func(a, b *segment.Segment) int { return a.Live() - b.Live() })
 	return bySize
-}
-
-// overflowMergePick returns the segments merged when a collection holds
-// more than maxSegments: the smallest ones of comparable size (the run
-// idleMergePick takes), when there are at least two; otherwise the
-// smallest len(segs) − maxSegments/2 + 1, which brings the count down to
-// maxSegments/2. During a bulk load of many small flushes beside a few
-// large segments the flushes merge with each other, and a large segment
-// is rewritten only once they add up to a quarter of it: before, every
-// such merge took the smallest large segment along, so a 1M-chunk load
-// rewrote about 13M vectors (simulation by h/mergecost).
-func overflowMergePick(segs []*segment.Segment, maxSegments int) []*segment.Segment {
-	if pick := idleMergePick(segs); len(pick) >= 2 {
-		return pick
-	}
-	bySize := byLive(segs)
-	n := len(segs) - maxSegments/2 + 1
-	return bySize[:min(n, len(bySize))]
 }
 
 // idleMergeRatio bounds the write amplification of idle merges: a segment

@@ -140,36 +140,6 @@ func TestIdleMergePick(t *testing.T) {
 	}
 }
 
-// TestOverflowMergePick: above MaxSegments, small flushes merge with each
-// other rather than dragging a large segment into every merge; segments
-// of one size all merge down to half of MaxSegments.
-func TestOverflowMergePick(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		live []int
-		want []int // live counts of the picked segments, ascending
-	}{
-		{"flushes beside large segments", []int{200_000, 2000, 180_000, 2000, 2000, 150_000, 2000, 2000, 120_000}, []int{2000, 2000, 2000, 2000, 2000}},
-		{"flushes reaching a quarter of the smallest large one", []int{40_000, 10_000, 10_000, 10_000, 10_000, 900_000, 900_000, 900_000, 900_000}, []int{10_000, 10_000, 10_000, 10_000, 40_000}},
-		{"one small segment among large ones: the smallest down to half", []int{10, 100_000, 100_001, 100_002, 100_003, 100_004, 100_005, 100_006, 100_007}, []int{10, 100_000, 100_001, 100_002, 100_003, 100_004}},
-		{"equal segments all merge", []int{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000}, []int{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var segs []*segment.Segment
-			for i, n := range tc.live {
-				segs = append(segs, &segment.Segment{ID: uint64(i + 1), Docs: make([]string, n), Deleted: roaring.New()})
-			}
-			var got []int
-			for _, s := range overflowMergePick(segs, 8) {
-				got = append(got, s.Live())
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("picked %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestIdleMergeAfterBulkLoad: a bulk load written as several flushes is
 // merged to one segment once the collection is idle, with the same search
 // answers; with IdleMerge disabled the segments stay.
