@@ -281,7 +281,7 @@ test('upload: a PDF, a CSV and a JSONL with a bad line, dropped, with progress t
 
   await page.goto(base + '/ui/#/collections');
   await page.waitForSelector('tr[data-collection="papers"]');
-  assert.equal((await page.textContent('tr[data-collection="papers"] .docs')).trim(), '33');
+  assert.equal((await page.textContent('tr[data-collection="papers"] .docs')).trim(), '63');
   await shot('collections');
 });
 
