@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -137,6 +138,31 @@ func shortTrainQueries(tb testing.TB, tc engine.TokenCounter, maxTokens int) []s
 	return out
 }
 
+// largeStaticVectors maps each of texts (the first chunks of the
+// bench/peers large collection) to its vector in path, the collection's
+// cached static vectors (raw little-endian float32 rows, row i = chunk i,
+// written by `najdi-bench peers`); the file may hold more rows.
+func largeStaticVectors(path string, texts []string, dims int) (map[string][]float32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run `najdi-bench peers` once to make it)", err)
+	}
+	defer f.Close()
+	raw := make([]byte, len(texts)*dims*4)
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, fmt.Errorf("%s: %d rows of %d dims wanted: %w", path, len(texts), dims, err)
+	}
+	vecs := make(map[string][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[(i*dims+j)*4:]))
+		}
+		vecs[t] = v
+	}
+	return vecs, nil
+}
+
 // hybrid100kSetup opens the engine of BenchmarkHybrid100k: one hybrid
 // collection "big" of the bench/peers large collection's first 100,000
 // chunks (two SciFact sentences each, peers.LargeTexts seed 1) with their
@@ -179,23 +205,10 @@ func hybrid100kSetup(b *testing.B) *engine.Engine {
 		}
 		texts := peers.LargeTexts(bs, hybrid100kChunks, 1)
 		cache := filepath.Join(embed.DefaultCacheDir(), "bench", fmt.Sprintf("peers-large-static-%d.f32", hybrid100kChunks))
-		raw, err := os.ReadFile(cache)
+		vecs, err := largeStaticVectors(cache, texts, base.Dims())
 		if err != nil {
-			s.err = fmt.Errorf("%w (run `najdi-bench peers` once to make it)", err)
+			s.err = err
 			return
-		}
-		dims := base.Dims()
-		if len(raw) != len(texts)*4*dims {
-			s.err = fmt.Errorf("%s holds %d bytes, want %d", cache, len(raw), len(texts)*4*dims)
-			return
-		}
-		vecs := make(map[string][]float32, len(texts))
-		for i, t := range texts {
-			v := make([]float32, dims)
-			for j := range v {
-				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[(i*dims+j)*4:]))
-			}
-			vecs[t] = v
 		}
 		emb := cachedPassages{Embedder: base, vecs: vecs, misses: new(atomic.Int64), given: &s.given, qvecs: map[string][]float32{}}
 		for _, q := range s.queries {

@@ -2,9 +2,7 @@ package engine_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,26 +75,11 @@ func BenchmarkIngestScale(b *testing.B) {
 	}
 	texts := peers.LargeTexts(bs, n, 1)
 	const dims = 384
-	path := filepath.Join(embed.DefaultCacheDir(), "bench", "peers-large-static-1000000.f32")
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatalf("%v (run `najdi-bench peers -large 1000000` once to make it)", err)
-	}
-	raw := make([]byte, n*dims*4)
-	_, err = f.ReadAt(raw, 0)
-	f.Close()
+	vecs, err := largeStaticVectors(filepath.Join(embed.DefaultCacheDir(), "bench", "peers-large-static-1000000.f32"), texts, dims)
 	if err != nil {
 		b.Fatal(err)
 	}
-	emb := givenVectors{dims: dims, vecs: make(map[string][]float32, n), misses: new(atomic.Int64)}
-	for i, t := range texts {
-		v := make([]float32, dims)
-		for j := range v {
-			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[(i*dims+j)*4:]))
-		}
-		emb.vecs[t] = v
-	}
-	raw = nil
+	emb := givenVectors{dims: dims, vecs: vecs, misses: new(atomic.Int64)}
 	ctx := context.Background()
 	for b.Loop() {
 		b.StopTimer()

@@ -145,9 +145,6 @@ func BenchmarkKeywordRequest(b *testing.B) {
 // sources, the same paging metadata. The lean request skips what the
 // full one does; its ranking must not change.
 func TestKeywordLeanMatchesFull(t *testing.T) {
-	if testing.Short() {
-		t.Skip("indexes all of SciFact")
-	}
 	e, bodies := kwEngineSetup(t)
 	ctx := context.Background()
 	for i, body := range bodies {

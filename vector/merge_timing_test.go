@@ -47,12 +47,7 @@ func mergeShapes(n int) []mergeShape {
 // of different revisions merge the same parts; delete the cache when
 // Build changes.
 func BenchmarkMerge(b *testing.B) {
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
-	path := filepath.Join(cache, "bench", "peers-large-static-1000000.f32")
+	path := staticRowsPath()
 	n := 250_000
 	if s := os.Getenv("NAJDI_MERGE_N"); s != "" {
 		var err error

@@ -23,12 +23,7 @@ import (
 // is that of segments, so builds of different revisions share the cache
 // (delete it when build code changes).
 func BenchmarkStaticScale(b *testing.B) {
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
-	path := filepath.Join(cache, "bench", "peers-large-static-1000000.f32")
+	path := staticRowsPath()
 	queries := readStaticRows(b, path, 999_800, 1_000_000)
 	dir := os.Getenv("NAJDI_VECSCAN_DIR")
 	if dir == "" {

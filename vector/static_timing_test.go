@@ -12,6 +12,17 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
+// staticRowsPath is the peer benchmark's cached static vectors of its
+// 1M-chunk collection, under NAJDI_CACHE (default ~/.cache/najdi).
+func staticRowsPath() string {
+	cache := os.Getenv("NAJDI_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "najdi")
+	}
+	return filepath.Join(cache, "bench", "peers-large-static-1000000.f32")
+}
+
 // readStaticRows reads rows lo..hi-1 of a raw float32 file of 384-d rows
 // (the peer benchmark's cached static vectors, bench/peers.LargeDocs).
 func readStaticRows(tb testing.TB, path string, lo, hi int) [][]float32 {
@@ -45,12 +56,7 @@ func readStaticRows(tb testing.TB, path string, lo, hi int) [][]float32 {
 // search. The rows are read from NAJDI_CACHE (default ~/.cache/najdi)
 // bench/peers-large-static-1000000.f32.
 func BenchmarkStaticSearch(b *testing.B) {
-	cache := os.Getenv("NAJDI_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "najdi")
-	}
-	path := filepath.Join(cache, "bench", "peers-large-static-1000000.f32")
+	path := staticRowsPath()
 	queries := readStaticRows(b, path, 999_800, 1_000_000)
 	for _, n := range []int{10_000, 100_000} {
 		corpus := readStaticRows(b, path, 0, n)
