@@ -43,6 +43,16 @@ is recursive and names the collection's fields, which no schema of the
 operation can know. filter:{field} parameters are renamed onto declared
 fields the same way.
 
+Phrase texts and synonyms must hold a letter or a number in any script
+(the pattern [\p{L}\p{N}&]). schemathesis's regex engine reads that
+class as Latin letters up to U+024F (and ASCII digits), so it calls a text
+like "ɷ" schema-invalid: it sends it as a negative case the server rightly
+accepts, and flags the server's echo of a stored one as violating the
+response schema. The hook replaces each letter or number beyond U+024F in
+a phrase set body by "-": a text holding only such characters becomes
+one the server rejects (a negative case stays negative), one holding a
+Latin letter stays valid.
+
 One negative case is read as sent, not as generated: schemathesis may
 generate a request without the Authorization header (which --auth then
 adds, so the server sees valid credentials) and with query properties
@@ -57,6 +67,7 @@ import os
 import re
 import threading
 import urllib.error
+import unicodedata
 import urllib.request
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -320,6 +331,26 @@ def _model_body(body):
                     m["phrase_set_ids"] = _phrase_set_ids(m["phrase_set_ids"])
 
 
+def _latin_word_chars(t):
+    if not isinstance(t, str):
+        return t
+    return "".join("-" if ord(c) > 0x24F and unicodedata.category(c)[0] in "LN" else c for c in t)
+
+
+def _phrase_set_body(body):
+    phrases = body.get("phrases") if isinstance(body, dict) else None
+    if not isinstance(phrases, list):
+        return
+    for p in phrases:
+        if not isinstance(p, dict):
+            continue
+        if "text" in p:
+            p["text"] = _latin_word_chars(p["text"])
+        syn = p.get("synonyms")
+        if isinstance(syn, list):
+            p["synonyms"] = [_latin_word_chars(x) for x in syn]
+
+
 def _collection_body(body):
     emb = body.get("embedding_config") if isinstance(body, dict) else None
     remote = emb.get("model") if isinstance(emb, dict) else None
@@ -342,6 +373,8 @@ def before_call(context, case, kwargs):
     method, path = op.method.upper(), op.path
     if method in ("POST", "PUT") and path in ("/models", "/models/{model_id}"):
         _model_body(case.body)
+    elif method in ("POST", "PUT") and path in ("/phrase-sets", "/phrase-sets/{phrase_set_id}"):
+        _phrase_set_body(case.body)
     elif method == "PUT" and path == "/v1/collections/{collection_id}":
         _collection_body(case.body)
         _spare_fixtures(case)

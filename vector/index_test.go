@@ -393,6 +393,20 @@ func TestDefaultProbes(t *testing.T) {
 	}
 }
 
+func TestFilterProbes(t *testing.T) {
+	for _, c := range []struct {
+		nprobe int
+		frac   float64
+		want   int
+	}{
+		{40, 1, 40}, {40, 0, 40}, {40, 0.5, 53}, {40, 0.01, 124}, {40, 0.2, 70}, {40, 0.05, 95}, {188, 0.2, 326},
+	} {
+		if got := filterProbes(c.nprobe, c.frac); got != c.want {
+			t.Errorf("filterProbes(%d, %v) = %d, want %d", c.nprobe, c.frac, got, c.want)
+		}
+	}
+}
+
 // TestSearchLargeKScalesProbes checks that a search for many results with
 // the default nprobe scans the lists DefaultProbes names: it returns what an
 // explicit nprobe of that many lists returns, and recall@300 beats the

@@ -164,8 +164,8 @@ func (x *Index) getScratch(k int) *scratch {
 // Small indexes, and allowed sets smaller than Options.BruteForceBelow or
 // so small that scoring them in float32 reads fewer bytes than the probed
 // lists' int8 codes, are searched exactly. Otherwise the nprobe lists whose centroids are closest to q are
-// scanned with int8 codes, nprobe being scaled by Len/|allow| so that a
-// filter does not starve the candidates, and the best max(Rerank, 4k)
+// scanned with int8 codes, nprobe being scaled for the allowed fraction
+// (filterProbes) so that a filter does not starve the candidates, and the best max(Rerank, 4k)
 // allowed candidates are re-scored with float32 vectors. A q of the wrong
 // dimension returns no results. With a dst of capacity k, Search does not
 // allocate.
@@ -218,16 +218,39 @@ func (x *Index) SearchFunc(q []float32, k int, nprobe int, allow func(id uint32)
 	return append(dst, s.top.sorted()...)
 }
 
+// linearFilterProbes restores the former scaling of a filtered search's
+// lists by n/allowed (benchmarks compare it with filterProbes).
+var linearFilterProbes = false
+
 // probes returns the lists to scan: nprobe, or the default scaled for k
-// (DefaultProbes), scaled by n/allowed.
+// (DefaultProbes), scaled for a filter that allows fewer than all n
+// (filterProbes).
 func (x *Index) probes(nprobe, k int, allowed uint64) int {
 	if nprobe <= 0 {
 		nprobe = DefaultProbes(x.opts.NProbe, k)
 	}
 	if allowed < uint64(x.n) {
-		nprobe = int((uint64(nprobe)*uint64(x.n) + allowed - 1) / allowed)
+		if linearFilterProbes {
+			nprobe = int((uint64(nprobe)*uint64(x.n) + allowed - 1) / allowed)
+		} else {
+			nprobe = filterProbes(nprobe, float64(allowed)/float64(x.n))
+		}
 	}
 	return max(1, min(nprobe, x.nlist))
+}
+
+// filterProbes returns the lists a search scans when a filter allows the
+// fraction frac of the vectors, given the lists nprobe it scans without
+// one. The k nearest allowed vectors of a filter spread evenly over the
+// index are about the k/frac nearest of all, so the lists grow as they do
+// for k/frac results (DefaultProbes: by half per tripling), not by
+// 1/frac: ×1.73 at 20 % instead of ×5, ×2.36 at 5 % instead of ×20.
+func filterProbes(nprobe int, frac float64) int {
+	if frac <= 0 || frac >= 1 {
+		return nprobe
+	}
+	f := 1 + 0.5*math.Log(1/frac)/math.Log(3)
+	return int(math.Ceil(float64(nprobe) * f))
 }
 
 // rerankPerK is the least number of int8 candidates per result re-scored
