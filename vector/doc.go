@@ -66,11 +66,13 @@
 // grows as it would for k·n/|allowed| results (by half per tripling of
 // n/|allowed|: ×1.73 at 20 %, ×2.36 at 5 %), since the k nearest allowed
 // vectors of a filter spread over the index are about the k·n/|allowed|
-// nearest of all (it was scaled by n/|allowed|, ×5 at 20 %, which read
-// about half the codes of a 1M index per filtered hybrid search); when the allowed set is smaller than BruteForceBelow, or
-// when scoring it in float32 reads fewer bytes than the (scaled) probed
-// lists' codes, the search is exact over the allowed ids instead (on 105k
-// vectors with the defaults, below about 17% of the index). Scratch buffers come from a per-index sync.Pool: a search
+// nearest of all (it was scaled by n/|allowed|, ×5 at 20 %, which sent a
+// filtered hybrid search on 1M vectors to the exact path); when the
+// allowed set is smaller than BruteForceBelow, or when scoring it in
+// float32 reads fewer bytes than the (scaled) probed lists' codes, the
+// search is exact over the allowed ids instead (on 105k vectors with the
+// defaults and k ≤ 100, below about 7 % of the index; 17 % with the
+// former scaling). Scratch buffers come from a per-index sync.Pool: a search
 // with a reused dst allocates nothing (TestSearchAllocs).
 //
 // Indexes of at least 500,000 vectors (nibbleFrom) also keep a 4-bit code
