@@ -3,8 +3,6 @@ package vector
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -21,20 +19,15 @@ import (
 // lists). n is 100k and, with NAJDI_VECSCAN_1M=1, 1M (the index cached as
 // BenchmarkStaticScale caches it).
 func BenchmarkStaticFiltered(b *testing.B) {
-	path := staticRowsPath()
-	queries := readStaticRows(b, path, 999_800, 1_000_000)
-	dir := os.Getenv("NAJDI_VECSCAN_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	sizes := []int{100_000}
-	if os.Getenv("NAJDI_VECSCAN_1M") != "" {
-		sizes = append(sizes, 999_800)
-	}
+	path, queries, dir, sizes := staticScaleSetup(b)
 	for _, n := range sizes {
 		x, _ := staticScaleIndex(b, dir, path, n, queries)
 		for _, f := range staticFilters(x, n) {
-			truth := filteredTruth(x, queries, f.allow, 300)
+			ids := f.allow.ToArray()
+			truth := make([][]Result, len(queries))
+			for i, q := range queries {
+				truth[i] = exactTop(x, q, 300, ids)
+			}
 			for _, k := range []int{10, 300} {
 				for _, linear := range []bool{false, true} {
 					rule := "log"
@@ -92,49 +85,9 @@ func staticFilters(x *Index, n int) []staticFilter {
 	for i := range dir {
 		dir[i] = float32(rng.NormFloat64())
 	}
-	type proj struct {
-		id uint32
-		p  float32
-	}
-	ps := make([]proj, n)
-	for id := range n {
-		ps[id] = proj{uint32(id), x.Dot(dir, uint32(id))}
-	}
-	slices.SortFunc(ps, func(a, b proj) int {
-		switch {
-		case a.p > b.p:
-			return -1
-		case a.p < b.p:
-			return 1
-		}
-		return 0
-	})
 	bm := roaring.New()
-	for _, p := range ps[:n/5] {
-		bm.Add(p.id)
+	for _, r := range exactTop(x, dir, n/5, nil) {
+		bm.Add(r.ID)
 	}
 	return append(out, staticFilter{"direction20", bm})
-}
-
-// filteredTruth returns the exact k nearest allowed vectors of each query.
-func filteredTruth(x *Index, queries [][]float32, allow *roaring.Bitmap, k int) [][]Result {
-	out := make([][]Result, len(queries))
-	ids := allow.ToArray()
-	for i, q := range queries {
-		all := make([]Result, len(ids))
-		for j, id := range ids {
-			all[j] = Result{id, x.Dot(q, id)}
-		}
-		slices.SortFunc(all, func(a, b Result) int {
-			switch {
-			case worse(b, a):
-				return -1
-			case worse(a, b):
-				return 1
-			}
-			return 0
-		})
-		out[i] = all[:min(k, len(all))]
-	}
-	return out
 }

@@ -23,16 +23,7 @@ import (
 // is that of segments, so builds of different revisions share the cache
 // (delete it when build code changes).
 func BenchmarkStaticScale(b *testing.B) {
-	path := staticRowsPath()
-	queries := readStaticRows(b, path, 999_800, 1_000_000)
-	dir := os.Getenv("NAJDI_VECSCAN_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	sizes := []int{100_000}
-	if os.Getenv("NAJDI_VECSCAN_1M") != "" {
-		sizes = append(sizes, 999_800)
-	}
+	path, queries, dir, sizes := staticScaleSetup(b)
 	for _, n := range sizes {
 		x, truth := staticScaleIndex(b, dir, path, n, queries)
 		// k 33 at the lists of k 300: an engine's vector-only search of a
@@ -66,6 +57,43 @@ func BenchmarkStaticScale(b *testing.B) {
 			}
 		})
 	}
+}
+
+// staticScaleSetup returns what the static-vector benchmarks share: the
+// cached rows' path, the 200 held-out rows as queries, the directory that
+// caches built indexes (NAJDI_VECSCAN_DIR, or a temporary one) and the
+// index sizes (100k, and 1M with NAJDI_VECSCAN_1M=1).
+func staticScaleSetup(b *testing.B) (path string, queries [][]float32, dir string, sizes []int) {
+	path = staticRowsPath()
+	queries = readStaticRows(b, path, 999_800, 1_000_000)
+	dir = os.Getenv("NAJDI_VECSCAN_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	sizes = []int{100_000}
+	if os.Getenv("NAJDI_VECSCAN_1M") != "" {
+		sizes = append(sizes, 999_800)
+	}
+	return path, queries, dir, sizes
+}
+
+// exactTop returns the k vectors of x most similar to q among ids (nil:
+// all of x) by x's own dot product, best first.
+func exactTop(x *Index, q []float32, k int, ids []uint32) []Result {
+	var all []Result
+	if ids == nil {
+		all = make([]Result, x.Len())
+		for id := range all {
+			all[id] = Result{uint32(id), x.Dot(q, uint32(id))}
+		}
+	} else {
+		all = make([]Result, len(ids))
+		for j, id := range ids {
+			all[j] = Result{id, x.Dot(q, id)}
+		}
+	}
+	slices.SortFunc(all, byRank)
+	return all[:min(k, len(all))]
 }
 
 // staticScaleIndex returns the index of static rows 0..n-1 (built with
@@ -105,21 +133,9 @@ func staticScaleIndex(b *testing.B, dir, path string, n int, queries [][]float32
 	}
 	var raw []byte
 	for _, q := range queries {
-		all := make([]Result, n)
-		for id := range n {
-			all[id] = Result{uint32(id), x.Dot(q, uint32(id))}
-		}
-		slices.SortFunc(all, func(a, b Result) int {
-			switch {
-			case worse(b, a):
-				return -1
-			case worse(a, b):
-				return 1
-			}
-			return 0
-		})
-		truth = append(truth, all[:k])
-		for _, r := range all[:k] {
+		top := exactTop(x, q, k, nil)
+		truth = append(truth, top)
+		for _, r := range top {
 			raw = binary.LittleEndian.AppendUint32(raw, r.ID)
 			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(r.Score))
 		}

@@ -129,16 +129,20 @@ func (h *topK) push(r Result) {
 
 // sorted sorts the kept results best first and returns them.
 func (h *topK) sorted() []Result {
-	slices.SortFunc(h.items, func(a, b Result) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(h.items, byRank)
 	return h.items
+}
+
+// byRank orders results best first: score descending, ties by ascending
+// id (a comparison function for slices.SortFunc).
+func byRank(a, b Result) int {
+	switch {
+	case worse(b, a):
+		return -1
+	case worse(a, b):
+		return 1
+	}
+	return 0
 }
 
 // getScratch returns pooled buffers for a search keeping k results, with

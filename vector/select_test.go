@@ -78,15 +78,6 @@ func refIVF(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res 
 	for l := range x.nlist {
 		lists = append(lists, Result{uint32(l), DotFloat32(q, x.centroids[l*d:(l+1)*d])})
 	}
-	byRank := func(a, b Result) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
-	}
 	slices.SortFunc(lists, byRank)
 	qq := make([]int8, d)
 	quantizeQuery(qq, q, x.scale)
@@ -133,15 +124,6 @@ func refIVF8(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res
 	var lists []Result
 	for l := range x.nlist {
 		lists = append(lists, Result{uint32(l), DotFloat32(q, x.centroids[l*d:(l+1)*d])})
-	}
-	byRank := func(a, b Result) int {
-		switch {
-		case worse(b, a):
-			return -1
-		case worse(a, b):
-			return 1
-		}
-		return 0
 	}
 	slices.SortFunc(lists, byRank)
 	qq := make([]int8, d)
