@@ -87,8 +87,9 @@ type searcher interface {
 	// keyword adds the BM25 top-k of the group's keyword collections
 	// (g.keyOn) with their calibrated keyword scores.
 	keyword(g *group, qt queryTerms, cand int) error
-	// semantic adds the documents of the chunks nearest to qvec (3·cand
-	// per collection or segment), each chunk as semantic evidence.
+	// semantic adds the documents of the chunks nearest to qvec (up to
+	// 3·cand per collection or segment: semanticK), each chunk as semantic
+	// evidence.
 	semantic(g *group, qvec []float32, cand int) error
 	// exact marks the candidates of keyword collections that hold every
 	// term of every identifier of ids; with add it also adds such

@@ -269,18 +269,26 @@ func hybrid100kSetup(b *testing.B) *engine.Engine {
 // and p99 of the whole search and the p50 of each stage of
 // metadata.timings (embed, retrieve, fuse, load, render), in ms.
 // "given" answers the query's embedding with its vector computed
-// beforehand: the search without the model run. "keyword" runs the
-// keyword retriever alone (SearchRequest.Retrievers), as a keyword-only
-// collection would.
+// beforehand: the search without the model run. "given-3cand" is "given"
+// with the former semantic budget of 3·cand chunks per segment for
+// one-chunk documents (semanticK): it also reports the share of queries
+// whose top 10 (ids in order) equals the one "given" returned.
+// "keyword" runs the keyword retriever alone (SearchRequest.Retrievers),
+// as a keyword-only collection would.
 func BenchmarkHybrid100k(b *testing.B) {
 	e := hybrid100kSetup(b)
 	s := &hybrid100k
 	ctx := context.Background()
 	k, hl := 10, false
-	for _, mode := range []string{"embed", "given", "keyword"} {
+	top := map[string]string{} // query → its "given" top 10
+	for _, mode := range []string{"embed", "given", "given-3cand", "keyword"} {
 		b.Run("query="+mode, func(b *testing.B) {
-			s.given.Store(mode == "given")
+			s.given.Store(strings.HasPrefix(mode, "given"))
 			defer s.given.Store(false)
+			if mode == "given-3cand" {
+				defer engine.SetMinChunksPerCand(3)()
+			}
+			var same, compared int
 			var lat, emb, ret, fuse, load, render []float64
 			i := 0
 			for b.Loop() {
@@ -296,6 +304,21 @@ func BenchmarkHybrid100k(b *testing.B) {
 					b.Fatal(err)
 				}
 				lat = append(lat, float64(time.Since(t0))/1e6)
+				ids := make([]string, len(resp.Documents))
+				for j, d := range resp.Documents {
+					ids[j] = d.DocumentID
+				}
+				switch key := strings.Join(ids, " "); mode {
+				case "given":
+					top[q] = key
+				case "given-3cand":
+					if want, ok := top[q]; ok {
+						compared++
+						if want == key {
+							same++
+						}
+					}
+				}
 				tm := resp.Metadata.Timings
 				emb, ret, fuse = append(emb, tm.EmbedMS), append(ret, tm.RetrieveMS), append(fuse, tm.FuseMS)
 				load, render = append(load, tm.LoadMS), append(render, tm.RenderMS)
@@ -307,6 +330,9 @@ func BenchmarkHybrid100k(b *testing.B) {
 			b.ReportMetric(quantile(fuse, 0.5), "fuse-p50-ms")
 			b.ReportMetric(quantile(load, 0.5), "load-p50-ms")
 			b.ReportMetric(quantile(render, 0.5), "render-p50-ms")
+			if compared > 0 {
+				b.ReportMetric(float64(same)/float64(compared), "same-top10")
+			}
 		})
 	}
 }

@@ -108,13 +108,13 @@ func (t *segTask) keywordChunks(qvec []float32) {
 	}
 }
 
-// semantic fetches the 3·cand nearest chunks (semanticCandidates).
+// semantic fetches the semanticK nearest chunks (semanticCandidates).
 func (t *segTask) semantic(qvec []float32, cand, nprobe int) {
 	if t.seg.Vectors == nil {
 		return
 	}
 	allow := t.seg.AllowedChunks(t.allow, &t.cbuf)
-	t.vbuf = t.seg.Vectors.Search(qvec, cand*3, nprobe, allow, t.vbuf)
+	t.vbuf = t.seg.Vectors.Search(qvec, semanticK(t.seg, cand), nprobe, allow, t.vbuf)
 	chs := make([]chunkHit, len(t.vbuf))
 	for i, r := range t.vbuf {
 		chs[i] = chunkHit{id: r.ID, cos: float64(r.Score)}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -312,8 +313,35 @@ func (e *Engine) keywordCandidates(cs *candidateSet, c *collection, segs []*segm
 	}
 }
 
-// semanticCandidates adds the documents of each segment's 3·cand nearest
-// chunks, with those chunks as their semantic evidence.
+// maxChunksPerCand is the most chunks a semantic search asks a segment
+// for per document candidate (semanticK).
+const maxChunksPerCand = 3
+
+// minChunksPerCand is the least: 1; maxChunksPerCand restores the former
+// 3·cand for every segment (benchmarks compare the two).
+var minChunksPerCand = 1
+
+// semanticK returns the number of nearest chunks the semantic retriever
+// asks segment s for, so that they hold about cand distinct documents:
+// cand times the segment's chunks per document (rounded), at least cand
+// and at most maxChunksPerCand·cand. A collection of one-chunk documents
+// (records, short passages) asks for cand chunks, which are cand
+// documents; documents of three chunks or more ask for 3·cand, as every
+// segment did before. For one-chunk documents 3·cand chunks bought
+// nothing the page shows (on 100,000 of them, the hybrid top 10 of every
+// query was the same: bench/README.md) and cost a search for k above
+// vector.KScaleFrom: 1.5× the lists and, on large indexes, no 4-bit pass.
+func semanticK(s *segment.Segment, cand int) int {
+	docs := len(s.Docs)
+	if docs == 0 {
+		return cand
+	}
+	k := int(math.Round(float64(cand) * float64(len(s.Chunks)) / float64(docs)))
+	return min(maxChunksPerCand*cand, max(minChunksPerCand*cand, k))
+}
+
+// semanticCandidates adds the documents of each segment's semanticK
+// nearest chunks, with those chunks as their semantic evidence.
 func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*segment.Segment, allow []*roaring.Bitmap, qvec []float32, cand int) {
 	for i, s := range segs {
 		if s.Vectors == nil {
@@ -322,7 +350,7 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 		// Grouped by document, each document's chunks are its evidence
 		// as they lie (scoreHits orders them), without an allocation per
 		// document.
-		chs := e.searchVectors(cs, s, qvec, cand*3, allow[i])
+		chs := e.searchVectors(cs, s, qvec, semanticK(s, cand), allow[i])
 		slices.SortFunc(chs, func(a, b chunkHit) int { return cmp.Compare(s.Chunks[a.id].Doc, s.Chunks[b.id].Doc) })
 		for j := 0; j < len(chs); {
 			doc := s.Chunks[chs[j].id].Doc
@@ -350,11 +378,11 @@ func (e *Engine) semanticCandidates(cs *candidateSet, c *collection, segs []*seg
 //
 // Ranked by their best chunk, the first need documents among the k
 // nearest chunks are the need best documents, so semantic candidates
-// (3·cand chunks, for fusion) are not needed: the search asks for 3·need
+// (semanticK chunks, for fusion) are not needed: the search asks for 3·need
 // chunks, and 4× more at a time while they hold fewer than need
 // documents and the segment has more (a search for a fixed number of
 // chunks missed documents when a few long documents held them all). It
-// scans the IVF lists a search for 3·cand chunks scans (or more for a
+// scans the IVF lists a search for semanticK chunks scans (or more for a
 // larger k, vector.DefaultProbes), so that the page's recall is the same:
 // on 10k and 100k static vectors recall@10 against exact search is
 // 0.978 and 0.963 both ways, and the candidates re-scored in float32 drop
@@ -369,7 +397,7 @@ func (e *Engine) semanticOnly(p *plan, cs *candidateSet, c *collection, segs []*
 		for k := 3 * need; ; k *= 4 {
 			nprobe := e.opts.Ranker.NProbe
 			if nprobe == 0 && s.Vectors.NList() > 0 {
-				nprobe = vector.DefaultProbes(s.Vectors.Options().NProbe, max(k, 3*cand))
+				nprobe = vector.DefaultProbes(s.Vectors.Options().NProbe, max(k, semanticK(s, cand)))
 			}
 			cs.vecBuf = s.Vectors.Search(qvec, k, nprobe, chunks, cs.vecBuf)
 			if len(cs.vecBuf) < k || e.enoughDocs(p, s, cs.vecBuf, need) {

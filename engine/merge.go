@@ -130,23 +130,33 @@ func byLive(segs []*segment.Segment) []*segment.Segment {
 const idleMergeRatio = 4
 
 // idleMergePick returns the segments an idle collection merges: by live
-// documents ascending, the smallest and every next one holding at most
-// idleMergeRatio times the documents of all before it; nil when that is
-// fewer than two. The flushes of a bulk load (similar sizes) all merge;
-// a few small writes after a large load merge with each other, and with
-// the large segment only once they add up to a quarter of it, so a
-// document is rewritten O(log n) times in all.
+// documents ascending, the longest run of segments each holding at most
+// idleMergeRatio times the live documents of the run's segments before it
+// (of equal runs, the one of the smallest segments); nil when no run has
+// two. The flushes of a bulk load (similar sizes) all merge, whatever the
+// size of its last, partial flush (which stays apart when it is too small
+// to join: a run starting at it would have stopped at the next flush, and
+// kept the load's 4–5 flush-merged segments apart for good); a few small
+// writes after a large load merge with each other, and with the large
+// segment only once they add up to a quarter of it, so a document is
+// rewritten O(log n) times in all.
 func idleMergePick(segs []*segment.Segment) []*segment.Segment {
 	bySize := byLive(segs)
-	n, sum := 1, bySize[0].Live()
-	for n < len(bySize) && bySize[n].Live() <= idleMergeRatio*sum {
-		sum += bySize[n].Live()
-		n++
+	bestLo, bestN := 0, 0
+	for lo := range bySize {
+		n, sum := 1, bySize[lo].Live()
+		for lo+n < len(bySize) && bySize[lo+n].Live() <= idleMergeRatio*sum {
+			sum += bySize[lo+n].Live()
+			n++
+		}
+		if n > bestN {
+			bestLo, bestN = lo, n
+		}
 	}
-	if n < 2 {
+	if bestN < 2 {
 		return nil
 	}
-	return bySize[:n]
+	return bySize[bestLo : bestLo+bestN]
 }
 
 // merge rewrites parts as one segment. It builds the new segment without

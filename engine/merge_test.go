@@ -122,6 +122,14 @@ func TestIdleMergePick(t *testing.T) {
 		{"just under a quarter", []int{249_999, 1_000_000}, nil},
 		{"growing tiers", []int{50, 1, 10, 3}, []int{1, 3, 10, 50}},
 		{"a tier too large stops the run", []int{1, 3, 100, 101}, []int{1, 3}},
+		// The last flush of a bulk load is small: it must not keep the
+		// load's other flushes apart (the 100k and 1M peer loads stayed
+		// at five segments).
+		{"a small last flush after a bulk load", []int{22_000, 22_000, 2_000, 32_000, 22_000}, []int{22_000, 22_000, 22_000, 32_000}},
+		{"a small last flush after a 1M load", []int{242_000, 252_000, 252_000, 252_000, 2_000}, []int{242_000, 252_000, 252_000, 252_000}},
+		{"the longest run of comparable segments", []int{1, 100, 101, 3, 102}, []int{100, 101, 102}},
+		{"runs of equal length: the smaller", []int{1, 100, 101, 3}, []int{1, 3}},
+		{"nothing comparable", []int{1, 10, 100, 1000}, nil},
 		{"one segment", []int{42}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,15 +150,18 @@ func TestIdleMergePick(t *testing.T) {
 
 // TestIdleMergeAfterBulkLoad: a bulk load written as several flushes is
 // merged to one segment once the collection is idle, with the same search
-// answers; with IdleMerge disabled the segments stay.
+// answers; a last flush too small to join stays apart but does not keep
+// the others apart; with IdleMerge disabled the segments stay.
 func TestIdleMergeAfterBulkLoad(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
+		docs     int
 		idle     time.Duration
 		wantSegs int
 	}{
-		{"idle merge", 100 * time.Millisecond, 1},
-		{"disabled", -1, 4},
+		{"idle merge", 100, 100 * time.Millisecond, 1},
+		{"a small last flush", 105, 100 * time.Millisecond, 2}, // flushes of 25, 25, 25, 25 and 5
+		{"disabled", 100, -1, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -164,7 +175,7 @@ func TestIdleMergeAfterBulkLoad(t *testing.T) {
 			}
 			var csv strings.Builder
 			csv.WriteString("id,text\n")
-			for i := 0; i < 100; i++ {
+			for i := 0; i < tc.docs; i++ {
 				fmt.Fprintf(&csv, "d%d,river number %d flows %s\n", i, i, strings.Repeat("north ", i%7))
 			}
 			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
