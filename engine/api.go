@@ -46,14 +46,21 @@ type SearchRequest struct {
 	// SimpleFilters are the query endpoint's filter:{field}=value
 	// parameters (field, value), ANDed.
 	SimpleFilters [][2]string `json:"-"`
-	// Retrievers restricts the retrievers of a search; Go callers only,
-	// not part of the HTTP API. Empty runs those the collections'
-	// configurations enable; RetrieveKeyword runs keyword retrieval alone
-	// (no query vector), RetrieveSemantic semantic retrieval alone (as on
-	// collections with fulltext_config.enabled false). Benchmarks use it to
-	// time one retriever on a hybrid collection without ingesting the
-	// corpus again.
-	Retrievers string `json:"-"`
+	// Retrievers picks the retrievers of one search (an extension of the
+	// API, as Weaviate's bm25 / nearVector / hybrid or Elasticsearch's
+	// match / knn pick them per request). Empty or absent runs those the
+	// collections' configurations enable. RetrieveKeyword runs keyword
+	// retrieval alone: no query vector, so no embedding call; every hit's
+	// source is "key" and its score the calibrated keyword score, as on a
+	// keyword-only collection (embedding_config.model "none").
+	// RetrieveSemantic runs semantic retrieval alone: source "sem", the
+	// score the calibrated semantic score, as on a collection with
+	// fulltext_config.enabled false. Every searched collection must have
+	// the retriever asked for (keyword needs fulltext on, semantic an
+	// embedding model): otherwise the search is refused with ErrInvalid on
+	// the field retrievers, naming the collection (see plan). Without a
+	// query (a filter-only search) no retriever runs.
+	Retrievers string `json:"retrievers,omitempty"`
 }
 
 // The values of SearchRequest.Retrievers besides "".

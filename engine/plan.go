@@ -84,8 +84,8 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 	if err := p.planFilter(req); err != nil {
 		return nil, err
 	}
-	if r := req.Retrievers; r != "" && r != RetrieveKeyword && r != RetrieveSemantic {
-		return nil, invalidField("retrievers", "%q: want %q, %q or empty", r, RetrieveKeyword, RetrieveSemantic)
+	if err := p.planRetrievers(req.Retrievers); err != nil {
+		return nil, err
 	}
 	if p.query == "" && p.flt == nil {
 		// Neither a query nor a filter: every document, as the filter
@@ -97,6 +97,32 @@ func (e *Engine) plan(ctx context.Context, owner string, ids []string, req Searc
 		return nil, err
 	}
 	return p, nil
+}
+
+// planRetrievers checks SearchRequest.Retrievers: empty, or a retriever
+// every searched collection has (keyword needs fulltext on, semantic an
+// embedding model), so that a request never runs a retriever a
+// collection's configuration turns off or silently runs the other one.
+func (p *plan) planRetrievers(r string) error {
+	switch r {
+	case "":
+		return nil
+	case RetrieveKeyword:
+		for _, c := range p.colls {
+			if !c.config().FulltextConfig.On() {
+				return invalidField("retrievers", "%q: collection %q has no keyword retriever (fulltext_config.enabled is false); search it with \"semantic\" or without retrievers", r, c.id)
+			}
+		}
+	case RetrieveSemantic:
+		for _, c := range p.colls {
+			if c.config().EmbeddingConfig.Keyword() {
+				return invalidField("retrievers", "%q: collection %q has no semantic retriever (embedding_config.model is \"none\"); search it with \"keyword\" or without retrievers", r, c.id)
+			}
+		}
+	default:
+		return invalidField("retrievers", "%q is not a retriever: use %q or %q (or leave it out for the collections' configured retrievers)", r, RetrieveKeyword, RetrieveSemantic)
+	}
+	return nil
 }
 
 // planCollections resolves the named collections of the owner, each once,

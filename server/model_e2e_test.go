@@ -381,6 +381,8 @@ type mSearch struct {
 	Highlight *bool
 	Fields    []string // include_fields
 	MaxTokens int
+	// Retrievers is the request's retrievers ("", keyword, semantic).
+	Retrievers string
 }
 
 // request returns the HTTP request of an operation.
@@ -556,6 +558,9 @@ func (s *mSearch) body() []byte {
 	if s.MaxTokens > 0 {
 		m["summary_config"] = map[string]any{"max_tokens": s.MaxTokens}
 	}
+	if s.Retrievers != "" {
+		m["retrievers"] = s.Retrievers
+	}
 	b, _ := json.Marshal(m)
 	return b
 }
@@ -589,6 +594,9 @@ func (s *mSearch) params() url.Values {
 	}
 	if s.MaxTokens > 0 {
 		v.Set("max_tokens", strconv.Itoa(s.MaxTokens))
+	}
+	if s.Retrievers != "" {
+		v.Set("retrievers", s.Retrievers)
 	}
 	return v
 }
@@ -1117,6 +1125,9 @@ func (g *modelGen) search(queryEndpoint bool) *mSearch {
 	}
 	if r.IntN(4) == 0 {
 		s.MaxTokens = 20 + r.IntN(300)
+	}
+	if r.IntN(4) == 0 {
+		s.Retrievers = []string{"keyword", "semantic"}[r.IntN(2)]
 	}
 	return s
 }
@@ -2004,6 +2015,18 @@ func (r *modelRun) search(o *mop) {
 		}
 		return
 	}
+	// The model's collections are all keyword-only or all hybrid: semantic
+	// retrieval alone is there only in the hybrid ones.
+	if s.Retrievers == "semantic" && !r.embedded {
+		if got.status != 400 || !strings.Contains(string(got.body), `"retrievers"`) {
+			r.fail("status", "%s: %d, want 400 naming retrievers (semantic on keyword-only collections): %s", where, got.status, truncate(got.body, 300))
+		}
+		return
+	}
+	// keywordOnly: the search runs keyword retrieval alone; semanticOnly:
+	// semantic retrieval alone, so keyword matches need not come back.
+	keywordOnly := !r.embedded || s.Retrievers == "keyword"
+	semanticOnly := s.Retrievers == "semantic"
 	if got.status != 200 {
 		r.fail("status", "%s: %d, want 200: %s", where, got.status, truncate(got.body, 500))
 		return
@@ -2174,12 +2197,16 @@ func (r *modelRun) search(o *mop) {
 			if d.Score != 1 || d.Source != "key" {
 				r.fail("filter-only", "%s: filter-only hit with score %v source %q, want 1 and key", dwhere, d.Score, d.Source)
 			}
-		case !r.embedded:
+		case keywordOnly:
 			if d.Source != "key" {
-				r.fail("source", "%s: source %q in a keyword-only collection", dwhere, d.Source)
+				r.fail("source", "%s: source %q in a keyword-only search", dwhere, d.Source)
 			}
 			if !isKw && !slices.Contains(fieldOnly, k) {
 				r.fail("keyword-without-term", "%s: returned by a keyword-only search but holds no query word of %q", dwhere, s.Query)
+			}
+		case semanticOnly:
+			if d.Source != "sem" {
+				r.fail("source", "%s: source %q in a semantic-only search", dwhere, d.Source)
 			}
 		default:
 			switch d.Source {
@@ -2213,7 +2240,7 @@ func (r *modelRun) search(o *mop) {
 			if !slices.Equal(gotKeys, want) && !(len(gotKeys) == 0 && len(want) == 0) {
 				r.fail("filter-only", "%s: returned %v, want %v", where, gotKeys, want)
 			}
-		case n < maxResults:
+		case n < maxResults && !semanticOnly:
 			// Fewer than asked: every keyword match is there.
 			for _, k := range kw {
 				if !returned[k] {
@@ -2228,7 +2255,7 @@ func (r *modelRun) search(o *mop) {
 				}
 			}
 		}
-		if !r.embedded && s.Query != "" && n < min(maxResults, len(kw)) {
+		if keywordOnly && s.Query != "" && n < min(maxResults, len(kw)) {
 			r.fail("keyword-missed", "%s: %d documents, but %d allowed documents hold a query word", where, n, len(kw))
 		}
 	}

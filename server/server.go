@@ -471,6 +471,13 @@ func queryParam(req *engine.SearchRequest, key, val string) error {
 		} else {
 			req.RestoreDiacritics = &b
 		}
+	case key == "retrievers":
+		// As result_format: given, it must name a retriever (the engine
+		// checks that the searched collections have it).
+		if val != engine.RetrieveKeyword && val != engine.RetrieveSemantic {
+			return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("retrievers: %q is not a retriever (use keyword or semantic, or leave the parameter out)", val), Details: map[string]any{"field": "retrievers"}}
+		}
+		req.Retrievers = val
 	case strings.HasPrefix(key, "filter:"):
 		field := strings.TrimPrefix(key, "filter:")
 		if field == "" {
@@ -482,7 +489,7 @@ func queryParam(req *engine.SearchRequest, key, val string) error {
 	case key == "owner":
 		// admin impersonation, handled by User.owner
 	default:
-		return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, offset, min_score, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, filter, filter:{field}, owner)", key)}
+		return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("unknown query parameter %q (known: query, max_results, offset, min_score, result_format, include_fields, include_content, highlight, restore_diacritics, max_tokens, retrievers, filter, filter:{field}, owner)", key)}
 	}
 	return nil
 }
