@@ -91,4 +91,7 @@ type SearchRequest struct {
 	Filter            json.RawMessage `json:"filter,omitempty"`
 	SummaryConfig     *SummaryConfig  `json:"summary_config,omitempty"`
 	RestoreDiacritics *bool           `json:"restore_diacritics,omitempty"`
+	// Retrievers runs one retriever alone: "keyword" or "semantic"
+	// (empty: those the collections' configurations enable).
+	Retrievers string `json:"retrievers,omitempty"`
 }

@@ -4,7 +4,8 @@ import "unicode/utf8"
 
 // parseSearchFast decodes the common search request bodies without
 // reflection: one JSON object whose members, each at most once, are among
-// query and result_format (strings without escapes), max_results and
+// query, result_format and retrievers (strings without escapes; the
+// value is validated later, as the strict decoder's is), max_results and
 // offset (integers of at most 9 digits), highlight and restore_diacritics
 // (true or false), include_fields and include_content (arrays of such
 // strings). It reports false for anything else — other members, null,
@@ -60,6 +61,9 @@ func parseSearchFast(b []byte) (SearchRequest, bool) {
 		case "include_content":
 			bit = 1 << 7
 			r.IncludeContent, ok = d.strs()
+		case "retrievers":
+			bit = 1 << 8
+			r.Retrievers, ok = d.str()
 		default:
 			return r, false
 		}

@@ -15,6 +15,7 @@ import (
 func TestParseSearchFast(t *testing.T) {
 	for _, body := range []string{
 		`{"query":"cancer","max_results":10,"highlight":false,"include_fields":["none"]}`,
+		`{"query":"cancer","max_results":10,"highlight":false,"include_fields":["none"],"retrievers":"keyword"}`,
 		`{"query": "žluťoučký kůň"}`,
 		` {"query":"a b","result_format":"sections","offset":20,"include_content":["full"],"restore_diacritics":true} `,
 		`{}`,
@@ -31,7 +32,7 @@ func TestParseSearchFast(t *testing.T) {
 	}
 	keys := map[string]string{
 		"query": "string", "result_format": "string", "max_results": "int", "offset": "int",
-		"highlight": "bool", "restore_diacritics": "bool", "include_fields": "list", "include_content": "list",
+		"highlight": "bool", "restore_diacritics": "bool", "include_fields": "list", "include_content": "list", "retrievers": "string",
 		"Query": "string", "min_score": "int", "filter": "list", "unknown": "bool", "max_Results": "int",
 	}
 	var names []string

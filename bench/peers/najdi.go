@@ -32,12 +32,13 @@ type NajdiOptions struct {
 // OpenAI-compatible endpoint — the benchmark's Stub — which answers with the
 // precomputed vectors, so najdi holds the same vectors as its peers.
 //
-// najdi has no per-request retrieval mode: keyword-only queries go to a
-// collection with embedding_config.model "none" ("<index>-kw"), vector-only
-// queries to one with fulltext disabled ("<index>-vec"), and hybrid and
-// filtered queries to the hybrid collection "<index>" (the default
-// configuration). Ingest fills the hybrid collection (the timed figure);
-// IngestAux fills the other two.
+// Every query goes to the one hybrid collection "<index>" (the default
+// configuration), as every query goes to Weaviate's one class: keyword-only
+// queries with "retrievers": "keyword", vector-only ones with "semantic",
+// hybrid and filtered ones with both. Ingest fills it (the timed figure);
+// IngestKeyword times the same load into a keyword-only collection in a
+// najdi server of its own, so the measured server holds what its peers
+// hold.
 type najdi struct {
 	opt  NajdiOptions
 	url  string
@@ -78,20 +79,23 @@ func (n *najdi) Settings() string {
 	return "`najdi serve` (this commit), default collection configuration (fulltext engine `elastic`, language `en`), " +
 		"embedding_config.model = the benchmark's OpenAI-compatible stub serving the precomputed vectors (batch_size 256; the stub's cache of " +
 		"vectors and their JSON is filled by a warm-up ingest of the same documents into a separate najdi server before the timed ingest); requests with " +
-		"`highlight: false`, `include_fields: [\"none\"]`; keyword-only and vector-only queries go to collections with " +
-		"`embedding_config.model: \"none\"` and `fulltext_config.enabled: false` (najdi has no per-request mode)"
+		"`highlight: false`, `include_fields: [\"none\"]`; keyword-only and vector-only queries go to the same collection with " +
+		"`retrievers: \"keyword\"` and `\"semantic\"`; the keyword-only ingest time is of a collection with `embedding_config.model: \"none\"` in a separate server"
 }
 
 func (n *najdi) Supports(Kind) bool { return true }
 
-func (n *najdi) collection(index string, k Kind) string {
+// retrievers returns the search request's retrievers for kind k: one
+// retriever for the keyword-only and vector-only kinds, "" (both) for the
+// others.
+func retrievers(k Kind) string {
 	switch k {
 	case Keyword:
-		return index + "-kw"
+		return "keyword"
 	case Vector:
-		return index + "-vec"
+		return "semantic"
 	}
-	return index
+	return ""
 }
 
 func (n *najdi) put(ctx context.Context, id string, cfg map[string]any) error {
@@ -112,21 +116,30 @@ func (n *najdi) Create(ctx context.Context, index string) error {
 	return nil
 }
 
-// IngestAux fills the keyword-only and vector-only collections and returns
-// the keyword-only ingest time.
-func (n *najdi) IngestAux(ctx context.Context, index string, docs []Doc) (time.Duration, error) {
-	if err := n.put(ctx, index+"-kw", map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": najdiFields}); err != nil {
-		return 0, err
+// IngestKeyword returns the time a najdi server of its own (started in
+// Dir + "-kw", stopped after) takes to load docs into a keyword-only
+// collection (embedding_config.model "none"): the keyword ingest figure,
+// without leaving that collection in the measured server.
+func (n *najdi) IngestKeyword(ctx context.Context, index string, docs []Doc) (time.Duration, error) {
+	opt := n.opt
+	opt.Dir += "-kw"
+	s, err := StartNajdi(ctx, opt)
+	if err != nil {
+		return 0, fmt.Errorf("najdi keyword-only server: %w", err)
 	}
-	if err := n.put(ctx, index+"-vec", map[string]any{"embedding_config": n.remote(), "fulltext_config": map[string]any{"enabled": false}}); err != nil {
+	kn := s.(*najdi)
+	defer func() {
+		kn.Close()
+		os.RemoveAll(opt.Dir)
+	}()
+	if err := kn.put(ctx, index, map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": najdiFields}); err != nil {
 		return 0, err
 	}
 	t0 := time.Now()
-	if err := n.ingest(ctx, index+"-kw", docs, true); err != nil {
+	if err := kn.ingest(ctx, index, docs, true); err != nil {
 		return 0, err
 	}
-	kw := time.Since(t0)
-	return kw, n.ingest(ctx, index+"-vec", docs, false)
+	return time.Since(t0), nil
 }
 
 // warmStub ingests docs into a hybrid collection of a najdi server of its
@@ -232,6 +245,9 @@ func parseNajdi(data []byte) (Result, error) {
 func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
 	body, err := n.reqs.get(queryKey{index, kind, q.ID, k}, func() (any, error) {
 		req := map[string]any{"query": q.Text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
+		if r := retrievers(kind); r != "" {
+			req["retrievers"] = r
+		}
 		if m := filterMax(kind); m > 0 {
 			req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
 		}
@@ -241,7 +257,7 @@ func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k 
 		return Result{}, err
 	}
 	var raw []byte
-	if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+n.collection(index, kind)+"/search", body, &raw); err != nil {
+	if err := doJSON(ctx, http.MethodPost, n.url+"/v1/collections/"+index+"/search", body, &raw); err != nil {
 		return Result{}, err
 	}
 	return parseNajdi(raw)
@@ -255,7 +271,7 @@ func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, erro
 func (n *najdi) CPUTime() (time.Duration, error) { return cpuTime(n.proc.pid()) }
 
 func (n *najdi) Drop(ctx context.Context, index string) error {
-	for _, c := range []string{index, index + "-kw", index + "-vec"} {
+	for _, c := range []string{index} {
 		if err := doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+c, nil, nil); err != nil && !strings.Contains(err.Error(), "404") {
 			return err
 		}

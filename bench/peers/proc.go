@@ -315,9 +315,12 @@ type cpuReader interface {
 }
 
 // Quiet-wait bounds: a system is quiet once it used at most quietShare of
-// one core over a quietWindow; waitQuiet gives up after quietMax.
+// one core over a quietWindow; waitQuiet gives up after quietMax. The
+// window is longer than najdi's idle-merge delay (engine.Options.IdleMerge,
+// 10 s): a shorter one saw najdi quiet before its idle merge began, and the
+// next system's load would have shared the cores with that merge.
 const (
-	quietWindow = 5 * time.Second
+	quietWindow = 15 * time.Second
 	quietShare  = 0.05
 	quietMax    = 20 * time.Minute
 )

@@ -53,13 +53,17 @@ type SystemResult struct {
 	// Quiet is how long the system kept working in the background after
 	// its bulk load (merges, index builds) before the next system's load
 	// began (waitQuiet).
-	Quiet        time.Duration
-	RSS, Disk    int64
-	Latency      map[Kind][]Lat
-	QPS          map[Kind][]float64
-	Results      map[Kind][][]string // first repetition, per query
-	NDCG, Recall map[Kind]float64
-	ExactRecall  float64 // vector recall@10 against exact search
+	Quiet     time.Duration
+	RSS, Disk int64 // read 2 s after the load
+	// RSSSettled is the RSS after the idle time that follows every load
+	// (Config.Settle), before the warm-up queries; RSSQueried after the
+	// last timed run.
+	RSSSettled, RSSQueried int64
+	Latency                map[Kind][]Lat
+	QPS                    map[Kind][]float64
+	Results                map[Kind][][]string // first repetition, per query
+	NDCG, Recall           map[Kind]float64
+	ExactRecall            float64 // vector recall@10 against exact search
 }
 
 // Workload is one data set's results.
@@ -264,11 +268,11 @@ func ingestTable(b *mdWriter, w *Workload) {
 	p := b.p
 	nj := w.Systems["najdi"]
 	p("### Ingest with vectors given, memory and disk\n\n")
-	p("| system | ingest | docs/s | najdi/peer time | RSS after ingest (MiB) | disk (MiB) | note |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	p("| system | ingest | docs/s | najdi/peer time | RSS after ingest (MiB) | RSS after the idle time (MiB) | RSS after the queries (MiB) | disk (MiB) | note |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, name := range w.Order {
 		sr := w.Systems[name]
 		if sr.Err != "" {
-			p("| %s | failed: %s | | | | | |\n", name, sr.Err)
+			p("| %s | failed: %s | | | | | | | |\n", name, sr.Err)
 			continue
 		}
 		ratio := ""
@@ -290,7 +294,7 @@ func ingestTable(b *mdWriter, w *Workload) {
 			}
 			note += fmt.Sprintf("then %s of background work (merges, index builds) before the next load", sr.Quiet.Round(time.Second))
 		}
-		p("| %s | %.2f s | %.0f | %s | %s | %s | %s |\n", name, sr.Ingest.Seconds(), float64(w.Docs)/sr.Ingest.Seconds(), ratio, mib(sr.RSS), mib(sr.Disk), note)
+		p("| %s | %.2f s | %.0f | %s | %s | %s | %s | %s | %s |\n", name, sr.Ingest.Seconds(), float64(w.Docs)/sr.Ingest.Seconds(), ratio, mib(sr.RSS), mib(sr.RSSSettled), mib(sr.RSSQueried), mib(sr.Disk), note)
 	}
 }
 
@@ -391,7 +395,7 @@ func (r *Report) growth(b *mdWriter) {
 	p := b.p
 	if len(r.Scale) > 0 {
 		p("## Growth of najdi with the collection size (static vectors)\n\n")
-		p("najdi's large collections — a hybrid collection and a vector-only collection of the same chunks — grown step by step after the peers were stopped; latency p50 at concurrency 1 over %d queries, net of the stub round trip; RSS of the server process and disk of its data directory, which also hold the large keyword-only collection (%s chunks; the SciFact collections were deleted before the large collection was loaded).\n\n", r.Scale[0].Queries, count(r.Config.Large))
+		p("najdi's large hybrid collection grown step by step after the peers were stopped (vector-only queries with `retrievers: \"semantic\"`); latency p50 at concurrency 1 over %d queries, net of the stub round trip; RSS of the server process and disk of its data directory (it started from the %s chunks of the side-by-side run; the SciFact collections were deleted before the large collection was loaded).\n\n", r.Scale[0].Queries, count(r.Config.Large))
 		p("| chunks | ingest of the step | vector p50 | hybrid p50 | filtered 1%% p50 | recall@10 vs exact | exact search | RSS (MiB) | disk (MiB) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, pt := range r.Scale {
 			net := func(k Kind) string { return ms(max(0, pt.Latency[k]-pt.Stub)) }
@@ -685,6 +689,12 @@ func goals(b *mdWriter, w *Workload) {
 			}
 			if sr.RSS > 0 && nj.RSS > 0 {
 				add("RSS per chunk after ingest", name, []float64{float64(nj.RSS) / float64(sr.RSS)}, 0.5, true)
+			}
+			if sr.RSSSettled > 0 && nj.RSSSettled > 0 {
+				add("RSS per chunk after the idle time", name, []float64{float64(nj.RSSSettled) / float64(sr.RSSSettled)}, 0.5, true)
+			}
+			if sr.RSSQueried > 0 && nj.RSSQueried > 0 {
+				add("RSS per chunk after the queries", name, []float64{float64(nj.RSSQueried) / float64(sr.RSSQueried)}, 0.5, true)
 			}
 		case "Elasticsearch", "OpenSearch":
 			add("hybrid p50 (net of query embedding)", name, ratios(latVals(nj.Latency[Hybrid], Lat.Net), latVals(sr.Latency[Hybrid], p50)), 1.0/5, true)

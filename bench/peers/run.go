@@ -355,6 +355,7 @@ func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System,
 			return ctx.Err()
 		}
 	}
+	footprint(ctx, w, systems, index, func(sr *SystemResult) *int64 { return &sr.RSSSettled })
 	if err := warmUp(ctx, w, systems, index, qs); err != nil {
 		return err
 	}
@@ -369,11 +370,22 @@ func runWorkload(ctx context.Context, cfg Config, w *Workload, systems []System,
 			return err
 		}
 	}
+	footprint(ctx, w, systems, index, func(sr *SystemResult) *int64 { return &sr.RSSQueried })
 	w.QueryIDs = make([]string, len(qs))
 	for i, q := range qs {
 		w.QueryIDs[i] = q.ID
 	}
 	return nil
+}
+
+// footprint reads the RSS of every system that loaded w into the field
+// of its result that at names (the disk size is read after the load).
+func footprint(ctx context.Context, w *Workload, systems []System, index string, at func(*SystemResult) *int64) {
+	for _, s := range systems {
+		if sr := w.Systems[s.Name()]; sr != nil && sr.Err == "" {
+			*at(sr), _, _ = s.Footprint(ctx, index)
+		}
+	}
 }
 
 // live tells whether s answers kind k in workload w (it offers k and its
@@ -402,6 +414,15 @@ func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, ind
 			n.opt.Stub.ResetMisses()
 		}
 	}
+	if isNajdi {
+		// The keyword-only load, in a najdi server of its own while the
+		// machine is quiet, before the timed one.
+		kw, err := n.IngestKeyword(ctx, index, docs)
+		if err != nil {
+			return err
+		}
+		sr.IngestKeyword = kw
+	}
 	if err := s.Create(ctx, index); err != nil {
 		return err
 	}
@@ -428,11 +449,6 @@ func ingestOne(ctx context.Context, w *Workload, s System, sr *SystemResult, ind
 	time.Sleep(2 * time.Second)
 	sr.RSS, sr.Disk, _ = s.Footprint(ctx, index)
 	if isNajdi {
-		kw, err := n.IngestAux(ctx, index, docs)
-		if err != nil {
-			return err
-		}
-		sr.IngestKeyword = kw
 		if n.opt.Stub != nil {
 			n.opt.Stub.ForgetPassages()
 			debug.FreeOSMemory()
@@ -655,9 +671,10 @@ func exactRecall(w *Workload, docs []Doc, qs []Query) {
 	}
 }
 
-// runScale grows najdi's large collections (hybrid "large" and vector-only
-// "large-vec", already holding cfg.Large chunks) through cfg.Scale and
-// measures latency, memory and disk at each size.
+// runScale grows najdi's large hybrid collection ("large", already
+// holding cfg.Large chunks; vector-only queries with retrievers
+// "semantic") through cfg.Scale and measures latency, memory and disk at
+// each size.
 func runScale(ctx context.Context, cfg Config, rep *Report, n *najdi, all []Doc, qs []Query, rtt time.Duration, log io.Writer) error {
 	if cfg.Queries > 0 && len(qs) > cfg.Queries {
 		qs = qs[:cfg.Queries]
@@ -677,9 +694,6 @@ func runScale(ctx context.Context, cfg Config, rep *Report, n *najdi, all []Doc,
 		if err := n.ingest(ctx, "large", part, true); err != nil {
 			return err
 		}
-		if err := n.ingest(ctx, "large-vec", part, false); err != nil {
-			return err
-		}
 		ing := time.Since(t0)
 		have = size
 		time.Sleep(2 * time.Second)
@@ -692,20 +706,19 @@ func runScale(ctx context.Context, cfg Config, rep *Report, n *najdi, all []Doc,
 		}
 		pt.Exact = time.Since(t1) / time.Duration(len(qs))
 		for _, k := range []Kind{Vector, Hybrid, Filter1} {
-			coll := "large"
-			if k == Vector {
-				coll = "large-vec"
-			}
 			var ds []time.Duration
 			var rec float64
 			for i, q := range qs {
 				req := map[string]any{"query": q.Text, "max_results": K, "highlight": false, "include_fields": []string{"none"}}
+				if r := retrievers(k); r != "" {
+					req["retrievers"] = r
+				}
 				if m := filterMax(k); m > 0 {
 					req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
 				}
 				var raw []byte
 				t := time.Now()
-				if err := doJSON(ctx, "POST", n.url+"/v1/collections/"+coll+"/search", req, (*rawJSON)(&raw)); err != nil {
+				if err := doJSON(ctx, "POST", n.url+"/v1/collections/large/search", req, (*rawJSON)(&raw)); err != nil {
 					return err
 				}
 				ds = append(ds, time.Since(t))
