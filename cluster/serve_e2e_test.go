@@ -273,7 +273,24 @@ func scenario(t *testing.T, n *najdi) []step {
 		s, b = n.json(t, "POST", "/v1/collections/papers,notes/search", map[string]any{"query": q, "max_results": 5,
 			"summary_config": map[string]any{"max_tokens": 300}})
 		must(fmt.Sprintf("two collections with summaries %d", i), 200, s, b)
+		for _, r := range []string{"keyword", "semantic"} {
+			s, b = n.json(t, "POST", "/v1/collections/papers/search", map[string]any{"query": q, "highlight": yes, "retrievers": r})
+			must(fmt.Sprintf("retrievers %s %d", r, i), 200, s, b)
+			if r == "semantic" {
+				// below_min_score counts the candidates a backend examined:
+				// the embedded store's semantic-only search reads only the
+				// nearest chunks the page needs, the cluster 3·candidates
+				// (docs/cluster.md). The documents must agree.
+				md, _ := out[len(out)-1].body.(map[string]any)["metadata"].(map[string]any)
+				if _, ok := md["below_min_score"].(float64); !ok {
+					t.Fatalf("retrievers semantic %d: no below_min_score in %v", i, md)
+				}
+				delete(md, "below_min_score")
+			}
+		}
 	}
+	s, b = n.json(t, "POST", "/v1/collections/papers/search", map[string]any{"query": queries[0], "retrievers": "bm25"})
+	rec("unknown retriever", s, b)
 	s, b = n.json(t, "POST", "/v1/collections/papers/search", map[string]any{"query": queries[1], "rerank": map[string]any{"top_k": 5}, "max_results": 5})
 	must("reranked records", 200, s, b)
 	s, b = n.json(t, "POST", "/v1/collections/notes/search", map[string]any{"query": docs0Title(csv), "rerank": map[string]any{"top_k": 5}, "max_results": 5})
