@@ -12,10 +12,11 @@
 # Every check runs (--checks all). positive_data_acceptance and
 # negative_data_rejection run as data_acceptance and
 # upload_negative_rejection of scripts/schemathesis_hooks.py: the
-# built-in checks, unchanged, except for four API rules no OpenAPI
+# built-in checks, unchanged, except for five API rules no OpenAPI
 # document can state (whether uploaded bytes are a readable document;
 # async and format parameters that change how the ingest body is read;
-# offset + max_results <= 10000; rerank needs a query), each explained
+# offset + max_results <= 10000; rerank needs a query; retrievers
+# "semantic" needs an embedding model), each explained
 # there, and a negative case is judged by the headers it was sent with
 # (the Authorization --auth adds; headers the operation does not declare
 # are ignored, as HTTP servers do). The hooks also map the

@@ -41,7 +41,11 @@ filter onto one of a list of valid Filter DSL objects over those fields:
 the Filter schema says only "an object with one construct", since the DSL
 is recursive and names the collection's fields, which no schema of the
 operation can know. filter:{field} parameters are renamed onto declared
-fields the same way.
+fields the same way. retrievers "semantic" (body or query parameter) on
+a search that names a keyword-only collection becomes "keyword": a
+collection without an embedding model has no semantic retriever, and the
+400 that names retrievers there is a rule of the collection's
+configuration, not of the request.
 
 Phrase texts and synonyms must hold a letter or a number in any script
 (the pattern [\p{L}\p{N}&]). schemathesis's regex engine reads that
@@ -63,6 +67,7 @@ upload_negative_rejection judges such a case by the headers it sent.
 
 import base64
 import json
+import urllib.parse
 import os
 import re
 import threading
@@ -172,6 +177,10 @@ DOCS = [
     ("misc-3", "note", ["food", "travel"], "Beer", 2014, 2.5, "Pilsner lager was first brewed in Plzen in 1842."),
 ]
 SEARCH_COLLECTIONS = ["st-kb", "st-hybrid", "st-kb,st-kb2", "st-kb2"]
+# The collections without a semantic retriever (embedding_config.model
+# "none"): retrievers "semantic" on them is refused with 400 naming
+# retrievers, a rule of the collection's configuration.
+KEYWORD_ONLY = {"st-kb", "st-kb2", "st-scratch"}
 DOC_IDS = [d[0] for d in DOCS]
 
 
@@ -249,6 +258,12 @@ def _search_case(case):
             path["collection_ids"] = _pick(SEARCH_COLLECTIONS, ids)
     if _is_positive(case, ParameterLocation.BODY) and isinstance(case.body, dict) and isinstance(case.body.get("filter"), dict):
         case.body["filter"] = _pick(VALID_FILTERS, case.body["filter"])
+    ids = path.get("collection_ids")
+    keyword_only = isinstance(ids, str) and any(c in KEYWORD_ONLY for c in urllib.parse.unquote(ids).split(","))
+    if keyword_only and _is_positive(case, ParameterLocation.BODY) and isinstance(case.body, dict) and case.body.get("retrievers") == "semantic":
+        case.body["retrievers"] = "keyword"
+    if keyword_only and _is_positive(case, ParameterLocation.QUERY) and isinstance(case.query, dict) and case.query.get("retrievers") == "semantic":
+        case.query["retrievers"] = "keyword"
     query = case.query
     if _is_positive(case, ParameterLocation.QUERY) and isinstance(query, dict):
         if isinstance(query.get("filter"), str):
@@ -525,6 +540,8 @@ def data_acceptance(ctx, response, case):
       is refused with 400 naming offset.
     - rerank needs a query (both optional on their own): a search body
       with rerank and no query is refused with 400 naming rerank.
+    - retrievers "semantic" on a keyword-only collection is refused with
+      400 naming retrievers (the collection has no embedding model).
     """
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
@@ -536,7 +553,7 @@ def data_acceptance(ctx, response, case):
         json_body = media == "application/json" and isinstance(case.body, (dict, list)) and query.get("format") in (None, "json")
         if not json_body:
             return None
-    if op[1] in SEARCH_PATHS and response.status_code == 400 and (_page_too_deep(case, response) or _rerank_without_query(case, response)):
+    if op[1] in SEARCH_PATHS and response.status_code == 400 and (_page_too_deep(case, response) or _rerank_without_query(case, response) or _semantic_on_keyword_only(case, response)):
         return None
     return positive_data_acceptance(ctx, response, case)
 
@@ -546,6 +563,20 @@ def _error_field(response):
         return response.json()["error"]["details"]["field"]
     except Exception:
         return None
+
+
+def _semantic_on_keyword_only(case, response):
+    """retrievers "semantic" needs an embedding model on every searched
+    collection, a rule of the collections' configuration (the search hook
+    maps such cases onto "keyword", but a case the coverage phase builds
+    may keep it). True when the request asks for it on a keyword-only
+    fixture and the 400 names retrievers."""
+    src = case.query if case.operation.method.upper() == "GET" else case.body
+    ids = (case.path_parameters or {}).get("collection_ids")
+    if not isinstance(src, dict) or not isinstance(ids, str):
+        return False
+    keyword_only = any(c in KEYWORD_ONLY for c in urllib.parse.unquote(ids).split(","))  # the path value may be quoted by then
+    return keyword_only and src.get("retrievers") == "semantic" and _error_field(response) == "retrievers"
 
 
 def _rerank_without_query(case, response):
