@@ -60,7 +60,8 @@
 // best k returned, score descending, ties by ascending id. The default
 // nprobe is max(16, NList/16) for k ≤ 100 and grows by half per tripling of
 // k beyond (DefaultProbes: ×1.5 at k 300, the per-segment k of a hybrid
-// search), since the k-th neighbour lies in lists ranked lower. A filter (allowed ids as a roaring bitmap:
+// search over documents of three chunks or more; one-chunk documents ask
+// for 100: engine.semanticK), since the k-th neighbour lies in lists ranked lower. A filter (allowed ids as a roaring bitmap:
 // chunks of matching, non-deleted documents) is applied while scanning
 // (pre-filtering: only allowed ids compete for candidate slots) and nprobe
 // grows as it would for k·n/|allowed| results (by half per tripling of

@@ -267,7 +267,8 @@ const rerankPerK = 4
 // DefaultProbes returns the lists a search for k results scans when given
 // the default nprobe (the index's Options.NProbe): nprobe itself up to
 // k = KScaleFrom, and half as many more for every tripling of k beyond it
-// (×1.5 at k = 300, the per-segment k of a hybrid search), because the
+// (×1.5 at k = 300, the per-segment k of a hybrid search over documents
+// of three chunks or more), because the
 // k-th neighbour lies farther from the query, in lists ranked lower. On
 // real and synthetic data recall@300 at a given nprobe is well below
 // recall@10 (see doc.go).
