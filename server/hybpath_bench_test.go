@@ -84,6 +84,7 @@ func startHybBench(b *testing.B) error {
 	if err != nil {
 		return err
 	}
+	testutil.RemoveAtExit(dir) // the engine serves every run of the benchmark
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	prov, err := engine.NewModelProviderOptions(models, lib, engine.ProviderOptions{AllowOutbound: []string{strings.TrimPrefix(stub.URL, "http://")}, Logger: log})
 	if err != nil {

@@ -9,22 +9,53 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
 
+// atExit holds the directories RunWithNajdi removes when the tests end
+// (RemoveAtExit).
+var atExit struct {
+	sync.Mutex
+	dirs []string
+}
+
+// RemoveAtExit has RunWithNajdi remove dir when the package's tests and
+// benchmarks end: for the data of a setup done once per process (a
+// benchmark's engine, kept for every run of it), which no test's Cleanup
+// outlives.
+func RemoveAtExit(dir string) {
+	atExit.Lock()
+	defer atExit.Unlock()
+	atExit.dirs = append(atExit.dirs, dir)
+}
+
+// removeAtExit removes the directories of RemoveAtExit.
+func removeAtExit() {
+	atExit.Lock()
+	defer atExit.Unlock()
+	for _, d := range atExit.dirs {
+		os.RemoveAll(d)
+	}
+	atExit.dirs = nil
+}
+
 // RunWithNajdi is the TestMain of end-to-end tests that run the najdi
 // binary: it builds the command in pkg (a directory relative to the test's
 // package, e.g. "../cmd/najdi") into a temporary directory, sets *bin to
-// the binary's path, runs the tests, removes the binary and exits with the
-// tests' code. With NAJDI_E2E_BIN set it uses that binary instead of
-// building one (benchmarks timed in a measurement window build nothing).
+// the binary's path, runs the tests, removes the binary and the
+// directories of RemoveAtExit and exits with the tests' code. With
+// NAJDI_E2E_BIN set it uses that binary instead of building one
+// (benchmarks timed in a measurement window build nothing).
 func RunWithNajdi(m *testing.M, pkg string, bin *string) {
 	if prebuilt := os.Getenv("NAJDI_E2E_BIN"); prebuilt != "" {
 		*bin = prebuilt
-		os.Exit(m.Run())
+		code := m.Run()
+		removeAtExit()
+		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "najdi-e2e")
 	if err != nil {
@@ -40,6 +71,7 @@ func RunWithNajdi(m *testing.M, pkg string, bin *string) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	removeAtExit()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
