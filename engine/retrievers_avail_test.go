@@ -1,13 +1,11 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/najdi/najdi/engine"
-	"github.com/najdi/najdi/ingest"
 )
 
 // TestRetrieversUnavailable: asking for a retriever that a searched
@@ -18,26 +16,7 @@ import (
 // ran BM25 the collection's configuration turns off. A retriever every
 // searched collection has is searched as before.
 func TestRetrieversUnavailable(t *testing.T) {
-	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: t.TempDir(), Logger: discardLogger(), Embedders: modelProvider(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	off := false
-	for id, cfg := range map[string]engine.CollectionConfig{
-		"hyb": {},
-		"kw":  {EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}},
-		"vec": {FulltextConfig: engine.FulltextConfig{Enabled: &off}},
-	} {
-		if _, _, err := e.PutCollection(ctx, "", id, cfg); err != nil {
-			t.Fatal(err)
-		}
-		docs := []engine.DocumentInput{{DocumentID: "d", Sections: []ingest.Section{{Type: "p", Content: "helium balloons float"}}}}
-		if _, err := e.Ingest(ctx, "", id, engine.IngestRequest{Documents: docs}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ctx, e := retrieverCollections(t, []string{"helium balloons float"})
 	for _, tc := range []struct {
 		colls      []string
 		retrievers string

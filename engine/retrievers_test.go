@@ -15,18 +15,6 @@ import (
 // collection of the same documents, semantic alone as a vector-only one,
 // each hit found by that retriever only; another value is refused.
 func TestRetrievers(t *testing.T) {
-	ctx := context.Background()
-	e, err := engine.Open(engine.Options{Dir: t.TempDir(), Logger: discardLogger(), Embedders: modelProvider(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	off := false
-	colls := map[string]engine.CollectionConfig{
-		"hyb": {},
-		"kw":  {EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}},
-		"vec": {FulltextConfig: engine.FulltextConfig{Enabled: &off}},
-	}
 	texts := []string{
 		"alpha particles are helium nuclei emitted in radioactive decay",
 		"beta decay emits an electron and an antineutrino",
@@ -35,18 +23,7 @@ func TestRetrievers(t *testing.T) {
 		"nuclear fission splits heavy nuclei",
 		"a cat sleeps on the warm windowsill",
 	}
-	var docs []engine.DocumentInput
-	for i, s := range texts {
-		docs = append(docs, engine.DocumentInput{DocumentID: fmt.Sprintf("d%d", i), Sections: []ingest.Section{{Type: "p", Content: s}}})
-	}
-	for id, cfg := range colls {
-		if _, _, err := e.PutCollection(ctx, "", id, cfg); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Ingest(ctx, "", id, engine.IngestRequest{Documents: docs}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ctx, e := retrieverCollections(t, texts)
 	ids := func(coll, q, retrievers string) ([]string, []string) {
 		t.Helper()
 		res, err := e.Search(ctx, "", []string{coll}, engine.SearchRequest{Query: q, Retrievers: retrievers})
@@ -82,8 +59,40 @@ func TestRetrievers(t *testing.T) {
 	if both, _ := ids("hyb", "helium nuclei", ""); fmt.Sprint(both) == "[]" {
 		t.Error("hybrid search found nothing")
 	}
-	_, err = e.Search(ctx, "", []string{"hyb"}, engine.SearchRequest{Query: "helium", Retrievers: "both"})
+	_, err := e.Search(ctx, "", []string{"hyb"}, engine.SearchRequest{Query: "helium", Retrievers: "both"})
 	if !errors.Is(err, engine.ErrInvalid) {
 		t.Errorf("retrievers \"both\": %v, want ErrInvalid", err)
 	}
+}
+
+// retrieverCollections opens an engine with the real default model and
+// three collections of the same documents (one per text): "hyb" (the
+// default configuration), "kw" (embedding model "none") and "vec"
+// (fulltext off).
+func retrieverCollections(t *testing.T, texts []string) (context.Context, *engine.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	e, err := engine.Open(engine.Options{Dir: t.TempDir(), Logger: discardLogger(), Embedders: modelProvider(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	off := false
+	var docs []engine.DocumentInput
+	for i, s := range texts {
+		docs = append(docs, engine.DocumentInput{DocumentID: fmt.Sprintf("d%d", i), Sections: []ingest.Section{{Type: "p", Content: s}}})
+	}
+	for id, cfg := range map[string]engine.CollectionConfig{
+		"hyb": {},
+		"kw":  {EmbeddingConfig: engine.EmbeddingConfig{Model: "none"}},
+		"vec": {FulltextConfig: engine.FulltextConfig{Enabled: &off}},
+	} {
+		if _, _, err := e.PutCollection(ctx, "", id, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Ingest(ctx, "", id, engine.IngestRequest{Documents: docs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ctx, e
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/najdi/najdi/ingest"
 )
@@ -19,11 +18,7 @@ import (
 func TestSemanticK(t *testing.T) {
 	rk := DefaultRanker()
 	rk.ChunkTokens = 12
-	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, Ranker: rk, MergeInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openWords(t, rk)
 	ctx := context.Background()
 	sentence := func(i int) string { return fmt.Sprintf("amber basil cedar delta ember fjord grove w%d.", i) } // one chunk
 	for _, tc := range []struct {

@@ -49,6 +49,19 @@ func (wordsEmbedder) EmbedPassages(_ context.Context, texts []string) ([][]float
 }
 func (w wordsEmbedder) Embedder(EmbeddingConfig) (Embedder, error) { return w, nil }
 
+// openWords opens an engine in a test directory that embeds with
+// wordsEmbedder and ranks with rk, its background merges an hour apart
+// (the test's segments stay as ingest makes them); closed with the test.
+func openWords(t *testing.T, rk RankerConfig) *Engine {
+	t.Helper()
+	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, Ranker: rk, MergeInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // TestSemanticOnlyPages checks searches with the semantic retriever alone
 // (a collection with fulltext off, and a hybrid one searched with
 // retrievers "semantic", with and without a filter) against the ranking
@@ -62,11 +75,7 @@ func (w wordsEmbedder) Embedder(EmbeddingConfig) (Embedder, error) { return w, n
 func TestSemanticOnlyPages(t *testing.T) {
 	rk := DefaultRanker()
 	rk.ChunkTokens = 12
-	e, err := Open(Options{Dir: t.TempDir(), Embedders: wordsEmbedder{}, Ranker: rk, MergeInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openWords(t, rk)
 	ctx := context.Background()
 	off := false
 	if _, _, err := e.PutCollection(ctx, "", "vec", CollectionConfig{FulltextConfig: FulltextConfig{Enabled: &off}}); err != nil {

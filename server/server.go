@@ -472,10 +472,11 @@ func queryParam(req *engine.SearchRequest, key, val string) error {
 			req.RestoreDiacritics = &b
 		}
 	case key == "retrievers":
-		// As result_format: given, it must name a retriever (the engine
-		// checks that the searched collections have it).
-		if val != engine.RetrieveKeyword && val != engine.RetrieveSemantic {
-			return &engine.Error{Kind: engine.ErrInvalid, Message: fmt.Sprintf("retrievers: %q is not a retriever (use keyword or semantic, or leave the parameter out)", val), Details: map[string]any{"field": "retrievers"}}
+		// Given, it must name a retriever: an empty value is not "absent"
+		// (as result_format). The engine checks the value and that the
+		// searched collections have it.
+		if val == "" {
+			return &engine.Error{Kind: engine.ErrInvalid, Message: `retrievers: "" is not a retriever (use keyword or semantic, or leave the parameter out)`, Details: map[string]any{"field": "retrievers"}}
 		}
 		req.Retrievers = val
 	case strings.HasPrefix(key, "filter:"):

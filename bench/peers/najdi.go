@@ -85,17 +85,21 @@ func (n *najdi) Settings() string {
 
 func (n *najdi) Supports(Kind) bool { return true }
 
-// retrievers returns the search request's retrievers for kind k: one
-// retriever for the keyword-only and vector-only kinds, "" (both) for the
-// others.
-func retrievers(k Kind) string {
-	switch k {
+// najdiRequest returns the body of a najdi search of kind k for text,
+// top k: no highlighting and no fields, one retriever for the
+// keyword-only and vector-only kinds, the filter of the filtered kinds.
+func najdiRequest(kind Kind, text string, k int) map[string]any {
+	req := map[string]any{"query": text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
+	switch kind {
 	case Keyword:
-		return "keyword"
+		req["retrievers"] = "keyword"
 	case Vector:
-		return "semantic"
+		req["retrievers"] = "semantic"
 	}
-	return ""
+	if m := filterMax(kind); m > 0 {
+		req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
+	}
+	return req
 }
 
 func (n *najdi) put(ctx context.Context, id string, cfg map[string]any) error {
@@ -116,54 +120,56 @@ func (n *najdi) Create(ctx context.Context, index string) error {
 	return nil
 }
 
-// IngestKeyword returns the time a najdi server of its own (started in
-// Dir + "-kw", stopped after) takes to load docs into a keyword-only
-// collection (embedding_config.model "none"): the keyword ingest figure,
-// without leaving that collection in the measured server.
-func (n *najdi) IngestKeyword(ctx context.Context, index string, docs []Doc) (time.Duration, error) {
+// ownServer runs fn on a najdi server of its own, started in Dir + suffix
+// with the measured server's options, stopped and its directory removed
+// after: loads whose traces the measured server must not hold.
+func (n *najdi) ownServer(ctx context.Context, suffix, what string, fn func(*najdi) error) error {
 	opt := n.opt
-	opt.Dir += "-kw"
+	opt.Dir += suffix
 	s, err := StartNajdi(ctx, opt)
 	if err != nil {
-		return 0, fmt.Errorf("najdi keyword-only server: %w", err)
+		return fmt.Errorf("najdi %s server: %w", what, err)
 	}
-	kn := s.(*najdi)
 	defer func() {
-		kn.Close()
+		s.Close()
 		os.RemoveAll(opt.Dir)
 	}()
-	if err := kn.put(ctx, index, map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": najdiFields}); err != nil {
-		return 0, err
+	if err := fn(s.(*najdi)); err != nil {
+		return fmt.Errorf("najdi %s: %w", what, err)
 	}
-	t0 := time.Now()
-	if err := kn.ingest(ctx, index, docs, true); err != nil {
-		return 0, err
-	}
-	return time.Since(t0), nil
+	return nil
+}
+
+// IngestKeyword returns the time a najdi server of its own (ownServer,
+// Dir + "-kw") takes to load docs into a keyword-only collection
+// (embedding_config.model "none"): the keyword ingest figure, without
+// leaving that collection in the measured server.
+func (n *najdi) IngestKeyword(ctx context.Context, index string, docs []Doc) (time.Duration, error) {
+	var took time.Duration
+	err := n.ownServer(ctx, "-kw", "keyword-only", func(kn *najdi) error {
+		if err := kn.put(ctx, index, map[string]any{"embedding_config": map[string]any{"model": "none"}, "fields": najdiFields}); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := kn.ingest(ctx, index, docs, true); err != nil {
+			return err
+		}
+		took = time.Since(t0)
+		return nil
+	})
+	return took, err
 }
 
 // warmStub ingests docs into a hybrid collection of a najdi server of its
-// own (started in Dir + "-warm" and stopped after), so that the stub has
-// embedded and encoded every chunk the measured server will ask for.
+// own (ownServer, Dir + "-warm"), so that the stub has embedded and
+// encoded every chunk the measured server will ask for.
 func (n *najdi) warmStub(ctx context.Context, index string, docs []Doc) error {
-	opt := n.opt
-	opt.Dir += "-warm"
-	s, err := StartNajdi(ctx, opt)
-	if err != nil {
-		return fmt.Errorf("najdi warm-up server: %w", err)
-	}
-	wn := s.(*najdi)
-	defer func() {
-		wn.Close()
-		os.RemoveAll(opt.Dir)
-	}()
-	if err := wn.Create(ctx, index); err != nil {
-		return fmt.Errorf("najdi warm-up: %w", err)
-	}
-	if err := wn.Ingest(ctx, index, docs); err != nil {
-		return fmt.Errorf("najdi warm-up: %w", err)
-	}
-	return nil
+	return n.ownServer(ctx, "-warm", "warm-up", func(wn *najdi) error {
+		if err := wn.Create(ctx, index); err != nil {
+			return err
+		}
+		return wn.Ingest(ctx, index, docs)
+	})
 }
 
 func (n *najdi) Ingest(ctx context.Context, index string, docs []Doc) error {
@@ -244,14 +250,7 @@ func parseNajdi(data []byte) (Result, error) {
 
 func (n *najdi) Search(ctx context.Context, index string, kind Kind, q Query, k int) (Result, error) {
 	body, err := n.reqs.get(queryKey{index, kind, q.ID, k}, func() (any, error) {
-		req := map[string]any{"query": q.Text, "max_results": k, "highlight": false, "include_fields": []string{"none"}}
-		if r := retrievers(kind); r != "" {
-			req["retrievers"] = r
-		}
-		if m := filterMax(kind); m > 0 {
-			req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
-		}
-		return json.Marshal(req)
+		return json.Marshal(najdiRequest(kind, q.Text, k))
 	})
 	if err != nil {
 		return Result{}, err
@@ -271,10 +270,8 @@ func (n *najdi) Footprint(ctx context.Context, index string) (int64, int64, erro
 func (n *najdi) CPUTime() (time.Duration, error) { return cpuTime(n.proc.pid()) }
 
 func (n *najdi) Drop(ctx context.Context, index string) error {
-	for _, c := range []string{index} {
-		if err := doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+c, nil, nil); err != nil && !strings.Contains(err.Error(), "404") {
-			return err
-		}
+	if err := doJSON(ctx, http.MethodDelete, n.url+"/v1/collections/"+index, nil, nil); err != nil && !strings.Contains(err.Error(), "404") {
+		return err
 	}
 	return nil
 }

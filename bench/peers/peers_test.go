@@ -397,3 +397,27 @@ func TestLatNet(t *testing.T) {
 		}
 	}
 }
+
+// TestNajdiRequest: every kind goes to najdi's one collection, so the body
+// says which retriever runs (keyword-only and vector-only kinds) and which
+// documents a filtered kind allows.
+func TestNajdiRequest(t *testing.T) {
+	for _, tc := range []struct {
+		kind Kind
+		want string
+	}{
+		{Keyword, `{"highlight":false,"include_fields":["none"],"max_results":10,"query":"q","retrievers":"keyword"}`},
+		{Vector, `{"highlight":false,"include_fields":["none"],"max_results":10,"query":"q","retrievers":"semantic"}`},
+		{Hybrid, `{"highlight":false,"include_fields":["none"],"max_results":10,"query":"q"}`},
+		{Filter20, `{"filter":{"range":{"bucket":{"lt":20}}},"highlight":false,"include_fields":["none"],"max_results":10,"query":"q"}`},
+		{Filter1, `{"filter":{"range":{"bucket":{"lt":1}}},"highlight":false,"include_fields":["none"],"max_results":10,"query":"q"}`},
+	} {
+		got, err := json.Marshal(najdiRequest(tc.kind, "q", 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.kind, got, tc.want)
+		}
+	}
+}

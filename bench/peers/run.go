@@ -709,13 +709,7 @@ func runScale(ctx context.Context, cfg Config, rep *Report, n *najdi, all []Doc,
 			var ds []time.Duration
 			var rec float64
 			for i, q := range qs {
-				req := map[string]any{"query": q.Text, "max_results": K, "highlight": false, "include_fields": []string{"none"}}
-				if r := retrievers(k); r != "" {
-					req["retrievers"] = r
-				}
-				if m := filterMax(k); m > 0 {
-					req["filter"] = map[string]any{"range": map[string]any{"bucket": map[string]any{"lt": m}}}
-				}
+				req := najdiRequest(k, q.Text, K)
 				var raw []byte
 				t := time.Now()
 				if err := doJSON(ctx, "POST", n.url+"/v1/collections/large/search", req, (*rawJSON)(&raw)); err != nil {
