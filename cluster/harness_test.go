@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,10 @@ func TestMain(m *testing.M) {
 	}
 	wg.Wait()
 	code := m.Run()
+	if najdiBin.path != "" {
+		// buildNajdi's temporary directory (a 53 MB binary per run).
+		os.RemoveAll(filepath.Dir(najdiBin.path))
+	}
 	if os.Getenv("NAJDI_CLUSTER_KEEP") == "" {
 		for _, f := range started {
 			if _, err := script("down", string(f)); err != nil {

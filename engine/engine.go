@@ -36,8 +36,10 @@ type Options struct {
 	// IdleMerge: once a collection has had no new segment for this long,
 	// the merger merges its segments of comparable size (idleMergePick),
 	// so that a bulk load made of several flushes ends as one segment and
-	// its searches visit one index instead of several (default 10s;
-	// negative disables).
+	// its searches visit one index instead of several; once merges are
+	// done and every collection is idle, the freed memory is returned to
+	// the operating system (debug.FreeOSMemory, releaseMemory) (default
+	// 10s; negative disables both; large merges release memory anyway).
 	IdleMerge time.Duration
 	// Ranker holds the hybrid ranking constants (DefaultRanker when zero).
 	Ranker RankerConfig
@@ -152,6 +154,7 @@ type Engine struct {
 	kick chan struct{}
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
+	memReleases atomic.Int64 // releaseMemory calls, for tests
 	queries     *queryCache  // query vectors (querycache.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
 

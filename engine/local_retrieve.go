@@ -330,7 +330,8 @@ var minChunksPerCand = 1
 // segment did before. For one-chunk documents 3·cand chunks bought
 // nothing the page shows (on 100,000 of them, the hybrid top 10 of every
 // query was the same: bench/README.md) and cost a search for k above
-// vector.KScaleFrom: 1.5× the lists and, on large indexes, no 4-bit pass.
+// vector.KScaleFrom: 1.5× the lists and, on large indexes, a 4-bit
+// shortlist twice as long per result.
 func semanticK(s *segment.Segment, cand int) int {
 	docs := len(s.Docs)
 	if docs == 0 {

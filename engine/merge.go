@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -25,11 +26,14 @@ func (e *Engine) kickMerge() {
 func (e *Engine) mergeKick() <-chan struct{} { return e.kick }
 
 // mergeLoop merges segments in the background: when a collection has more
-// than Options.MaxSegments segments, or a segment is mostly deleted.
+// than Options.MaxSegments segments, or a segment is mostly deleted. Once
+// merges have run and every collection is idle with nothing left to merge,
+// it returns the freed memory to the operating system (releaseMemory).
 func (e *Engine) mergeLoop() {
 	defer e.wg.Done()
 	t := time.NewTicker(e.opts.MergeInterval)
 	defer t.Stop()
+	merged := false // since the last release
 	for {
 		select {
 		case <-e.done:
@@ -51,11 +55,20 @@ func (e *Engine) mergeLoop() {
 			if e.slots.acquire(context.Background(), e.done, prioMerge) != nil {
 				return
 			}
-			err := e.mergeCollection(c)
+			docs, err := e.mergeCollection(c)
 			e.slots.release()
 			if err != nil {
 				e.log.Error("merge failed", "collection", c.id, "err", err)
 			}
+			if docs >= releaseAfterMergeDocs {
+				e.releaseMemory()
+			} else if docs > 0 {
+				merged = true
+			}
+		}
+		if merged && e.opts.IdleMerge > 0 && !e.anyBusy(colls) {
+			merged = false
+			e.releaseMemory()
 		}
 	}
 }
@@ -93,7 +106,9 @@ func (e *Engine) MergeNow(owner, coll string) error {
 // segment with more than half of its documents deleted is rewritten; and
 // once the collection has been idle for IdleMerge, its segments of
 // comparable size are merged (idleMergePick).
-func (e *Engine) mergeCollection(c *collection) error {
+//
+// It returns the number of documents the merge rewrote (0: none).
+func (e *Engine) mergeCollection(c *collection) (docs int, err error) {
 	segs := c.snapshot()
 	var pick []*segment.Segment
 	if len(segs) > e.opts.MaxSegments {
@@ -111,10 +126,48 @@ func (e *Engine) mergeCollection(c *collection) error {
 			pick = idleMergePick(segs)
 		}
 		if len(pick) == 0 {
-			return nil
+			return 0, nil
 		}
 	}
-	return e.merge(c, pick)
+	for _, s := range pick {
+		docs += len(s.Docs)
+	}
+	return docs, e.merge(c, pick)
+}
+
+// anyBusy reports whether a collection received a segment less than
+// Options.IdleMerge ago.
+func (e *Engine) anyBusy(colls []*collection) bool {
+	now := e.opts.Now().UnixNano()
+	for _, c := range colls {
+		if now-c.lastSegment.Load() < int64(e.opts.IdleMerge) {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseAfterMergeDocs is the size of a merge (documents rewritten)
+// after which the merger releases memory at once (releaseMemory); a
+// variable for tests.
+var releaseAfterMergeDocs = 100_000
+
+// releaseMemory collects garbage and returns the free memory to the
+// operating system (debug.FreeOSMemory): after a merge of at least
+// releaseAfterMergeDocs documents, and once the smaller merges that follow
+// a load are done and the collections are idle. A merge holds its parts'
+// and its result's indexes at once, and reads the parts' memory-mapped
+// vector files; a bulk load and its merges raise the Go heap's target to
+// twice the most memory they held live at a collection. Without new
+// allocations no collection runs to lower it (nor to run the cleanups
+// that unmap merged-away segments' files), so an idle server would keep
+// that much resident: at 1M chunks, about a gigabyte more than it needs.
+// Large merges are rare (each document is rewritten O(log n) times), so
+// these full collections cost little; Options.IdleMerge < 0 turns the
+// idle release off.
+func (e *Engine) releaseMemory() {
+	debug.FreeOSMemory()
+	e.memReleases.Add(1)
 }
 
 // byLive returns the segments ordered by live documents, fewest first.

@@ -152,6 +152,54 @@ func TestIdleMergePick(t *testing.T) {
 // merged to one segment once the collection is idle, with the same search
 // answers; a last flush too small to join stays apart but does not keep
 // the others apart; with IdleMerge disabled the segments stay.
+// TestReleaseAfterLargeMerge checks that a merge of at least
+// releaseAfterMergeDocs documents returns memory to the system at once,
+// with idle merges (and the idle release) off, and a smaller one does not.
+func TestReleaseAfterLargeMerge(t *testing.T) {
+	defer func(n int) { releaseAfterMergeDocs = n }(releaseAfterMergeDocs)
+	for _, tc := range []struct {
+		name         string
+		threshold    int
+		wantReleases bool
+	}{{"large merge", 50, true}, {"small merges", 1000, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			releaseAfterMergeDocs = tc.threshold
+			ctx := context.Background()
+			e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+				t.Fatal(err)
+			}
+			var csv strings.Builder
+			csv.WriteString("id,text\n")
+			for i := range 120 {
+				fmt.Fprintf(&csv, "d%d,lake number %d\n", i, i)
+			}
+			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := e.collection("", "c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for len(c.snapshot()) > 2 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if n := len(c.snapshot()); n > 2 {
+				t.Fatalf("%d segments: the merger did not run", n)
+			}
+			if got := e.memReleases.Load() > 0; got != tc.wantReleases {
+				t.Fatalf("memory released after the merges: %v, want %v", got, tc.wantReleases)
+			}
+		})
+	}
+}
+
 func TestIdleMergeAfterBulkLoad(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -208,6 +256,19 @@ func TestIdleMergeAfterBulkLoad(t *testing.T) {
 			}
 			if after := search(); !slices.Equal(before, after) {
 				t.Fatalf("search changed by the merge:\nbefore %v\nafter  %v", before, after)
+			}
+			// Once the merges are done and the collection is idle, the
+			// freed memory goes back to the system, once.
+			wantReleases := int64(1)
+			if tc.idle < 0 {
+				wantReleases = 0
+			}
+			for e.memReleases.Load() < wantReleases && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if n := e.memReleases.Load(); n != wantReleases {
+				t.Fatalf("memory released %d times after the merges, want %d", n, wantReleases)
 			}
 		})
 	}

@@ -80,6 +80,7 @@ func (x *Index) AppendIndex(dst []byte) []byte {
 		if byID := x.codesByID(); len(byID) > 0 {
 			dst = append(dst, unsafe.Slice((*byte)(unsafe.Pointer(&byID[0])), len(byID))...)
 		}
+		runtime.KeepAlive(x) // its codes may be off the heap (allocCodes)
 	}
 	return envelope.End(dst, start)
 }

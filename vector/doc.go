@@ -76,17 +76,24 @@
 // former scaling). Scratch buffers come from a per-index sync.Pool: a search
 // with a reused dst allocates nothing (TestSearchAllocs).
 //
-// Indexes of at least 500,000 vectors (nibbleFrom) also keep a 4-bit code
-// of every list position, (c+127)>>4 of its int8 code, derived in memory at
-// build or open (the on-disk format is unchanged; +50 % of the code heap,
-// about 380 MB at 1M vectors). For k ≤ 100 their search runs three passes:
-// the 4-bit scan of the probed lists keeps the best max(1024, 4m)
-// positions, which are re-scored with their int8 codes, and the best m of
-// those in float32. At 1M the scan is bound by memory bandwidth, so reading
-// half the bytes pays (k 10: 6.4 → 4.2 ms, recall@10 0.9915 → 0.9910 on
-// static vectors); at 100k the lists are partly in cache and the
-// shortlist's scattered int8 reads eat the saving, so smaller indexes and
-// larger k keep the int8 scan (bench/README.md, "Vector index").
+// Indexes of at least 500,000 vectors (nibbleFrom) keep a 4-bit code of
+// every list position, (c+127)>>4 of its int8 code, derived in memory at
+// build or open (the on-disk format is unchanged), and each id's int8
+// code once, by id, instead of at every list position (384 + 384 MB at
+// 1M vectors instead of 768 MB of int8 codes and 384 MB of 4-bit ones).
+// Their search runs three passes: the 4-bit scan of the probed lists keeps
+// the best max(1024, 4m) positions (8m for k > KScaleFrom), which are
+// re-scored with their ids' int8 codes, and the best m of those in
+// float32. At 1M the scan is bound by memory bandwidth, so reading half
+// the bytes pays (k 10: 6.4 → 4.2 ms, recall@10 0.9915 → 0.9910 on static
+// vectors); at 100k the lists are partly in cache and the shortlist's
+// scattered int8 reads eat the saving, so smaller indexes keep the int8
+// scan (bench/README.md, "Vector index"). Searches for more than
+// KScaleFrom results took the int8 scan at any size before the int8
+// codes were stored once; with the 4-bit pass and the doubled shortlist
+// they are as fast as it was (1M static vectors, k 300: 6.6–7.0 against
+// 6.7–7.8 ms) at recall@300 0.980 instead of 0.986 (bench/README.md,
+// "int8 codes once per vector").
 //
 // Merge gathers the surviving float32 vectors under their new ids. When
 // one part with an IVF holds at least half of the survivors, was built
@@ -127,17 +134,28 @@
 //
 // # Memory
 //
-// A segment's index keeps on the Go heap only what every search scans:
-// the centroids, the list ids (4 bytes per list position) and the int8
-// codes of the list positions (dims bytes each; a spilled vector has two
-// positions and its code is held at both, so that a probed list is one
-// contiguous block for the kernel). Storing each code once by id and
-// gathering a list's rows during the scan was tried: on 100k static
-// vectors every gathered row missed the cache and vector-only p50 went
-// from 1.1 to 4.2 ms (`najdi-bench growth -phase measure`, load ≈ 18), so
-// the codes are stored once by id on disk (format 4) and expanded to the
-// positions when a segment opens (a copy, no quantization). The float32
-// vectors (4·dims bytes each) are read only to re-score the few best int8
+// A segment's index keeps in memory only what every search scans: the
+// centroids, the list ids (4 bytes per list position) and the codes. Below
+// nibbleFrom those are the int8 codes of the list positions (dims bytes
+// each; a spilled vector has two positions and its code is held at both,
+// so that a probed list is one contiguous block for the kernel). Storing
+// each code once by id and gathering a list's rows during the scan was
+// tried: on 100k static vectors every gathered row missed the cache and
+// vector-only p50 went from 1.1 to 4.2 ms (`najdi-bench growth -phase
+// measure`, load ≈ 18), so the codes are stored once by id on disk
+// (format 4) and expanded to the positions when a segment opens (a copy,
+// no quantization). From nibbleFrom on the lists are scanned with 4-bit
+// codes by position, and the int8 codes, read only for the scan's
+// scattered shortlist, stay by id. Codes of 1 MiB or more (offHeapFrom)
+// live in an anonymous memory mapping outside the Go heap, with
+// transparent huge pages asked for (MADV_HUGEPAGE: fewer TLB misses in
+// scans and scattered reads), released by a cleanup once the index is
+// unreachable: they are as long-lived as the index, and on the heap they
+// would raise the collector's target by their own size (GOGC), so a 1M
+// index's 1.15 GB of codes let the heap grow to 2.3 GB more than the rest
+// of the engine needs. A merge gathers its survivors' float32 vectors in
+// such a mapping too, given back as soon as SaveVectors has written them
+// to the vectors file. The float32 vectors (4·dims bytes each) are read only to re-score the few best int8
 // candidates, to score small or selectively filtered indexes exactly and
 // to merge: after SaveVectors (a segment's flush and merge) or Open (a
 // segment's load) they live in the segment's vectors file, memory-mapped

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Errors of package vector.
@@ -144,6 +145,9 @@ type Index struct {
 	vecs []float32
 	// file is the mapping behind vecs, nil when vecs is on the heap.
 	file *mapping
+	// vecMem is the anonymous mapping behind vecs of a merged index until
+	// SaveVectors (allocVectors), else nil.
+	vecMem *mapping
 	// vecsCRC is the CRC-32C of the vectors file, set (vecsCRCSet) once
 	// the vectors are in one (SaveVectors, Open).
 	vecsCRC    uint32
@@ -156,8 +160,9 @@ type Index struct {
 	lo, scale []float32 // per-dimension quantization: x ≈ lo + scale·(c+127)
 	listStart []uint32  // list l holds positions listStart[l]..listStart[l+1]-1
 	listIDs   []uint32  // id at each position; an id is in one or two lists
-	codes     []int8    // int8 code of each id (n × dims), re-scores the 4-bit shortlist
-	nib       []uint8   // 4-bit code of each list position (a spilled id's twice), nibBytes each
+	codes     []int8    // int8 code of each list position, or of each id (n × dims) when nib is set (layout)
+	nib       []uint8   // 4-bit code of each list position (a spilled id's twice), nibBytes each; nil below nibbleFrom
+	codeMem   *mapping  // the mapping behind codes and nib when they are off the heap (allocCodes)
 	nibBytes  int       // bytes of a 4-bit code: nibbleDims(dims)/2
 	maxList   int       // longest list
 
@@ -274,14 +279,23 @@ func (x *Index) fillLists(first, second []uint32) {
 // pass (ivf): below it the int8 scan of the probed lists costs about as
 // much as the 4-bit scan plus the shortlist's int8 re-scoring (100k static
 // vectors: equal at k 10), at 1M the 4-bit pass is 39 % faster at k 10
-// (bench/README.md, "Vector index"). Searches for more than KScaleFrom
-// results scan int8 codes at any size: their shortlist would be too long.
+// (bench/README.md, "Vector index"). Such indexes keep their int8 codes
+// by id, for the shortlist only (layout), so they take the 4-bit pass at
+// any k.
 var nibbleFrom = 500_000
 
 // encodeLists computes the int8 code of every id, then lays the codes out
-// for search (layout).
+// for search (layout). An index with 4-bit codes keeps the int8 codes by
+// id, so they are computed in place.
 func (x *Index) encodeLists() {
-	byID := make([]int8, x.n*x.dims)
+	nibbles := x.n >= nibbleFrom
+	var byID []int8
+	if nibbles {
+		x.allocNibbleLayout()
+		byID = x.codes
+	} else {
+		byID = make([]int8, x.n*x.dims)
+	}
 	d := x.dims
 	parallelFor(x.n, func(lo, hi int) {
 		for id := lo; id < hi; id++ {
@@ -289,41 +303,86 @@ func (x *Index) encodeLists() {
 		}
 	})
 	runtime.KeepAlive(x)
-	x.layout(byID, x.n >= nibbleFrom)
+	if nibbles {
+		x.packLists()
+	} else {
+		x.layout(byID, false)
+	}
 }
 
-// layout sets the codes searches scan from the int8 codes by id: the int8
-// code of every list position (x.codes) and, when nibbles is set (large
-// indexes, nibbleFrom), the 4-bit code of every list position too (x.nib,
-// packNibbles, nibBytes each: 192 for 384 dims, +50 % of x.codes). Either
-// way a probed list is one contiguous block of codes the kernel streams
-// through, a spilled vector's code kept at both its positions: stored
-// once by id and gathered during the scan, the codes cost every scanned
-// row a cache miss (100k static vectors: vector-only p50 1.1 → 4.2 ms, see
-// doc.go, Memory).
+// layout sets the codes searches scan from the int8 codes by id.
+//
+// Without nibbles (indexes smaller than nibbleFrom) x.codes holds the
+// int8 code of every list position, so that a probed list is one
+// contiguous block of codes the kernel streams through, a spilled
+// vector's code kept at both its positions: stored once by id and
+// gathered during the scan, the codes cost every scanned row a cache miss
+// (100k static vectors: vector-only p50 1.1 → 4.2 ms, see doc.go, Memory).
+//
+// With nibbles (large indexes) the lists are scanned with 4-bit codes,
+// x.nib holding the code of every list position (packNibbles, nibBytes
+// each: 192 for 384 dims), and the int8 codes only re-score the scan's
+// shortlist, whose positions are scattered anyway: x.codes then holds
+// each id's int8 code once (n × dims, half the bytes of a spilled
+// layout: 384 MB less at 1M vectors).
+//
+// Either way the codes live outside the Go heap once they are large
+// (allocCodes): they are as long-lived as the index, so on the heap the
+// collector's default target (GOGC) would let the heap grow by as much
+// again before collecting.
 func (x *Index) layout(byID []int8, nibbles bool) {
 	d := x.dims
-	x.codes = make([]int8, len(x.listIDs)*d)
-	for p, id := range x.listIDs {
-		copy(x.codes[p*d:(p+1)*d], byID[int(id)*d:int(id+1)*d])
-	}
 	x.nib, x.nibBytes = nil, 0
+	npos := len(x.listIDs)
 	if !nibbles {
+		x.codes = asInt8(x.allocCodes(npos * d))
+		for p, id := range x.listIDs {
+			copy(x.codes[p*d:(p+1)*d], byID[int(id)*d:int(id+1)*d])
+		}
 		return
 	}
-	x.nibBytes = nibbleDims(d) / 2
-	nb := x.nibBytes
-	x.nib = make([]uint8, len(x.listIDs)*nb)
+	x.allocNibbleLayout()
+	copy(x.codes, byID)
+	x.packLists()
+}
+
+// allocNibbleLayout allocates, in one block, the int8 codes by id
+// (x.codes) and the 4-bit codes of the list positions (x.nib) of an index
+// with 4-bit codes.
+func (x *Index) allocNibbleLayout() {
+	x.nibBytes = nibbleDims(x.dims) / 2
+	nc := x.n * x.dims
+	mem := x.allocCodes(nc + len(x.listIDs)*x.nibBytes)
+	x.codes = asInt8(mem[:nc:nc])
+	x.nib = mem[nc:]
+}
+
+// packLists sets the 4-bit code of every list position from its id's int8
+// code.
+func (x *Index) packLists() {
+	d, nb := x.dims, x.nibBytes
 	parallelFor(len(x.listIDs), func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			packNibbles(x.nib[p*nb:(p+1)*nb], x.codes[p*d:(p+1)*d])
+			id := int(x.listIDs[p])
+			packNibbles(x.nib[p*nb:(p+1)*nb], x.codes[id*d:(id+1)*d])
 		}
 	})
 }
 
+// asInt8 views b as int8 values.
+func asInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return []int8{}
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
 // codesByID returns the int8 code of every id, n × dims, as format 4
-// stores them.
+// stores them; for an index with 4-bit codes it aliases x.codes.
 func (x *Index) codesByID() []int8 {
+	if x.nib != nil {
+		return x.codes
+	}
 	out := make([]int8, x.n*x.dims)
 	d := x.dims
 	for p, id := range x.listIDs {
@@ -372,7 +431,9 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 	if m > 0 && dims <= 0 {
 		return nil, fmt.Errorf("dims %d: %w", dims, ErrInvalidInput)
 	}
-	vecs := make([]float32, m*dims)
+	// The survivors' vectors are gathered outside the Go heap when large
+	// (the merged index holds them until SaveVectors maps its file).
+	vecs, mem := allocVectors(m * dims)
 	seen := make([]bool, m)
 	for p, x := range parts {
 		for old, nw := range remap[p] {
@@ -380,6 +441,7 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 				continue
 			}
 			if int64(nw) >= int64(m) || seen[nw] {
+				mem.unmap()
 				return nil, fmt.Errorf("id %d of %d vectors (ids must be 0..n-1, each once): %w", nw, m, ErrInvalidInput)
 			}
 			seen[nw] = true
@@ -387,8 +449,12 @@ func Merge(parts []*Index, remap [][]int32, opts Options) (*Index, error) {
 		}
 	}
 	runtime.KeepAlive(parts) // their vectors may be mapped files
+	var x *Index
 	if b := mergeBase(parts, live, opts, m); b >= 0 {
-		return mergeOnto(parts, remap, b, vecs, opts), nil
+		x = mergeOnto(parts, remap, b, vecs, opts)
+	} else {
+		x = build(dims, vecs, opts)
 	}
-	return build(dims, vecs, opts), nil
+	x.holdVectors(mem)
+	return x, nil
 }

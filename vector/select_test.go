@@ -63,14 +63,14 @@ func TestCandKeyOrder(t *testing.T) {
 }
 
 // refIVF is the IVF search written plainly: for an index with 4-bit
-// codes and k ≤ KScaleFrom, the nprobe best lists, every allowed position
+// codes (any k), the nprobe best lists, every allowed position
 // of them scored with its 4-bit code (unpacked here, not through a
 // kernel), the sl best (4-bit score, then lower position) scored with
 // their int8 codes, the m best (int8 score, then id; a spilled vector in
 // the shortlist twice counts twice) re-scored exactly once per id, the k
 // best returned; otherwise refIVF8.
 func refIVF(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res []Result, pool []uint32) {
-	if x.nib == nil || k > KScaleFrom {
+	if x.nib == nil {
 		return refIVF8(x, q, k, nprobe, allow)
 	}
 	d := x.dims
@@ -86,7 +86,8 @@ func refIVF(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res 
 		for p := x.listStart[l.ID]; p < x.listStart[l.ID+1]; p++ {
 			if allow == nil || allow(x.listIDs[p]) {
 				var s int32
-				for j, c := range x.codes[int(p)*d : int(p+1)*d] {
+				id := x.listIDs[p]
+				for j, c := range x.codes[int(id)*d : int(id+1)*d] {
 					s += int32(qq[j]) * int32((int(c)+127)>>4)
 				}
 				cands = append(cands, Result{p, float32(s)})
@@ -95,10 +96,11 @@ func refIVF(x *Index, q []float32, k, nprobe int, allow func(uint32) bool) (res 
 	}
 	m := max(x.opts.Rerank, rerankPerK*k)
 	slices.SortFunc(cands, byRank)
-	cands = cands[:min(len(cands), max(minShortlist, shortlistPerCand*m))]
+	cands = cands[:min(len(cands), shortlistLen(k, m))]
 	var short []Result
 	for _, c := range cands {
-		short = append(short, Result{x.listIDs[c.ID], float32(DotInt8(qq, x.codes[int(c.ID)*d:int(c.ID+1)*d]))})
+		id := x.listIDs[c.ID]
+		short = append(short, Result{id, float32(DotInt8(qq, x.codes[int(id)*d:int(id+1)*d]))})
 	}
 	slices.SortFunc(short, byRank)
 	seen := map[uint32]bool{}
@@ -163,7 +165,7 @@ func withNibbles(x *Index, nibbles bool) *Index {
 		centroids: x.centroids, lo: x.lo, scale: x.scale, listStart: x.listStart,
 		listIDs: x.listIDs, maxList: x.maxList}
 	y.layout(x.codesByID(), true)
-	if !slices.Equal(y.codes, x.codes) {
+	if !slices.Equal(y.codesByID(), x.codesByID()) {
 		panic("BUG: int8 codes changed by the 4-bit layout")
 	}
 	return y

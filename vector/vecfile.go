@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/najdi/najdi/internal/envelope"
@@ -36,6 +37,9 @@ var ErrVectorsFile = errors.New("vector: bad vectors file")
 // mapping is a read-only memory mapping of a vectors file (nil data for an
 // empty file).
 type mapping struct{ data []byte }
+
+// unmapHook, when set (tests), is called with every mapping released.
+var unmapHook atomic.Pointer[func(*mapping)]
 
 // littleEndian tells whether float32 values are stored little endian in
 // memory, so that the file's bytes are the vectors as they are.
@@ -106,13 +110,69 @@ func (x *Index) SaveVectors(path string) error {
 }
 
 // attach makes the index read its vectors from m; the mapping is released
-// once the index is unreachable.
+// once the index is unreachable. The memory of vectors held in an
+// anonymous mapping (holdVectors) is given back at once; the mapping
+// itself goes with the index.
 func (x *Index) attach(m *mapping, vecs []float32) {
 	x.vecs = vecs
+	x.vecMem.discard()
 	if m == nil {
 		return
 	}
 	x.file = m
+	runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
+}
+
+// offHeapFrom is the size in bytes from which an index's codes live in an
+// anonymous memory mapping instead of the Go heap (allocCodes).
+var offHeapFrom = 1 << 20
+
+// allocCodes returns n zeroed bytes for the index's codes: from
+// offHeapFrom bytes on, an anonymous private mapping outside the Go heap
+// (x.codeMem), released by a cleanup once the index is unreachable, as its
+// vectors file is; below, or where nothing can be mapped, a heap slice.
+// The codes are as long-lived as the index, so on the heap they would only
+// raise the collector's target (GOGC: the heap grows by its live size
+// before a collection) by their own size: 1.15 GB of codes at 1M vectors
+// let the heap reach 2.3 GB more than the rest of the engine needs.
+// Readers of the codes keep x reachable while they read (Search and
+// SearchFunc through their deferred use of x, AppendIndex with
+// runtime.KeepAlive).
+func (x *Index) allocCodes(n int) []byte {
+	if n >= offHeapFrom {
+		if m := mapAnon(n); m != nil {
+			x.codeMem = m
+			runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
+			return m.data[:n:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+// allocVectors returns n zeroed float32 values for a merge's vectors: from
+// offHeapFrom bytes on in an anonymous mapping outside the Go heap (with
+// that mapping, which the caller hands to holdVectors or unmaps), below
+// on the heap (nil mapping). A merge into 1M vectors gathers 1.5 GB of
+// them before SaveVectors writes them to their file and maps it; on the
+// heap they would stay resident as garbage, and raise the collector's
+// target, well after the merge.
+func allocVectors(n int) ([]float32, *mapping) {
+	if 4*n >= offHeapFrom {
+		if m := mapAnon(4 * n); m != nil {
+			return unsafe.Slice((*float32)(unsafe.Pointer(&m.data[0])), n), m
+		}
+	}
+	return make([]float32, n), nil
+}
+
+// holdVectors ties m, the anonymous mapping behind x.vecs (allocVectors),
+// to x: it is released when SaveVectors maps the vectors file, or by a
+// cleanup once x is unreachable. A nil m does nothing.
+func (x *Index) holdVectors(m *mapping) {
+	if m == nil {
+		return
+	}
+	x.vecMem = m
 	runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
 }
 

@@ -11,3 +11,9 @@ func mapVectors(path string, count int) (*mapping, []float32, error) {
 
 // unmap does nothing: nothing is mapped on this platform.
 func (m *mapping) unmap() {}
+
+// mapAnon returns nil: codes stay on the heap on this platform.
+func mapAnon(int) *mapping { return nil }
+
+// discard does nothing: nothing is mapped on this platform.
+func (m *mapping) discard() {}

@@ -42,10 +42,32 @@ func mapVectors(path string, count int) (*mapping, []float32, error) {
 	return &mapping{data: data}, unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), count), nil
 }
 
-// unmap releases the mapping.
+// unmap releases the mapping; a nil or released one is left alone.
 func (m *mapping) unmap() {
-	if m.data != nil {
+	if m != nil && m.data != nil {
 		_ = unix.Munmap(m.data)
 		m.data = nil
+		if h := unmapHook.Load(); h != nil {
+			(*h)(m)
+		}
 	}
+}
+
+// discard gives the pages of an anonymous mapping back to the system
+// (their contents are lost; they read as zeros); nil does nothing.
+func (m *mapping) discard() {
+	if m != nil && m.data != nil {
+		_ = unix.Madvise(m.data, unix.MADV_DONTNEED)
+	}
+}
+
+// mapAnon maps n zeroed bytes, private and anonymous, or returns nil if
+// the kernel refuses.
+func mapAnon(n int) *mapping {
+	data, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil
+	}
+	_ = unix.Madvise(data, unix.MADV_HUGEPAGE)
+	return &mapping{data: data}
 }
