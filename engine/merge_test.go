@@ -154,7 +154,8 @@ func TestIdleMergePick(t *testing.T) {
 // the others apart; with IdleMerge disabled the segments stay.
 // TestReleaseAfterLargeMerge checks that a merge of at least
 // releaseAfterMergeDocs documents returns memory to the system at once,
-// with idle merges (and the idle release) off, and a smaller one does not.
+// with idle merges (and the idle release) off, and a smaller one does not;
+// with idle merges on, the idle release follows the large merge's.
 func TestReleaseAfterLargeMerge(t *testing.T) {
 	defer func(n int) { releaseAfterMergeDocs = n }(releaseAfterMergeDocs)
 	for _, tc := range []struct {
@@ -198,6 +199,41 @@ func TestReleaseAfterLargeMerge(t *testing.T) {
 			}
 		})
 	}
+	t.Run("then idle", func(t *testing.T) {
+		releaseAfterMergeDocs = 1
+		ctx := context.Background()
+		e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+			t.Fatal(err)
+		}
+		var csv strings.Builder
+		csv.WriteString("id,text\n")
+		for i := range 60 {
+			fmt.Fprintf(&csv, "d%d,pond number %d\n", i, i)
+		}
+		if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.collection("", "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for len(c.snapshot()) > 1 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		merges := e.memReleases.Load() // one per merge, each ≥ 1 document
+		for e.memReleases.Load() == merges && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if e.memReleases.Load() == merges {
+			t.Fatalf("no idle release after %d large-merge releases", merges)
+		}
+	})
 }
 
 func TestIdleMergeAfterBulkLoad(t *testing.T) {

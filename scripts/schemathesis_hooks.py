@@ -314,7 +314,14 @@ def _url(v, dims=None):
         m = URL_HEAD.match(v)
         if m:
             prefix = f"/dims/{dims}" if dims else ""
-            out = f"http://{FAKE_HOST}{prefix}{m.group(3) or ''}"  # the fake speaks plain HTTP
+            rest = m.group(3) or ""
+            if m.group(2) == FAKE_HOST:
+                # Already the fake's (a body rewritten twice): replace its
+                # dims prefix instead of nesting a second one.
+                d = DIMS_PATH.match(rest)
+                if d:
+                    rest = d.group(2) or ""
+            out = f"http://{FAKE_HOST}{prefix}{rest}"  # the fake speaks plain HTTP
             return out if len(out) <= 2048 else f"http://{FAKE_HOST}{prefix}"
     return v
 

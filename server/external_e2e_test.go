@@ -173,7 +173,7 @@ func TestOperationalEndpoints(t *testing.T) {
 	ingestOK(t, n.postJSON("/v1/collections/ops/documents", `{"documents": [{"document_id": "a", "sections": [{"type": "p", "content": "hello"}]}]}`))
 	must(t, n.getJSON("/health"), 200)
 	m := string(must(t, n.getJSON("/metrics"), 200).body)
-	for _, want := range []string{`najdi_http_requests_total{route="/v1/collections/{id}/documents",method="POST",code="200"} 1`, "najdi_http_request_duration_seconds_bucket", `najdi_documents{owner="",collection="ops"} 1`, "najdi_ingest_bytes_total"} {
+	for _, want := range []string{`najdi_http_requests_total{route="/v1/collections/{id}/documents",method="POST",code="200"} 1`, "najdi_http_request_duration_seconds_bucket", `najdi_documents{owner="",collection="ops"} 1`, "najdi_ingest_bytes_total", "\nnajdi_vector_offheap_bytes 0\n"} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)
 		}

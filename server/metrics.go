@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/najdi/najdi/engine"
+	"github.com/najdi/najdi/vector"
 )
 
 // latencyBuckets are the histogram bounds in seconds.
@@ -126,9 +127,9 @@ var memoryMetrics = []struct{ name, runtime, help string }{
 }
 
 // writeMemoryMetrics renders the process's memory: the Go runtime's
-// figures and the store's memory outside the Go heap (block cache and
-// memtables), so that growth under load can be told apart: live heap
-// (data or a leak), garbage, or the store.
+// figures, the vector indexes' codes and the store's memory outside the Go
+// heap (block cache and memtables), so that growth under load can be told
+// apart: live heap (data or a leak), garbage, indexes, or the store.
 func writeMemoryMetrics(b *strings.Builder, eng *engine.Engine) {
 	ms := make([]rtmetrics.Sample, len(memoryMetrics))
 	for i, m := range memoryMetrics {
@@ -138,6 +139,7 @@ func writeMemoryMetrics(b *strings.Builder, eng *engine.Engine) {
 	for i, m := range memoryMetrics {
 		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", m.name, m.help, m.name, m.name, ms[i].Value.Uint64())
 	}
+	fmt.Fprintf(b, "# HELP najdi_vector_offheap_bytes Vector index codes held outside the Go heap (and a merge's vectors until they are saved).\n# TYPE najdi_vector_offheap_bytes gauge\nnajdi_vector_offheap_bytes %d\n", vector.OffHeapBytes())
 	if st := eng.Store(); st != nil {
 		cache, mem := st.MemoryUsage()
 		fmt.Fprintf(b, "# HELP najdi_store_cache_bytes The store's block cache (outside the Go heap).\n# TYPE najdi_store_cache_bytes gauge\nnajdi_store_cache_bytes %d\n", cache)

@@ -76,6 +76,9 @@ func TestCodesLayout(t *testing.T) {
 			if got := z.Search(queries[0], 10, 0, nil, nil); !slices.Equal(got, zs) {
 				t.Fatalf("the merged index answers %v after saving its vectors, %v before", got, zs)
 			}
+			if z.vecMem != nil && z.vecMem.counted.Load() {
+				t.Fatal("the merged vectors' memory still counts off the heap after SaveVectors")
+			}
 			got := map[int][][]Result{}
 			for _, k := range []int{10, 300} {
 				for _, q := range queries {
@@ -119,6 +122,9 @@ func TestCodesLayout(t *testing.T) {
 		if codes = x.codeMem; codes == nil {
 			t.Fatal("codes not off the heap")
 		}
+		if n := OffHeapBytes(); n < int64(len(codes.data)) || !codes.counted.Load() {
+			t.Fatalf("OffHeapBytes %d with %d bytes of codes mapped", n, len(codes.data))
+		}
 	}()
 	deadline := time.After(5 * time.Second)
 	for {
@@ -126,6 +132,9 @@ func TestCodesLayout(t *testing.T) {
 		select {
 		case m := <-released:
 			if m == codes {
+				if codes.counted.Load() {
+					t.Fatal("released codes still count in OffHeapBytes")
+				}
 				return
 			}
 		case <-time.After(10 * time.Millisecond):

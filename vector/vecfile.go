@@ -35,8 +35,30 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var ErrVectorsFile = errors.New("vector: bad vectors file")
 
 // mapping is a read-only memory mapping of a vectors file (nil data for an
-// empty file).
-type mapping struct{ data []byte }
+// empty file), or an anonymous one holding codes or a merge's vectors
+// outside the Go heap (anon; mapAnon).
+type mapping struct {
+	data []byte
+	anon bool
+	// counted is set while the mapping's bytes count in offHeap.
+	counted atomic.Bool
+}
+
+// offHeap is the number of bytes of the anonymous mappings in use.
+var offHeap atomic.Int64
+
+// OffHeapBytes returns the bytes the vector indexes hold in memory outside
+// the Go heap: their codes (and a merge's vectors until they are written
+// to their file). They count in the process's resident memory, not in the
+// Go runtime's heap statistics.
+func OffHeapBytes() int64 { return offHeap.Load() }
+
+// uncount takes an anonymous mapping's bytes out of offHeap, once.
+func (m *mapping) uncount() {
+	if m.anon && m.counted.CompareAndSwap(true, false) {
+		offHeap.Add(-int64(len(m.data)))
+	}
+}
 
 // unmapHook, when set (tests), is called with every mapping released.
 var unmapHook atomic.Pointer[func(*mapping)]

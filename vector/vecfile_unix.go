@@ -45,6 +45,7 @@ func mapVectors(path string, count int) (*mapping, []float32, error) {
 // unmap releases the mapping; a nil or released one is left alone.
 func (m *mapping) unmap() {
 	if m != nil && m.data != nil {
+		m.uncount()
 		_ = unix.Munmap(m.data)
 		m.data = nil
 		if h := unmapHook.Load(); h != nil {
@@ -57,6 +58,7 @@ func (m *mapping) unmap() {
 // (their contents are lost; they read as zeros); nil does nothing.
 func (m *mapping) discard() {
 	if m != nil && m.data != nil {
+		m.uncount()
 		_ = unix.Madvise(m.data, unix.MADV_DONTNEED)
 	}
 }
@@ -69,5 +71,8 @@ func mapAnon(n int) *mapping {
 		return nil
 	}
 	_ = unix.Madvise(data, unix.MADV_HUGEPAGE)
-	return &mapping{data: data}
+	m := &mapping{data: data, anon: true}
+	m.counted.Store(true)
+	offHeap.Add(int64(n))
+	return m
 }
