@@ -148,10 +148,36 @@ func TestIdleMergePick(t *testing.T) {
 	}
 }
 
-// TestIdleMergeAfterBulkLoad: a bulk load written as several flushes is
-// merged to one segment once the collection is idle, with the same search
-// answers; a last flush too small to join stays apart but does not keep
-// the others apart; with IdleMerge disabled the segments stay.
+// loadCSV opens an engine with opts on a temporary directory (closed when
+// the test ends), creates the keyword-only collection "c" and ingests n
+// documents d0…d(n-1) whose text is text(i), in one CSV.
+func loadCSV(t *testing.T, opts Options, n int, text func(i int) string) (*Engine, *collection) {
+	t.Helper()
+	ctx := context.Background()
+	opts.Dir = t.TempDir()
+	e, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("id,text\n")
+	for i := range n {
+		fmt.Fprintf(&csv, "d%d,%s\n", i, text(i))
+	}
+	if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.collection("", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, c
+}
+
 // TestReleaseAfterLargeMerge checks that a merge of at least
 // releaseAfterMergeDocs documents returns memory to the system at once,
 // with idle merges (and the idle release) off, and a smaller one does not;
@@ -165,27 +191,7 @@ func TestReleaseAfterLargeMerge(t *testing.T) {
 	}{{"large merge", 50, true}, {"small merges", 1000, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			releaseAfterMergeDocs = tc.threshold
-			ctx := context.Background()
-			e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
-				t.Fatal(err)
-			}
-			var csv strings.Builder
-			csv.WriteString("id,text\n")
-			for i := range 120 {
-				fmt.Fprintf(&csv, "d%d,lake number %d\n", i, i)
-			}
-			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
-				t.Fatal(err)
-			}
-			c, err := e.collection("", "c")
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, c := loadCSV(t, Options{FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: -1}, 120, func(i int) string { return fmt.Sprintf("lake number %d", i) })
 			deadline := time.Now().Add(5 * time.Second)
 			for len(c.snapshot()) > 2 && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
@@ -201,27 +207,7 @@ func TestReleaseAfterLargeMerge(t *testing.T) {
 	}
 	t.Run("then idle", func(t *testing.T) {
 		releaseAfterMergeDocs = 1
-		ctx := context.Background()
-		e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: 100 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close()
-		if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
-			t.Fatal(err)
-		}
-		var csv strings.Builder
-		csv.WriteString("id,text\n")
-		for i := range 60 {
-			fmt.Fprintf(&csv, "d%d,pond number %d\n", i, i)
-		}
-		if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
-			t.Fatal(err)
-		}
-		c, err := e.collection("", "c")
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, c := loadCSV(t, Options{FlushDocs: 20, MaxSegments: 2, MergeInterval: 20 * time.Millisecond, IdleMerge: 100 * time.Millisecond}, 60, func(i int) string { return fmt.Sprintf("pond number %d", i) })
 		deadline := time.Now().Add(5 * time.Second)
 		for len(c.snapshot()) > 1 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
@@ -236,6 +222,10 @@ func TestReleaseAfterLargeMerge(t *testing.T) {
 	})
 }
 
+// TestIdleMergeAfterBulkLoad: a bulk load written as several flushes is
+// merged to one segment once the collection is idle, with the same search
+// answers; a last flush too small to join stays apart but does not keep
+// the others apart; with IdleMerge disabled the segments stay.
 func TestIdleMergeAfterBulkLoad(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -249,26 +239,7 @@ func TestIdleMergeAfterBulkLoad(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e, err := Open(Options{Dir: t.TempDir(), FlushDocs: 25, MergeInterval: 20 * time.Millisecond, IdleMerge: tc.idle})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			if _, _, err := e.PutCollection(ctx, "", "c", CollectionConfig{EmbeddingConfig: EmbeddingConfig{Model: "none"}}); err != nil {
-				t.Fatal(err)
-			}
-			var csv strings.Builder
-			csv.WriteString("id,text\n")
-			for i := 0; i < tc.docs; i++ {
-				fmt.Fprintf(&csv, "d%d,river number %d flows %s\n", i, i, strings.Repeat("north ", i%7))
-			}
-			if _, err := e.Ingest(ctx, "", "c", IngestRequest{Format: "csv", Data: []byte(csv.String())}); err != nil {
-				t.Fatal(err)
-			}
-			c, err := e.collection("", "c")
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, c := loadCSV(t, Options{FlushDocs: 25, MergeInterval: 20 * time.Millisecond, IdleMerge: tc.idle}, tc.docs, func(i int) string { return fmt.Sprintf("river number %d flows %s", i, strings.Repeat("north ", i%7)) })
 			search := func() []string {
 				max := 20
 				res, err := e.Search(ctx, "", []string{"c"}, SearchRequest{Query: "river north flows", MaxResults: &max})

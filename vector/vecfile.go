@@ -142,6 +142,11 @@ func (x *Index) attach(m *mapping, vecs []float32) {
 		return
 	}
 	x.file = m
+	x.unmapWith(m)
+}
+
+// unmapWith has m unmapped by a cleanup once x is unreachable.
+func (x *Index) unmapWith(m *mapping) {
 	runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
 }
 
@@ -164,7 +169,7 @@ func (x *Index) allocCodes(n int) []byte {
 	if n >= offHeapFrom {
 		if m := mapAnon(n); m != nil {
 			x.codeMem = m
-			runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
+			x.unmapWith(m)
 			return m.data[:n:n]
 		}
 	}
@@ -188,14 +193,15 @@ func allocVectors(n int) ([]float32, *mapping) {
 }
 
 // holdVectors ties m, the anonymous mapping behind x.vecs (allocVectors),
-// to x: it is released when SaveVectors maps the vectors file, or by a
-// cleanup once x is unreachable. A nil m does nothing.
+// to x: its memory is given back when SaveVectors maps the vectors file
+// (attach), and it is unmapped once x is unreachable. A nil m does
+// nothing.
 func (x *Index) holdVectors(m *mapping) {
 	if m == nil {
 		return
 	}
 	x.vecMem = m
-	runtime.AddCleanup(x, func(m *mapping) { m.unmap() }, m)
+	x.unmapWith(m)
 }
 
 // syncDir fsyncs a directory, so that a rename in it is durable.
