@@ -155,6 +155,7 @@ type Engine struct {
 
 	slots       *ingestSlots // ingest turns (backpressure.go)
 	memReleases atomic.Int64 // releaseMemory calls, for tests
+	vecWarms    atomic.Int64 // vector files warmVectors read back, for tests
 	queries     *queryCache  // query vectors (querycache.go)
 	syncIngests atomic.Int64 // synchronous ingests admitted
 

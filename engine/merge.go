@@ -29,11 +29,15 @@ func (e *Engine) mergeKick() <-chan struct{} { return e.kick }
 // than Options.MaxSegments segments, or a segment is mostly deleted. Once
 // merges have run and every collection is idle with nothing left to merge,
 // it returns the freed memory to the operating system (releaseMemory).
+// Every warmInterval it also has dropped vector files read back into the
+// page cache (warmVectors).
 func (e *Engine) mergeLoop() {
 	defer e.wg.Done()
 	t := time.NewTicker(e.opts.MergeInterval)
 	defer t.Stop()
 	merged := false // since the last release
+	var warmed time.Time
+	every := warmInterval // doubled while files keep being dropped (warmVectors)
 	for {
 		select {
 		case <-e.done:
@@ -72,6 +76,14 @@ func (e *Engine) mergeLoop() {
 		if merged && e.opts.IdleMerge > 0 && !e.anyBusy(colls) {
 			merged = false
 			e.releaseMemory()
+		}
+		if now := time.Now(); now.Sub(warmed) >= every {
+			warmed = now
+			if e.warmVectors(colls) > 0 {
+				every = min(2*every, 16*warmInterval)
+			} else {
+				every = warmInterval
+			}
 		}
 	}
 }

@@ -314,3 +314,30 @@ func Open(data []byte, path string) (*Index, error) {
 	x.attach(m, vecs)
 	return x, nil
 }
+
+// FileResidency reports how many bytes of the index's vectors file are in
+// the operating system's page cache, and the file's size; 0, 0 when the
+// vectors are not read from a mapped file or the platform cannot tell
+// (it can on Linux). Checking costs a page-cache lookup per 4 KiB page
+// (about 10 ms per GB) and reads no vector.
+func (x *Index) FileResidency() (resident, size int64) {
+	defer runtime.KeepAlive(x)
+	return x.file.residency()
+}
+
+// WarmFile asks the operating system to read the index's vectors file
+// into its page cache and returns once the reads are queued (a fraction
+// of a second for a 1.5 GB file). Re-scoring reads scattered vectors through
+// a mapping without read-ahead (MADV_RANDOM), so a search that meets a
+// page the cache has dropped — after a restart, or after other programs
+// pushed the file out — waits for one 4 KiB disk read per vector: on a
+// 1M-vector index whose file was dropped, 80 µs per re-scored vector
+// against 1 µs cached (about 10 ms per search), and the file comes back
+// only a page per miss. Read ahead as a whole, the file comes back at
+// the disk's sequential speed. The pages go to the page cache, not into
+// the process's mapping: they count in its RSS only once a search reads
+// them. Nothing happens for an index without a vectors file.
+func (x *Index) WarmFile() {
+	defer runtime.KeepAlive(x)
+	x.file.willNeed()
+}

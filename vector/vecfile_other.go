@@ -17,3 +17,6 @@ func mapAnon(int) *mapping { return nil }
 
 // discard does nothing: nothing is mapped on this platform.
 func (m *mapping) discard() {}
+
+// willNeed does nothing: nothing is mapped on this platform.
+func (m *mapping) willNeed() {}

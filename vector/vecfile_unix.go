@@ -70,9 +70,29 @@ func mapAnon(n int) *mapping {
 	if err != nil {
 		return nil
 	}
-	_ = unix.Madvise(data, unix.MADV_HUGEPAGE)
+	adviseHuge(data)
 	m := &mapping{data: data, anon: true}
 	m.counted.Store(true)
 	offHeap.Add(int64(n))
 	return m
 }
+
+// willNeed asks the kernel to read a file mapping's pages into the page
+// cache (MADV_WILLNEED, which MADV_RANDOM does not limit), willNeedChunk
+// bytes per call: Linux reads ahead at most the device's read-ahead size
+// (8 MiB here) per call, so one call over a 1.5 GB file brought back
+// 8 MiB. Each call queues its reads and returns; on a 1.5 GB file whose
+// pages were all dropped the calls took 0.27 s and the file was cached
+// after 0.85 s. The pages are not mapped into the process, so they count
+// in its RSS only once a search reads them.
+func (m *mapping) willNeed() {
+	if m == nil || m.anon {
+		return
+	}
+	for off := 0; off < len(m.data); off += willNeedChunk {
+		_ = unix.Madvise(m.data[off:min(len(m.data), off+willNeedChunk)], unix.MADV_WILLNEED)
+	}
+}
+
+// willNeedChunk is the range of one MADV_WILLNEED call (willNeed).
+const willNeedChunk = 2 << 20

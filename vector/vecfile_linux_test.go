@@ -1,0 +1,112 @@
+package vector
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// majorFaults returns the process's major page faults so far (pages read
+// from disk on access).
+func majorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Majflt
+}
+
+// TestWarmFile drops a saved index's vectors file from the page cache
+// (posix_fadvise DONTNEED, as memory pressure or a restart would) and
+// checks that FileResidency sees it gone, that a search then reads pages
+// from disk, and that WarmFile brings the whole file back into the page
+// cache without mapping it: afterwards re-scoring every vector reads
+// nothing from disk, and the process's resident memory did not grow by
+// the file.
+func TestWarmFile(t *testing.T) {
+	const n, dims = 4096, 256 // a 4 MiB file
+	vs := clustered(5, n, dims, 16, 0.1)
+	b := NewBuilder(dims)
+	for i, v := range vs {
+		b.Add(uint32(i), v)
+	}
+	x, err := b.Build(Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In the package's directory, not os.TempDir: a tmpfs keeps every page
+	// in memory and cannot drop one.
+	dir, err := os.MkdirTemp(".", ".warmfile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "v.f32")
+	if err := x.SaveVectors(path); err != nil {
+		t.Fatal(err)
+	}
+	if res, size := x.FileResidency(); size != 4*n*dims || res != size {
+		t.Fatalf("just written: %d of %d bytes cached, want all of %d", res, size, 4*n*dims)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	res, size := x.FileResidency()
+	if res > size/4 {
+		t.Fatalf("dropped file: %d of %d bytes still cached", res, size)
+	}
+	before := majorFaults(t)
+	x.Search(vs[7], 10, 0, nil, nil)
+	if got := majorFaults(t) - before; got == 0 {
+		t.Fatal("a search of the dropped file read no page from disk")
+	}
+
+	rss := func() int64 {
+		b, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total, resident int64
+		if _, err := fmt.Sscan(string(b), &total, &resident); err != nil {
+			t.Fatal(err)
+		}
+		return resident * int64(os.Getpagesize())
+	}
+	rss0 := rss()
+	x.WarmFile()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if res, _ = x.FileResidency(); res == size {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after WarmFile: %d of %d bytes cached", res, size)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if grown := rss() - rss0; grown >= size/2 {
+		t.Fatalf("WarmFile mapped the file: RSS grew by %d bytes of %d", grown, size)
+	}
+	before = majorFaults(t)
+	var sum float32
+	for i := range vs {
+		sum += DotFloat32(vs[i], x.vecs[i*dims:(i+1)*dims])
+	}
+	if got := majorFaults(t) - before; got != 0 {
+		t.Fatalf("re-scoring every vector of the warmed file read %d pages from disk", got)
+	}
+	if !(sum > 0) {
+		t.Fatalf("the vectors score %v against themselves", sum)
+	}
+}
