@@ -21,8 +21,10 @@
 // documents in one synced Pebble batch under the collection's write lock.
 // An in-memory map document id → (segment, local number) is rebuilt from
 // the segments on open. A background merger combines small segments and
-// rewrites mostly-deleted ones, carrying over deletes made while it worked.
-// Readers take a snapshot of the segment list and never block writers.
+// rewrites mostly-deleted ones, carrying over deletes made while it worked;
+// it also returns freed memory to the system after large merges and at
+// idle (releaseMemory), and has vector files the page cache dropped read
+// back (warmVectors). Readers take a snapshot of the segment list and never block writers.
 //
 // A search analyzes the query with the collection's analyzer, weighs terms
 // with statistics over all searched collections, takes the top candidates of

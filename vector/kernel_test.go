@@ -131,16 +131,17 @@ func ExampleDotInt8() {
 
 // TestNibbleParity checks every 4-bit kernel against a plain unpacked dot
 // product of q with (c+127)>>4 at dims around the 128-dimension blocks,
-// with random and extreme query and code values; the spare byte after the
-// codes must not be read.
+// with random and extreme query and code values, for row counts around
+// the kernels' groups of four rows; the spare byte after the codes must not
+// be read.
 func TestNibbleParity(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	kinds := []string{"random", "min", "max", "alternate"}
 	for _, k := range nibbleKernels() {
 		for _, dims := range []int{1, 63, 64, 65, 127, 128, 129, 200, 256, 383, 384, 385, 768} {
-			for _, ka := range kinds {
-				for _, kb := range kinds {
-					const rows = 3
+			for i, ka := range kinds {
+				for j, kb := range kinds {
+					rows := []int{1, 3, 4, 5, 7, 8, 9, 13}[(i*len(kinds)+j+dims)%8]
 					d4 := nibbleDims(dims)
 					q := make([]int8, d4)
 					int8Fill(r, q[:dims], ka)
@@ -163,7 +164,7 @@ func TestNibbleParity(t *testing.T) {
 					k.fn(q, packed[:rows*d4/2], got)
 					for i := range want {
 						if got[i] != want[i] {
-							t.Fatalf("%s dims=%d q=%s codes=%s row %d: got %d, want %d", k.name, dims, ka, kb, i, got[i], want[i])
+							t.Fatalf("%s dims=%d q=%s codes=%s rows=%d row %d: got %d, want %d", k.name, dims, ka, kb, rows, i, got[i], want[i])
 						}
 					}
 				}

@@ -90,6 +90,22 @@ func BenchmarkScan(b *testing.B) {
 			sinkI32 = out[0]
 		})
 	}
+	for _, k := range nibbleKernels() {
+		b.Run(fmt.Sprintf("nibble/%s", k.name), func(b *testing.B) {
+			d4 := nibbleDims(benchDims)
+			q, codes := benchInt8(d4), make([]uint8, d4/2*benchRows)
+			for i, c := range benchInt8(len(codes)) {
+				codes[i] = uint8(c)
+			}
+			out := make([]int32, benchRows)
+			b.SetBytes(int64(len(codes)))
+			b.ReportAllocs()
+			for b.Loop() {
+				k.fn(q, codes, out)
+			}
+			sinkI32 = out[0]
+		})
+	}
 	b.Run("float32/vek", func(b *testing.B) {
 		q, rows := benchFloat(benchDims), benchFloat(benchDims*benchRows)
 		out := make([]float32, benchRows)
