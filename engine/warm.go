@@ -17,15 +17,15 @@ var warmInterval = 30 * time.Second
 // warmMissing: a vectors file is read back once 1/warmMissing of it is
 // missing from the page cache. In a 1M peer run with files read back only
 // when an eighth was missing, vector-only searches were still 0.9 ms
-// slower over their first 200 queries than over the next: what up to an
-// eighth missing would cost (a disk read for one re-scored vector in
-// eight, 132 re-scored per search, about 90 µs each). 1/64 of a 1.5 GB file is
-// 24 MB; reading back pages still cached costs no disk read.
+// slower over their first 200 queries than over the next: up to an eighth
+// missing can cost that much (a disk read for one re-scored vector in
+// eight, 132 re-scored per search, about 90 µs each). 1/64 of a 1.5 GB
+// file is 24 MB; reading back pages still cached costs no disk read.
 const warmMissing = 64
 
 // warmVectors asks the operating system to read back into its page cache
 // the vectors files it has partly dropped (vector.Index.WarmFile) and
-// returns how many: at least warmMissing of a file missing, while the
+// returns how many: at least 1/warmMissing of a file missing, while the
 // machine (or the process's memory cgroup) has at least twice the missing
 // bytes available (memAvailable), so that a machine short of memory is not
 // made to thrash. While files keep being dropped, the merger checks half
