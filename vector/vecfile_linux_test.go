@@ -22,6 +22,37 @@ func majorFaults(t *testing.T) int64 {
 	return ru.Majflt
 }
 
+// savedOnFile builds an index of vs (ids in order) with opts, saves its
+// vectors file in the package's directory (not os.TempDir: a tmpfs keeps
+// every page in memory and cannot drop one) and returns the index, mapping
+// that file, and the file opened for posix_fadvise; both go with tb.
+func savedOnFile(tb testing.TB, vs [][]float32, opts Options) (*Index, *os.File) {
+	tb.Helper()
+	bl := NewBuilder(len(vs[0]))
+	for i, v := range vs {
+		bl.Add(uint32(i), v)
+	}
+	x, err := bl.Build(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(".", ".vecfile-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "v.f32")
+	if err := x.SaveVectors(path); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return x, f
+}
+
 // TestWarmFile drops a saved index's vectors file from the page cache
 // (posix_fadvise DONTNEED, as memory pressure or a restart would) and
 // checks that FileResidency sees it gone, that a search then reads pages
@@ -32,33 +63,10 @@ func majorFaults(t *testing.T) int64 {
 func TestWarmFile(t *testing.T) {
 	const n, dims = 4096, 256 // a 4 MiB file
 	vs := clustered(5, n, dims, 16, 0.1)
-	b := NewBuilder(dims)
-	for i, v := range vs {
-		b.Add(uint32(i), v)
-	}
-	x, err := b.Build(Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// In the package's directory, not os.TempDir: a tmpfs keeps every page
-	// in memory and cannot drop one.
-	dir, err := os.MkdirTemp(".", ".warmfile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "v.f32")
-	if err := x.SaveVectors(path); err != nil {
-		t.Fatal(err)
-	}
+	x, f := savedOnFile(t, vs, Options{Seed: 1})
 	if res, size := x.FileResidency(); size != 4*n*dims || res != size {
 		t.Fatalf("just written: %d of %d bytes cached, want all of %d", res, size, 4*n*dims)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
 		t.Fatal(err)
 	}
@@ -124,28 +132,7 @@ func TestWarmFile(t *testing.T) {
 func BenchmarkRescoreFile(b *testing.B) {
 	const n, dims = 100_000, 384
 	vs := clustered(3, n, dims, 64, 0.2)
-	bl := NewBuilder(dims)
-	for i, v := range vs {
-		bl.Add(uint32(i), v)
-	}
-	x, err := bl.Build(Options{Seed: 1, NList: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(".", ".rescorefile-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "v.f32")
-	if err := x.SaveVectors(path); err != nil {
-		b.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
+	x, f := savedOnFile(b, vs, Options{Seed: 1, NList: 1})
 	for _, dropped := range []bool{true, false} {
 		name := "cached"
 		if dropped {
