@@ -129,6 +129,13 @@ func serve(args []string) error {
 		return err
 	}
 	srv := server.New(eng, nluSvc, server.Config{MaxBodyBytes: f.maxBody, Users: us, Logger: log, LoginFailuresPerMinute: f.loginFailures})
+	if f.pprofAddr != "" {
+		stop, err := servePprof(f.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return listenAndServe(srv, f.addr, f.data, log)
 }
 
@@ -141,6 +148,7 @@ type serveFlags struct {
 	embedThreads          int
 	queryEmbedThreads     int
 	memLimit              string
+	pprofAddr             string
 	maxIngests            int
 	maxJobs, maxJobsOwner int
 	loginFailures         int
@@ -178,6 +186,7 @@ func parseServeFlags(args []string) (*serveFlags, error) {
 	fs.IntVar(&f.embedThreads, "embed-threads", 0, "ONNX Runtime threads with which ingests embed passages (0: max(1, CPUs-1), leaving a CPU to searches)")
 	fs.IntVar(&f.queryEmbedThreads, "query-embed-threads", 0, "ONNX Runtime threads with which searches embed queries, in a session of their own (0: CPUs)")
 	fs.StringVar(&f.memLimit, "memory-limit", "", "soft limit of the Go heap and runtime memory (e.g. 1GiB): the garbage collector works harder near it, so resident memory stays under it while the data fits (empty: the GOMEMLIMIT environment variable, else none)")
+	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof: heap, CPU, goroutines) on this loopback address, e.g. 127.0.0.1:6060, without authentication (empty: off)")
 	fs.IntVar(&f.maxIngests, "max-ingests", 8, "synchronous ingests running or waiting for a turn at once; beyond it 429")
 	fs.IntVar(&f.maxJobs, "max-ingest-jobs", 32, "asynchronous ingest jobs queued or running on the server; beyond it 429")
 	fs.IntVar(&f.maxJobsOwner, "max-ingest-jobs-per-owner", 8, "asynchronous ingest jobs of one owner queued or running; beyond it 429")
@@ -222,6 +231,9 @@ func (f *serveFlags) check() error {
 	}
 	if err := setMemoryLimit(f.memLimit); err != nil {
 		return err
+	}
+	if err := checkLoopback(f.pprofAddr); err != nil {
+		return fmt.Errorf("--pprof-addr: %w", err)
 	}
 	if f.embedThreads < 0 || f.queryEmbedThreads < 0 {
 		return errors.New("--embed-threads and --query-embed-threads must be 0 (the default) or more")
