@@ -205,6 +205,7 @@ func Open(opts Options) (*Engine, error) {
 	} else {
 		e.be = &localBackend{e: e}
 	}
+	allocs := heapAllocs()
 	err = st.Collections(func(owner, id string, raw []byte) error {
 		var rec collRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -220,6 +221,9 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("engine: load: %w", err)
+	}
+	if heapAllocs()-allocs >= releaseAfterOpenBytes {
+		e.releaseMemory()
 	}
 	e.wg.Add(1)
 	go e.mergeLoop()

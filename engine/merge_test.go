@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -276,6 +278,59 @@ func TestIdleMergeAfterBulkLoad(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			if n := e.memReleases.Load(); n != wantReleases {
 				t.Fatalf("memory released %d times after the merges, want %d", n, wantReleases)
+			}
+		})
+	}
+}
+
+// garbageSink keeps TestReleaseAfterOpen's allocation from being optimized
+// away.
+var garbageSink [][]byte
+
+// heapFree returns the Go heap's free bytes not yet returned to the
+// operating system.
+func heapFree() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestReleaseAfterOpen checks that Open returns the Go heap's free memory
+// to the operating system when loading the collections allocated
+// releaseAfterOpenBytes or more, and leaves it to the runtime below that:
+// 256 MiB made free before the open are mostly gone from the heap's free
+// memory after it, or mostly still there.
+func TestReleaseAfterOpen(t *testing.T) {
+	defer func(n uint64) { releaseAfterOpenBytes = n }(releaseAfterOpenBytes)
+	e, _ := loadCSV(t, Options{IdleMerge: -1}, 300, func(i int) string { return fmt.Sprintf("harbour number %d", i) })
+	dir := e.opts.Dir
+	e.Close()
+	for _, tc := range []struct {
+		name         string
+		threshold    uint64
+		wantReleased bool
+	}{{"loading allocated enough", 1, true}, {"below the threshold", 1 << 62, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			releaseAfterOpenBytes = tc.threshold
+			for range 256 {
+				garbageSink = append(garbageSink, make([]byte, 1<<20))
+			}
+			garbageSink = nil
+			runtime.GC()
+			if free := heapFree(); free < 192<<20 {
+				t.Fatalf("precondition: %d MiB of the heap free after dropping 256 MiB", free>>20)
+			}
+			e, err := Open(Options{Dir: dir, IdleMerge: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			free := heapFree()
+			if released := free < 64<<20; released != tc.wantReleased {
+				t.Fatalf("%d MiB of the heap free after Open: released %v, want %v", free>>20, released, tc.wantReleased)
+			}
+			if n := e.memReleases.Load(); n != map[bool]int64{true: 1, false: 0}[tc.wantReleased] {
+				t.Fatalf("%d releases", n)
 			}
 		})
 	}
