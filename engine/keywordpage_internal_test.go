@@ -76,7 +76,19 @@ func TestKeywordPagedSameAnswers(t *testing.T) {
 		queries = append(queries, vocab[r.IntN(len(vocab))]+" "+vocab[r.IntN(len(vocab))])
 	}
 	pages := []struct{ max, offset int }{{10, 0}, {1, 0}, {3, 0}, {5, 7}, {20, 40}, {50, 60}}
-	defer func() { keywordPaging = true }()
+	defer func() { keywordPaging, keywordTopHook = true, nil }()
+	// Pages proven by the first keywordTop call, by a retry with more
+	// matches (ties across the page's edge), and not at all.
+	var first, retried, calls int
+	keywordTopHook = func(k int, exact bool) {
+		calls++
+		switch {
+		case exact && calls == 1:
+			first++
+		case exact:
+			retried++
+		}
+	}
 	for _, coll := range []string{"kw", "hyb"} {
 		for _, q := range queries {
 			for _, pg := range pages {
@@ -87,7 +99,7 @@ func TestKeywordPagedSameAnswers(t *testing.T) {
 					}
 					var got [2]SearchResponse
 					for i, on := range []bool{false, true} {
-						keywordPaging = on
+						keywordPaging, calls = on, 0
 						resp, err := e.Search(ctx, "", []string{coll}, req)
 						if err != nil {
 							t.Fatal(err)
@@ -101,6 +113,10 @@ func TestKeywordPagedSameAnswers(t *testing.T) {
 				}
 			}
 		}
+	}
+	t.Logf("pages proven by the first fetch %d, by a larger one %d", first, retried)
+	if first == 0 || retried == 0 {
+		t.Errorf("pages proven by the first fetch %d, by a larger one %d: want both", first, retried)
 	}
 }
 
