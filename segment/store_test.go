@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/cockroachdb/pebble"
@@ -230,4 +232,47 @@ func BenchmarkDocumentAmidUploads(b *testing.B) {
 	// bytes, as the block cache saw them (it is larger than the store).
 	b.ReportMetric(float64(m1.BlockCache.Misses-m0.BlockCache.Misses)/float64(n), "blocks-read/op")
 	b.ReportMetric(float64(m1.BlockCache.Size-m0.BlockCache.Size)/float64(n), "bytes-read/op")
+}
+
+// heapLive collects garbage and returns the live Go heap in bytes.
+func heapLive() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestReleaseMemory: a 64 MiB batch stays reachable inside Pebble after
+// its commit (a large batch is a memtable of its own), and ReleaseMemory
+// lets the collector free it.
+func TestReleaseMemory(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := heapLive()
+	data := make([]byte, 64<<20)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < len(data); i += 8 {
+		binary.LittleEndian.PutUint64(data[i:], r.Uint64())
+	}
+	b := s.NewBatch()
+	b.PutBlob(7, 42, PartText, data)
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	data = nil
+	if held := heapLive() - before; held < 48<<20 {
+		t.Fatalf("precondition: the committed batch holds %d MiB of the heap, want about 64", held>>20)
+	}
+	if err := s.ReleaseMemory(); err != nil {
+		t.Fatal(err)
+	}
+	if held := int64(heapLive()) - int64(before); held > 16<<20 {
+		t.Fatalf("after ReleaseMemory the heap holds %d MiB more than before the batch", held>>20)
+	}
+	if got, err := s.Blob(7, 42, PartText); err != nil || len(got) != 64<<20 {
+		t.Fatalf("the blob after ReleaseMemory: %d bytes, %v", len(got), err)
+	}
 }
