@@ -23,8 +23,11 @@
 // the segments on open. A background merger combines small segments and
 // rewrites mostly-deleted ones, carrying over deletes made while it worked;
 // it also returns freed memory to the system after large merges and at
-// idle (releaseMemory), and has vector files the page cache dropped read
-// back (warmVectors). Readers take a snapshot of the segment list and never block writers.
+// idle (releaseMemory, which first has the store let go of the large
+// batches Pebble still points at), and has vector files the page cache
+// dropped read back (warmVectors). Open returns the memory that loading
+// the segments freed. Readers take a snapshot of the segment list and
+// never block writers.
 //
 // A search analyzes the query with the collection's analyzer, weighs terms
 // with statistics over all searched collections, takes the top candidates of
