@@ -182,8 +182,8 @@ var releaseAfterMergeDocs = 100_000
 // The store lets go of the batches it wrote first (segment.Store.
 // ReleaseMemory: the last merge's commit, 512 MB at 1M chunks, stayed
 // reachable inside Pebble). Large merges are rare (each document is
-// rewritten O(log n) times), so these full collections cost little; Options.IdleMerge < 0 turns the
-// idle release off.
+// rewritten O(log n) times), so these full collections cost little;
+// Options.IdleMerge < 0 turns the idle release off.
 func (e *Engine) releaseMemory() {
 	if err := e.store.ReleaseMemory(); err != nil {
 		e.log.Warn("releasing the store's written batches", "err", err)
