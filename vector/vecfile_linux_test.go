@@ -28,14 +28,7 @@ func majorFaults(t *testing.T) int64 {
 // that file, and the file opened for posix_fadvise; both go with tb.
 func savedOnFile(tb testing.TB, vs [][]float32, opts Options) (*Index, *os.File) {
 	tb.Helper()
-	bl := NewBuilder(len(vs[0]))
-	for i, v := range vs {
-		bl.Add(uint32(i), v)
-	}
-	x, err := bl.Build(opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	x := buildIndex(tb, vs, opts)
 	dir, err := os.MkdirTemp(".", ".vecfile-")
 	if err != nil {
 		tb.Fatal(err)
