@@ -390,12 +390,19 @@ func loadUsers(path, addr string, log *slog.Logger) (*server.Users, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--addr %q: %w", addr, err)
 		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		if !loopbackHost(host) {
 			return nil, fmt.Errorf("no users are configured (--users or NAJDI_USERS), so najdi only listens on loopback; --addr %s is not a loopback address", addr)
 		}
 		log.Warn("no users configured: authentication is off and najdi listens on loopback only", "addr", addr)
 	}
 	return us, nil
+}
+
+// loopbackHost tells whether host (of a host:port address) is "localhost"
+// or a loopback IP address.
+func loopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // nluEmbedders gives the NLU service the engine's embedding models, when it

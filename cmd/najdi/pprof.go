@@ -22,10 +22,7 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return fmt.Errorf("%q is not host:port: %w", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !loopbackHost(host) {
 		return fmt.Errorf("%q: want a loopback address such as 127.0.0.1:6060 (the profiles have no authentication)", addr)
 	}
 	return nil
