@@ -203,8 +203,11 @@ var releaseAfterOpenBytes uint64 = 64 << 20
 
 // heapAllocs returns the bytes allocated on the Go heap since the
 // process started.
-func heapAllocs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+func heapAllocs() uint64 { return runtimeBytes("/gc/heap/allocs:bytes") }
+
+// runtimeBytes reads one runtime/metrics counter or gauge of bytes.
+func runtimeBytes(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }

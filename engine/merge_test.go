@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -289,11 +288,7 @@ var garbageSink [][]byte
 
 // heapFree returns the Go heap's free bytes not yet returned to the
 // operating system.
-func heapFree() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
+func heapFree() uint64 { return runtimeBytes("/memory/classes/heap/free:bytes") }
 
 // TestReleaseAfterOpen checks that Open returns the Go heap's free memory
 // to the operating system when loading the collections allocated

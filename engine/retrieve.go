@@ -146,15 +146,12 @@ func (e *Engine) candidates(p *plan, qv *queryVec) ([]*hit, error) {
 		if keyword && g.anyKeyword() {
 			exact := false
 			if paged && len(qt.ids) == 0 {
-				exact = pager.keywordTop(g, qt, end+1, end)
-				if keywordTopHook != nil {
-					keywordTopHook(end+1, exact)
-				}
-				// Equal scores across the page's edge (texts alike in
-				// their matches and length, duplicates) leave it
-				// unproven: twice or four times as many matches pass
-				// them at a fraction of the full candidates' cost.
-				for k := 2 * (end + 1); !exact && k <= cand/2; k *= 2 {
+				// The page's matches first, end+1; equal scores across
+				// the page's edge (texts alike in their matches and
+				// length, duplicates) leave it unproven, and twice or
+				// four times as many matches pass them at a fraction of
+				// the full candidates' cost.
+				for k := end + 1; !exact && (k == end+1 || k <= cand/2); k *= 2 {
 					exact = pager.keywordTop(g, qt, k, end)
 					if keywordTopHook != nil {
 						keywordTopHook(k, exact)
